@@ -1,0 +1,318 @@
+//! The command line, and nothing else: clap definitions for every subcommand.
+//! Man pages and shell completions are generated from these same definitions.
+
+use crate::check::format::Format as CheckFormat;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success (check: every store reaches the level asked for)
+  1  check: a store is below --min-level, or holds no records
+  2  an input could not be read, or the arguments are wrong
+  130 interrupted (Ctrl-C)";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "vercy",
+    version,
+    about = "Check, compact, export and import agent-memory stores against the Vercy additive profile",
+    long_about = "vercy rates JSON and JSONL memory stores (Graphiti and Zep edges, mem0 memories, engrama dumps, \
+plain tables) against the additive profile's levels 1-3, writes them in the compact line form, and moves them \
+between formats with every timestamp intact.",
+    after_help = EXIT_CODES,
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// When to use colour: auto follows the terminal, NO_COLOR and CLICOLOR_FORCE
+    #[arg(long, global = true, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
+    pub color: When,
+    /// When to draw progress bars (stderr; never in CI logs or machine formats)
+    #[arg(long, global = true, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
+    pub progress: When,
+    /// Print less: no per-field findings (check), no notices or summaries on stderr
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum When {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rate stores against the profile's levels 1-3; exit 1 below --min-level
+    #[command(after_help = "\
+Examples:
+  vercy check fixtures/reference-store.jsonl
+  vercy check edges.jsonl --map record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode
+  vercy check memories.jsonl --map mem0 --min-level 2 --format github
+  cat store.jsonl | vercy check - --json")]
+    Check(CheckArgs),
+
+    /// Write a store in the compact pipe line form, optionally only the records a question needs
+    #[command(after_help = "\
+Examples:
+  vercy compact fixtures/reference-store.jsonl --stats
+  vercy compact store.jsonl --as-of 2026-01-01 --reader finance -o context.txt
+  vercy compact store.jsonl --concept data_retention")]
+    Compact(CompactArgs),
+
+    /// Write a store as an engrama NDJSON dump, JSON lines, a JSON array or the compact form
+    #[command(after_help = "\
+Examples:
+  vercy export store.jsonl --to engrama --label Decision -o dump.ndjson
+  vercy export dump.ndjson --to jsonl
+  vercy export lines.txt --to json")]
+    Export(ExportArgs),
+
+    /// Merge records from any readable input into a JSONL store, atomically, timestamps intact
+    #[command(after_help = "\
+Examples:
+  vercy import dump.ndjson --into store.jsonl
+  vercy import dump.ndjson --into store.jsonl --purge")]
+    Import(ImportArgs),
+
+    /// [deprecated] Changes nothing: stored confidence no longer decays; see `vercy recency`
+    #[command(after_help = "\
+Kept so legacy cron scripts keep working: it accepts the old flags (--rate/-r, --min-confidence/-c, \
+--max-age/-a, --label, --dry-run) and anything else, writes nothing and exits 0. \
+With a store path it prints a read-only report. It will be removed in a later minor release.
+
+Example:
+  vercy decay --rate 0.01 --min-confidence 0.1 store.ndjson")]
+    Decay(DecayArgs),
+
+    /// Read-time recency: 2^(-age/half_life) from last activity, ranked
+    #[command(after_help = "\
+Examples:
+  vercy recency dump.ndjson --as-of 2026-11-29T00:00:00Z --top 10
+  ENGRAMA_RECENCY_HALF_LIFE=90 vercy recency dump.ndjson --format json")]
+    Recency(RecencyArgs),
+
+    /// Show the effective settings: profile, recency parameters and where each came from
+    #[command(after_help = "Example:\n  vercy status --format json")]
+    Status(StatusArgs),
+
+    /// Print the profile: fields, levels and measured effects
+    #[command(
+        after_help = "Examples:\n  vercy profile\n  vercy profile --format yaml\n  vercy profile --field release_to"
+    )]
+    Profile(ProfileArgs),
+
+    /// Show where each profile field goes in each kind of store, and the named key maps
+    #[command(
+        after_help = "Examples:\n  vercy map\n  vercy map --target vector_memory\n  vercy map --target graphiti"
+    )]
+    Map(MapArgs),
+
+    /// Print shell completions
+    #[command(after_help = "Example:\n  vercy completions bash > /etc/bash_completion.d/vercy")]
+    Completions(CompletionsArgs),
+
+    /// Serve the profile to agents: a read-only MCP server on stdio
+    #[command(
+        after_help = "Example (an MCP client's configuration):\n  {\"mcpServers\": {\"vercy\": {\"command\": \"vercy\", \"args\": [\"mcp\"]}}}"
+    )]
+    Mcp(McpArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MapArg {
+    /// Where each role lives: role=path pairs (paths: key, a.b, a[], a[].b, ~inverse) and named
+    /// maps (graphiti, zep, mem0, engrama, dimension, profile), comma-separated or repeated
+    #[arg(long = "map", value_name = "MAP")]
+    pub map: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Stores to check (JSON array, JSON lines, envelope, engrama dump, compact); `-` is stdin
+    #[arg(required = true, value_name = "STORE")]
+    pub stores: Vec<String>,
+    #[command(flatten)]
+    pub map: MapArg,
+    /// The conflict policy is configured outside the records
+    #[arg(long)]
+    pub policy: bool,
+    /// Level needed to pass
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3), value_name = "N")]
+    pub min_level: u8,
+    /// Print the machine-readable report (same as --format json)
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<CheckFormat>,
+    /// Count value warnings against the level
+    #[arg(long)]
+    pub strict: bool,
+    /// A register of expected concepts (experimental): JSON list, YAML list, or one per line
+    #[arg(long, value_name = "FILE")]
+    pub expected: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    /// The store to write in the compact form; `-` is stdin
+    #[arg(value_name = "STORE")]
+    pub store: String,
+    /// Write here instead of stdout (atomically)
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<String>,
+    #[command(flatten)]
+    pub map: MapArg,
+    /// Keep only the records in force on this date
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<String>,
+    /// Keep only the records of this concept
+    #[arg(long, value_name = "NAME")]
+    pub concept: Option<String>,
+    /// Keep only the records whose release_to names this party (exactly); withhold the rest
+    #[arg(long, value_name = "PARTY")]
+    pub reader: Option<String>,
+    /// Print JSONL characters, compact characters and the saving on stderr
+    #[arg(long)]
+    pub stats: bool,
+    /// Add the store's conflict policy once, as a `# conflict_policy: …` line
+    #[arg(long)]
+    pub policy_line: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Engrama,
+    Jsonl,
+    Json,
+    Compact,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The store to export; `-` is stdin
+    #[arg(value_name = "STORE")]
+    pub store: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ExportFormat::Jsonl)]
+    pub to: ExportFormat,
+    /// Write here instead of stdout (atomically)
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<String>,
+    /// engrama label for the records of a flat store
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
+    #[command(flatten)]
+    pub map: MapArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// What to import: any store vercy reads (engrama dump, JSONL, JSON, compact); `-` is stdin
+    #[arg(value_name = "DUMP")]
+    pub dump: String,
+    /// The JSONL store to merge into (created if missing)
+    #[arg(long, value_name = "STORE")]
+    pub into: String,
+    /// Replace the store instead of merging
+    #[arg(long)]
+    pub purge: bool,
+    #[command(flatten)]
+    pub map: MapArg,
+}
+
+#[derive(Debug, Args)]
+pub struct DecayArgs {
+    /// Legacy flags and an optional store path; all accepted, none applied
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0.., value_name = "ARGS")]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DataFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct RecencyArgs {
+    /// The store (engrama dump or flat store); `-` is stdin
+    #[arg(value_name = "STORE")]
+    pub store: String,
+    /// Score as of this time (default: now)
+    #[arg(long, value_name = "TIME")]
+    pub as_of: Option<String>,
+    /// Half-life in days (default 180; env ENGRAMA_RECENCY_HALF_LIFE)
+    #[arg(long, value_name = "DAYS")]
+    pub half_life: Option<f64>,
+    /// Half-life in days for system Insights (default 30; env ENGRAMA_RECENCY_INSIGHT_HALF_LIFE)
+    #[arg(long, value_name = "DAYS")]
+    pub insight_half_life: Option<f64>,
+    /// Turn the degree factor off (env ENGRAMA_RECENCY_DEGREE)
+    #[arg(long)]
+    pub no_degree: bool,
+    /// Show only the N highest scores
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    #[arg(long, value_enum, default_value_t = DataFormat::Human)]
+    pub format: DataFormat,
+    #[command(flatten)]
+    pub map: MapArg,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[arg(long, value_enum, default_value_t = DataFormat::Human)]
+    pub format: DataFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProfileFormat {
+    Table,
+    Yaml,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    #[arg(long, value_enum, default_value_t = ProfileFormat::Table)]
+    pub format: ProfileFormat,
+    /// Show one field only
+    #[arg(long, value_name = "FIELD")]
+    pub field: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MapFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct MapArgs {
+    /// A target form (bitemporal_graph, vector_memory, catalogue, documents, relational,
+    /// dimension) or a named key map (graphiti, zep, mem0, engrama, …)
+    #[arg(long, value_name = "TARGET")]
+    pub target: Option<String>,
+    #[arg(long, value_enum, default_value_t = MapFormat::Table)]
+    pub format: MapFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {}

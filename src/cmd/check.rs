@@ -1,0 +1,76 @@
+//! `vercy check STORE…`
+
+use crate::check::{self, format, Options};
+use crate::cli::{CheckArgs, GlobalArgs};
+use crate::error::{Result, VercyError};
+use crate::mapping::FieldMap;
+use crate::output;
+use crate::store::Input;
+use crate::Outcome;
+
+pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
+    let opts = Options {
+        map: FieldMap::parse(&args.map.map)?,
+        map_given: !args.map.map.is_empty(),
+        policy_outside_records: args.policy,
+        min_level: args.min_level,
+        strict: args.strict,
+        expected: match &args.expected {
+            Some(path) => read_register(path)?,
+            None => Vec::new(),
+        },
+    };
+    let format = if args.json {
+        format::Format::Json
+    } else {
+        args.format.unwrap_or(format::Format::Human)
+    };
+    let mut reports = Vec::with_capacity(args.stores.len());
+    let mut unreadable = false;
+    for store in &args.stores {
+        match check::check_store(&Input::new(store), &opts) {
+            Ok(report) => reports.push(report),
+            // one bad store of several: say so, check the others, exit 2 at the end
+            Err(e) if args.stores.len() > 1 && !matches!(e, VercyError::Interrupted) => {
+                output::report_error(e);
+                unreadable = true;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if !reports.is_empty() {
+        output::print_stdout(&format::render(format, &reports, global.quiet))?;
+    }
+    Ok(if unreadable {
+        Outcome::Unreadable
+    } else if reports.iter().all(|r| r.pass) {
+        Outcome::Success
+    } else {
+        Outcome::BelowLevel
+    })
+}
+
+/// `--expected FILE`: a JSON list, a YAML list, or one concept per line (`#` comments).
+fn read_register(path: &str) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| VercyError::Read {
+        path: path.to_string(),
+        reason: crate::store::input_reason(&e),
+    })?;
+    if let Ok(serde_yaml::Value::Sequence(items)) = serde_yaml::from_str::<serde_yaml::Value>(&text)
+    {
+        return Ok(items
+            .into_iter()
+            .filter_map(|v| match v {
+                serde_yaml::Value::String(s) => Some(s),
+                serde_yaml::Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .collect());
+    }
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
+}

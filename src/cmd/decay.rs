@@ -1,0 +1,12 @@
+//! `vercy decay` (in progress).
+#![allow(unused)]
+use crate::error::{Result, VercyError};
+use crate::Outcome;
+
+pub fn run(_args: crate::cli::DecayArgs, _global: &crate::cli::GlobalArgs) -> Result<Outcome> {
+    Err(VercyError::argument(
+        "decay",
+        "not built yet",
+        "this subcommand is being built",
+    ))
+}

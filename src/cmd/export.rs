@@ -1,0 +1,12 @@
+//! `vercy export` (in progress).
+#![allow(unused)]
+use crate::error::{Result, VercyError};
+use crate::Outcome;
+
+pub fn run(_args: crate::cli::ExportArgs, _global: &crate::cli::GlobalArgs) -> Result<Outcome> {
+    Err(VercyError::argument(
+        "export",
+        "not built yet",
+        "this subcommand is being built",
+    ))
+}

@@ -1,0 +1,12 @@
+//! `vercy recency` (in progress).
+#![allow(unused)]
+use crate::error::{Result, VercyError};
+use crate::Outcome;
+
+pub fn run(_args: crate::cli::RecencyArgs, _global: &crate::cli::GlobalArgs) -> Result<Outcome> {
+    Err(VercyError::argument(
+        "recency",
+        "not built yet",
+        "this subcommand is being built",
+    ))
+}

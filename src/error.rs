@@ -1,0 +1,214 @@
+//! Every failure vercy reports: one enum, each variant a miette diagnostic with a stable code.
+//!
+//! Exit code 2 belongs to all of them (see `lib.rs`). Errors about a place in a file carry a
+//! [`Snippet`]: the offending line with its true line number, so the caret lands on the right
+//! character even in a file of millions of lines.
+
+use miette::{Diagnostic, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
+use std::fmt;
+use thiserror::Error;
+
+/// Where in a file something went wrong: 1-based line, 1-based column counted in characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub line: u64,
+    pub column: u64,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// The one line of a file that an error points into, rendered with its real line number.
+#[derive(Debug, Clone)]
+pub struct Snippet {
+    name: String,
+    text: String,
+    line: u64,
+}
+
+impl Snippet {
+    /// `text` is the whole offending line (without its newline); `line` is 1-based.
+    /// Very long lines are cut around the error so a 64 MB record does not flood the terminal.
+    pub fn new(name: &str, text: &str, line: u64, byte_in_line: usize) -> (Self, SourceSpan) {
+        const WINDOW: usize = 160;
+        let byte_in_line = floor_char_boundary(text, byte_in_line.min(text.len()));
+        let (start, end) = if text.len() > 2 * WINDOW {
+            (
+                floor_char_boundary(text, byte_in_line.saturating_sub(WINDOW)),
+                floor_char_boundary(text, (byte_in_line + WINDOW).min(text.len())),
+            )
+        } else {
+            (0, text.len())
+        };
+        let shown = text[start..end].to_string();
+        let at = byte_in_line - start;
+        let len = shown[at..].chars().next().map_or(0, char::len_utf8);
+        (
+            Snippet {
+                name: name.to_string(),
+                text: shown,
+                line,
+            },
+            SourceSpan::new(at.into(), len),
+        )
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        _before: usize,
+        _after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, miette::MietteError> {
+        let _ = span;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            self.text.as_bytes(),
+            SourceSpan::new(0.into(), self.text.len()),
+            (self.line.saturating_sub(1)) as usize,
+            0,
+            1,
+        )))
+    }
+}
+
+/// All of vercy's errors. Every one ends the command with exit code 2.
+#[derive(Debug, Error, Diagnostic)]
+pub enum VercyError {
+    #[error("{path}: cannot read: {reason}")]
+    #[diagnostic(
+        code(vercy::io::read),
+        help("check that the path exists, is a file and is readable; use `-` for stdin")
+    )]
+    Read { path: String, reason: String },
+
+    #[error("{path}: is a directory, not a store")]
+    #[diagnostic(
+        code(vercy::io::directory),
+        help("name a JSON, JSONL, engrama NDJSON or compact file inside it")
+    )]
+    Directory { path: String },
+
+    #[error("{path}: cannot write: {reason}")]
+    #[diagnostic(
+        code(vercy::io::write),
+        help("check free space and permissions; nothing was replaced")
+    )]
+    Write { path: String, reason: String },
+
+    #[error("{path}:{pos}: {message}")]
+    #[diagnostic(code(vercy::store::json), help("{help}"))]
+    Json {
+        path: String,
+        pos: Position,
+        message: String,
+        help: String,
+        #[source_code]
+        snippet: Snippet,
+        #[label("here")]
+        span: SourceSpan,
+    },
+
+    #[error("{path}:{pos}: the text is not valid UTF-8")]
+    #[diagnostic(
+        code(vercy::store::utf8),
+        help("re-encode the file as UTF-8 (for example `iconv -f latin1 -t utf-8`)")
+    )]
+    Utf8 { path: String, pos: Position },
+
+    #[error("{path}:{pos}: a record must be a JSON object, found {found}")]
+    #[diagnostic(
+        code(vercy::store::not_object),
+        help("each line (or each element of the array) must be one `{{...}}` object")
+    )]
+    NotObject {
+        path: String,
+        pos: Position,
+        found: String,
+        #[source_code]
+        snippet: Snippet,
+        #[label("this is {found}")]
+        span: SourceSpan,
+    },
+
+    #[error("{path}:{pos}: {message}")]
+    #[diagnostic(code(vercy::store::shape), help("{help}"))]
+    Shape {
+        path: String,
+        pos: Position,
+        message: String,
+        help: String,
+    },
+
+    #[error("{path}:{pos}: {message}")]
+    #[diagnostic(code(vercy::store::compact), help("{help}"))]
+    Compact {
+        path: String,
+        pos: Position,
+        message: String,
+        help: String,
+        #[source_code]
+        snippet: Snippet,
+        #[label("here")]
+        span: SourceSpan,
+    },
+
+    #[error("--map: {message}")]
+    #[diagnostic(code(vercy::args::map), help("write role=path pairs separated by commas (record_id=uuid,source=metadata.source) or a named map: {names}"))]
+    Map { message: String, names: String },
+
+    #[error("{what}: {message}")]
+    #[diagnostic(code(vercy::args::value), help("{help}"))]
+    Argument {
+        what: String,
+        message: String,
+        help: String,
+    },
+
+    #[error("environment variable {name}={value:?}: {message}")]
+    #[diagnostic(code(vercy::env::value), help("{help}"))]
+    Environment {
+        name: String,
+        value: String,
+        message: String,
+        help: String,
+    },
+
+    #[error("the embedded {what} is broken: {message}")]
+    #[diagnostic(
+        code(vercy::internal::data),
+        help("this is a bug in this build of vercy; please report it")
+    )]
+    EmbeddedData { what: String, message: String },
+
+    #[error("interrupted")]
+    #[diagnostic(code(vercy::interrupted))]
+    Interrupted,
+}
+
+pub type Result<T, E = VercyError> = std::result::Result<T, E>;
+
+impl VercyError {
+    pub fn argument(
+        what: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        VercyError::Argument {
+            what: what.into(),
+            message: message.into(),
+            help: help.into(),
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! vercy: check, compact, export and import agent-memory stores against the additive profile.
+//!
+//! `run` takes a parsed command line and returns the exit code, so tests can call it; the
+//! binary's `main` only parses and calls [`main_entry`].
+
+pub mod check;
+pub mod cli;
+pub mod cmd;
+pub mod error;
+pub mod mapping;
+pub mod output;
+pub mod profile;
+pub mod record;
+pub mod store;
+pub mod time;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// How a command ended (the written exit-code contract).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// 0: done; for check, every store reached the level asked for.
+    Success,
+    /// 1: check found a store below --min-level (or without records).
+    BelowLevel,
+    /// 2: some input could not be read; its diagnostic has already been printed.
+    Unreadable,
+}
+
+impl Outcome {
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::BelowLevel => 1,
+            Outcome::Unreadable => EXIT_ERROR,
+        }
+    }
+}
+
+/// Exit code for any error (unreadable input, bad arguments or environment).
+pub const EXIT_ERROR: u8 = 2;
+/// Exit code after Ctrl-C.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Run a parsed command line.
+pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
+    use cli::Command::*;
+    output::configure(&cli.global);
+    match cli.command {
+        Check(args) => cmd::check::run(args, &cli.global),
+        Compact(args) => cmd::compact::run(args, &cli.global),
+        Export(args) => cmd::export::run(args, &cli.global),
+        Import(args) => cmd::import::run(args, &cli.global),
+        Decay(args) => cmd::decay::run(args, &cli.global),
+        Recency(args) => cmd::recency::run(args, &cli.global),
+        Status(args) => cmd::status::run(args, &cli.global),
+        Profile(args) => cmd::profile::run(args),
+        Map(args) => cmd::map::run(args),
+        Completions(args) => cmd::completions::run(args),
+        Mcp(args) => cmd::mcp::run(args),
+    }
+}
+
+/// Parse the process arguments, run, print any error as a diagnostic, return the exit code.
+pub fn main_entry() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(outcome) => ExitCode::from(outcome.code()),
+        Err(error::VercyError::Interrupted) => ExitCode::from(EXIT_INTERRUPTED),
+        Err(e) => {
+            output::report_error(e);
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

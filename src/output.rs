@@ -1,0 +1,88 @@
+//! Where output goes: stdout for reports and data, stderr for diagnostics and notices.
+//! A closed stdout pipe (`vercy compact big.jsonl | head`) is success, not an error.
+
+use crate::cli::{GlobalArgs, When};
+use crate::error::{Result, VercyError};
+use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static COLOR: AtomicBool = AtomicBool::new(false);
+static QUIET: AtomicBool = AtomicBool::new(false);
+static PROGRESS: AtomicBool = AtomicBool::new(false);
+
+/// Settle colour, quiet and progress once, from the flags and the environment.
+pub fn configure(global: &GlobalArgs) {
+    let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    let color = match global.color {
+        When::Always => true,
+        When::Never => false,
+        When::Auto => {
+            if env_set("NO_COLOR") {
+                false
+            } else if std::env::var("CLICOLOR_FORCE").is_ok_and(|v| !v.is_empty() && v != "0") {
+                true
+            } else {
+                io::stderr().is_terminal()
+            }
+        }
+    };
+    COLOR.store(color, Ordering::Relaxed);
+    QUIET.store(global.quiet, Ordering::Relaxed);
+    let progress = match global.progress {
+        When::Always => true,
+        When::Never => false,
+        When::Auto => io::stderr().is_terminal() && !env_set("CI") && !global.quiet,
+    };
+    PROGRESS.store(progress, Ordering::Relaxed);
+    let theme = if color {
+        miette::GraphicalTheme::unicode()
+    } else {
+        miette::GraphicalTheme::unicode_nocolor()
+    };
+    let _ = miette::set_hook(Box::new(move |_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .graphical_theme(theme.clone())
+                .terminal_links(false)
+                .build(),
+        )
+    }));
+}
+
+pub fn color() -> bool {
+    COLOR.load(Ordering::Relaxed)
+}
+
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+pub fn progress_enabled() -> bool {
+    PROGRESS.load(Ordering::Relaxed)
+}
+
+/// Print a diagnostic on stderr.
+pub fn report_error(e: VercyError) {
+    let report = miette::Report::new(e);
+    eprintln!("{report:?}");
+}
+
+/// A notice on stderr (suppressed by --quiet).
+pub fn notice(message: &str) {
+    if !quiet() {
+        eprintln!("{message}");
+    }
+}
+
+/// Write text to stdout; a closed pipe ends the command quietly as success.
+pub fn print_stdout(text: &str) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(VercyError::Write {
+            path: "<stdout>".into(),
+            reason: crate::store::input_reason(&e),
+        }),
+    }
+}

@@ -1,0 +1,252 @@
+//! The record: one JSON object kept losslessly, plus where it came from.
+//!
+//! `fields` keeps key order and number text (serde_json with `preserve_order` and
+//! `arbitrary_precision`); `raw` keeps the exact bytes read, so a writer that has no reason to
+//! change a record writes those bytes back.
+
+use serde_json::{Map, Value};
+
+/// Where a record was read: 1-based line of its first character, byte offset of that character,
+/// and its 0-based index among the store's records (the reference names unnamed records `#index`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Origin {
+    pub line: u64,
+    pub offset: u64,
+    pub index: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub fields: Map<String, Value>,
+    /// The record's text exactly as read (one JSONL line without its line ending, or one array
+    /// element). Empty for records that were built rather than read.
+    pub raw: Box<str>,
+    pub origin: Origin,
+}
+
+impl Record {
+    pub fn new(fields: Map<String, Value>, raw: impl Into<Box<str>>, origin: Origin) -> Self {
+        Record {
+            fields,
+            raw: raw.into(),
+            origin,
+        }
+    }
+}
+
+/// "Present and not empty", the reference checker's rule: the value is not null, not a string
+/// of whitespace only, not an empty list or object.
+pub fn is_filled(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::String(s) => !is_blank(s),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        _ => true,
+    }
+}
+
+/// Python's truthiness of a filled value (the reference uses `or` and `any()` in two places:
+/// naming a record, and finding a conflict policy): `0`, `0.0` and `false` are falsy.
+pub fn is_truthy(value: &Value) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::Number(n) => {
+            let t = n.to_string();
+            t.parse::<f64>().map_or(true, |f| f != 0.0)
+        }
+        other => is_filled(other),
+    }
+}
+
+/// Whitespace as Python's `str.strip()` sees it: Unicode White_Space plus the four
+/// information separators U+001C..U+001F.
+pub fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+pub fn is_blank(s: &str) -> bool {
+    s.chars().all(is_py_space)
+}
+
+/// A short name for a JSON value's kind, for messages.
+pub fn kind_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The text of a value the way the reference checker names it (`str(value)` in Python):
+/// strings as they are, integers as written, floats in Python's shortest form, `True`/`False`,
+/// lists and objects as Python's repr.
+pub fn py_str(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => py_repr(other),
+    }
+}
+
+fn py_repr(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => py_number(&n.to_string()),
+        Value::String(s) => py_str_repr(s),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(py_repr).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let inner: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", py_str_repr(k), py_repr(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+/// Python's `str()` of a number parsed by `json.loads`: an integer literal stays an exact
+/// integer; anything with a fraction or exponent becomes a float printed by `repr`.
+pub fn py_number(text: &str) -> String {
+    let is_int = !text.contains(['.', 'e', 'E']);
+    if is_int {
+        let (neg, digits) = match text.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, text),
+        };
+        let trimmed = digits.trim_start_matches('0');
+        let digits = if trimmed.is_empty() { "0" } else { trimmed };
+        return if neg && digits != "0" {
+            format!("-{digits}")
+        } else {
+            digits.to_string()
+        };
+    }
+    let f: f64 = match text.parse() {
+        Ok(f) => f,
+        Err(_) => return text.to_string(),
+    };
+    py_float_repr(f)
+}
+
+/// Python's `repr(float)`: the shortest round-trip digits, in positional notation when the
+/// decimal exponent is in [-4, 16), else scientific with at least two exponent digits.
+pub fn py_float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // `{:e}` gives the shortest round-trip digits: "1.5e-5", "1e16", "-0e0".
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if neg { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let point = exp + 1; // position of the decimal point within `digits`
+        let s = if point <= 0 {
+            format!("0.{}{}", "0".repeat((-point) as usize), digits)
+        } else if point as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+        } else {
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
+        };
+        format!("{sign}{s}")
+    } else {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits.clone()
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{m}e{esign}{:02}", exp.abs())
+    }
+}
+
+/// Python's `repr(str)`: single quotes unless the text holds a single quote and no double one.
+fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || (0x7f..0xa1).contains(&(c as u32)) || c == '\u{ad}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if matches!(c as u32, 0x2028 | 0x2029 | 0x200b..=0x200f | 0x2060..=0x2064 | 0xfeff) => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn filled_follows_the_reference() {
+        assert!(!is_filled(&json!(null)));
+        assert!(!is_filled(&json!(" \t\u{a0}\u{1f}")));
+        assert!(!is_filled(&json!([])));
+        assert!(!is_filled(&json!({})));
+        assert!(is_filled(&json!(0)));
+        assert!(is_filled(&json!(false)));
+        assert!(is_filled(&json!([null])));
+        assert!(!is_truthy(&json!(0)));
+        assert!(!is_truthy(&json!(0.0)));
+        assert!(!is_truthy(&json!(false)));
+        assert!(is_truthy(&json!("0")));
+    }
+
+    #[test]
+    fn names_read_as_python_prints_them() {
+        let n = |t: &str| py_str(&serde_json::from_str::<Value>(t).unwrap());
+        assert_eq!(n("17"), "17");
+        assert_eq!(n("-0"), "0");
+        assert_eq!(n("1.50"), "1.5");
+        assert_eq!(n("1e20"), "1e+20");
+        assert_eq!(n("1E2"), "100.0");
+        assert_eq!(n("0.0001"), "0.0001");
+        assert_eq!(n("0.00001"), "1e-05");
+        assert_eq!(n("1e16"), "1e+16");
+        assert_eq!(
+            n("123456789012345678901234567890"),
+            "123456789012345678901234567890"
+        );
+        assert_eq!(n("true"), "True");
+        assert_eq!(n(r#"["a", 1, null]"#), "['a', 1, None]");
+        assert_eq!(n(r#"{"k": "it's"}"#), r#"{'k': "it's"}"#);
+        assert_eq!(n(r#""D-101""#), "D-101");
+    }
+}

@@ -1,0 +1,151 @@
+//! Opening a store: a path or `-` for stdin, read in large blocks, with the position of every
+//! byte known (line, offset) so errors can name them.
+
+use crate::error::{Result, VercyError};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+/// A store named on the command line.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// How to name it in messages: the path as given, or `<stdin>`.
+    pub display: String,
+    /// `None` for stdin.
+    pub path: Option<PathBuf>,
+}
+
+impl Input {
+    pub fn new(arg: &str) -> Self {
+        if arg == "-" {
+            Input {
+                display: "<stdin>".into(),
+                path: None,
+            }
+        } else {
+            Input {
+                display: arg.into(),
+                path: Some(PathBuf::from(arg)),
+            }
+        }
+    }
+
+    pub fn open(&self) -> Result<Source> {
+        let reader: Box<dyn Read + Send> = match &self.path {
+            None => Box::new(io::stdin()),
+            Some(path) => {
+                let meta = std::fs::metadata(path).map_err(|e| self.read_error(&e))?;
+                if meta.is_dir() {
+                    return Err(VercyError::Directory {
+                        path: self.display.clone(),
+                    });
+                }
+                Box::new(File::open(path).map_err(|e| self.read_error(&e))?)
+            }
+        };
+        Ok(Source {
+            name: self.display.clone(),
+            reader: BufReader::with_capacity(1 << 20, reader),
+            line: 1,
+            offset: 0,
+            line_start: 0,
+        })
+    }
+
+    pub fn read_error(&self, e: &io::Error) -> VercyError {
+        VercyError::Read {
+            path: self.display.clone(),
+            reason: io_reason(e),
+        }
+    }
+}
+
+/// An io::Error as a short sentence without the "(os error 2)" tail.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// An open store with a cursor that knows its line and byte offset.
+pub struct Source {
+    pub name: String,
+    pub reader: BufReader<Box<dyn Read + Send>>,
+    /// 1-based line of the next unread byte.
+    pub line: u64,
+    /// Byte offset of the next unread byte.
+    pub offset: u64,
+    /// Byte offset where the current line starts.
+    pub line_start: u64,
+}
+
+impl Source {
+    pub fn io_error(&self, e: &io::Error) -> VercyError {
+        VercyError::Read {
+            path: self.name.clone(),
+            reason: io_reason(e),
+        }
+    }
+
+    /// Skip a UTF-8 byte-order mark and leading whitespace; return the first other byte
+    /// without consuming it (`None` at the end of the input).
+    pub fn skip_leading_space(&mut self) -> Result<Option<u8>> {
+        let mut first_block = true;
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.io_error(&e)),
+            };
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            let mut i = 0;
+            if first_block && buf.starts_with(b"\xEF\xBB\xBF") {
+                i = 3;
+            }
+            first_block = false;
+            while i < buf.len() && matches!(buf[i], b' ' | b'\t' | b'\r' | b'\n') {
+                if buf[i] == b'\n' {
+                    self.line += 1;
+                    self.line_start = self.offset + i as u64 + 1;
+                }
+                i += 1;
+            }
+            let found = buf.get(i).copied();
+            self.reader.consume(i);
+            self.offset += i as u64;
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+    }
+
+    /// Read one line (without its `\n`; a trailing `\r` is kept for the caller to strip) into
+    /// `buf`. Returns false at the end of the input. Advances line and offset.
+    pub fn next_line(&mut self, buf: &mut Vec<u8>) -> Result<bool> {
+        buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', buf)
+            .map_err(|e| self.io_error(&e))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.offset += n as u64;
+        self.line += 1;
+        self.line_start = self.offset;
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,266 @@
+//! JSON lines, and the shapes that start like them: an engrama NDJSON dump (first line
+//! `{"engrama_export": 1, …}`) and an envelope object (`{"results": […]}`, on one line or
+//! pretty-printed over many).
+
+use super::input::Source;
+use super::locate::{json_error, not_object, utf8_error};
+use super::{Aside, Entry, Shape, ENVELOPE_KEYS};
+use crate::error::{Result, VercyError};
+use crate::record::{is_blank, kind_name, Origin, Record};
+use serde_json::{Map, Value};
+
+/// One non-blank line, decoded.
+struct Line {
+    text: String,
+    origin: Origin,
+}
+
+pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result<Shape> {
+    let mut buf = Vec::with_capacity(4096);
+    let Some(first) = next_nonblank(src, &mut buf)? else {
+        return Ok(Shape::Empty);
+    };
+    let first_value: Value = match serde_json::from_str(&first.text) {
+        Ok(v) => v,
+        // Not one JSON value per line: maybe one object pretty-printed over many lines.
+        Err(line_err) => return read_document(src, first, &line_err, visit),
+    };
+    if first_value
+        .as_object()
+        .is_some_and(|o| o.contains_key("engrama_export"))
+    {
+        return read_engrama(src, first, first_value, &mut buf, visit);
+    }
+    let second = next_nonblank(src, &mut buf)?;
+    if second.is_none() {
+        if let Some(key) = envelope_key(&first_value) {
+            return unwrap_envelope(&src.name, &first, first_value, &key, visit);
+        }
+    }
+    let name = src.name.clone();
+    let mut index = 0;
+    let mut emit = |line: Line, value: Value| -> Result<()> {
+        let fields = into_object(&name, &line, value)?;
+        let origin = Origin {
+            index,
+            ..line.origin
+        };
+        index += 1;
+        visit(Entry::Record(Record::new(fields, line.text, origin)))
+    };
+    emit(first, first_value)?;
+    let mut pending = second;
+    while let Some(line) = pending {
+        let value = parse_line(&name, &line)?;
+        emit(line, value)?;
+        pending = next_nonblank(src, &mut buf)?;
+    }
+    Ok(Shape::JsonLines)
+}
+
+/// The next line that is not blank, decoded as UTF-8 with a trailing `\r` removed.
+fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<Line>> {
+    loop {
+        let line_no = src.line;
+        let offset = src.offset;
+        if !src.next_line(buf)? {
+            return Ok(None);
+        }
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+        let text = match std::str::from_utf8(buf) {
+            Ok(t) => t,
+            Err(e) => return Err(utf8_error(&src.name, buf, line_no, &e)),
+        };
+        if is_blank(text) {
+            continue;
+        }
+        return Ok(Some(Line {
+            text: text.to_string(),
+            origin: Origin {
+                line: line_no,
+                offset,
+                index: 0,
+            },
+        }));
+    }
+}
+
+fn parse_line(name: &str, line: &Line) -> Result<Value> {
+    serde_json::from_str(&line.text).map_err(|e| json_error(name, &line.text, line.origin.line, &e))
+}
+
+fn into_object(name: &str, line: &Line, value: Value) -> Result<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Ok(map),
+        other => {
+            let at = line.text.len() - line.text.trim_start().len();
+            Err(not_object(
+                name,
+                &line.text,
+                line.origin.line,
+                at,
+                kind_name(&other),
+            ))
+        }
+    }
+}
+
+/// `{"results": [ {…}, … ]}`: an object whose only list of objects is under an envelope key,
+/// and which carries no record fields of its own.
+fn envelope_key(value: &Value) -> Option<String> {
+    let obj = value.as_object()?;
+    if obj.contains_key("record_id") || obj.contains_key("valid_from") {
+        return None;
+    }
+    ENVELOPE_KEYS
+        .iter()
+        .find(|k| obj.get(**k).is_some_and(Value::is_array))
+        .map(|k| k.to_string())
+}
+
+fn unwrap_envelope(
+    name: &str,
+    at: &Line,
+    value: Value,
+    key: &str,
+    visit: &mut dyn FnMut(Entry) -> Result<()>,
+) -> Result<Shape> {
+    let Value::Object(mut obj) = value else {
+        unreachable!("envelope_key checked it")
+    };
+    let Some(Value::Array(items)) = obj.remove(key) else {
+        unreachable!("envelope_key checked it")
+    };
+    for (index, item) in items.into_iter().enumerate() {
+        let raw = serde_json::to_string(&item).unwrap_or_default();
+        match item {
+            Value::Object(fields) => visit(Entry::Record(Record::new(
+                fields,
+                raw,
+                Origin { index, ..at.origin },
+            )))?,
+            other => {
+                return Err(VercyError::Shape {
+                    path: name.to_string(),
+                    pos: crate::error::Position {
+                        line: at.origin.line,
+                        column: 1,
+                    },
+                    message: format!(
+                        "element {index} of `{key}` is {}, not a record object",
+                        kind_name(&other)
+                    ),
+                    help: "every element of the envelope's list must be a JSON object".into(),
+                })
+            }
+        }
+    }
+    Ok(Shape::Envelope(key.to_string()))
+}
+
+/// A document that is not one value per line: read it whole and accept it when it is an
+/// envelope object. Anything else is reported with the first line's own error, which is what
+/// a JSON-lines reader would say.
+fn read_document(
+    src: &mut Source,
+    first: Line,
+    line_err: &serde_json::Error,
+    visit: &mut dyn FnMut(Entry) -> Result<()>,
+) -> Result<Shape> {
+    if line_err.classify() != serde_json::error::Category::Eof {
+        return Err(json_error(
+            &src.name,
+            &first.text,
+            first.origin.line,
+            line_err,
+        ));
+    }
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut src.reader, &mut rest).map_err(|e| src.io_error(&e))?;
+    let rest = match String::from_utf8(rest) {
+        Ok(r) => r,
+        Err(e) => {
+            let bytes = e.as_bytes();
+            let err = std::str::from_utf8(bytes).unwrap_err();
+            return Err(utf8_error(&src.name, bytes, src.line, &err));
+        }
+    };
+    let whole = format!("{}\n{}", first.text, rest);
+    if line_err.classify() == serde_json::error::Category::Eof
+        && first.text.trim_start().starts_with('{')
+    {
+        if let Ok(value) = serde_json::from_str::<Value>(&whole) {
+            if let Some(key) = envelope_key(&value) {
+                return unwrap_envelope(&src.name, &first, value, &key, visit);
+            }
+            return Err(VercyError::Shape {
+                path: src.name.clone(),
+                pos: crate::error::Position { line: first.origin.line, column: 1 },
+                message: "one JSON object spread over several lines is not a store".into(),
+                help: format!(
+                    "write one record per line (JSON lines), a JSON array of records, or an object with the records under one of: {}",
+                    ENVELOPE_KEYS.join(", ")
+                ),
+            });
+        }
+    }
+    Err(json_error(
+        &src.name,
+        &first.text,
+        first.origin.line,
+        line_err,
+    ))
+}
+
+/// An engrama NDJSON dump: the envelope line, node lines (the records), relation and vector
+/// lines (carried along as asides).
+fn read_engrama(
+    src: &mut Source,
+    first: Line,
+    header: Value,
+    buf: &mut Vec<u8>,
+    visit: &mut dyn FnMut(Entry) -> Result<()>,
+) -> Result<Shape> {
+    let name = src.name.clone();
+    let header_fields = into_object(&name, &first, header)?;
+    visit(Entry::Aside(
+        Aside::EngramaHeader,
+        Record::new(header_fields, first.text, first.origin),
+    ))?;
+    let mut index = 0;
+    while let Some(line) = next_nonblank(src, buf)? {
+        let value = parse_line(&name, &line)?;
+        let fields = into_object(&name, &line, value)?;
+        let kind = fields.get("type").and_then(Value::as_str).unwrap_or("");
+        let entry = match kind {
+            "node" => {
+                let origin = Origin {
+                    index,
+                    ..line.origin
+                };
+                index += 1;
+                Entry::Record(Record::new(fields, line.text, origin))
+            }
+            "relation" => {
+                Entry::Aside(Aside::Relation, Record::new(fields, line.text, line.origin))
+            }
+            "vector" => Entry::Aside(Aside::Vector, Record::new(fields, line.text, line.origin)),
+            other => {
+                let at = line.text.find("\"type\"").unwrap_or(0);
+                return Err(VercyError::Shape {
+                    path: name,
+                    pos: crate::error::Position {
+                        line: line.origin.line,
+                        column: line.text[..at].chars().count() as u64 + 1,
+                    },
+                    message: format!("an engrama dump line of unknown type {other:?}"),
+                    help: "engrama NDJSON v1 lines have \"type\": \"node\", \"relation\" or \"vector\"".into(),
+                });
+            }
+        };
+        visit(entry)?;
+    }
+    Ok(Shape::Engrama)
+}

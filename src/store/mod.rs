@@ -1,0 +1,95 @@
+//! Reading a store: one reader for every command, whatever the shape.
+//!
+//! [`read`] detects the shape from the first bytes and streams records to a visitor, so a
+//! store of millions of records is never held in memory. Shapes: JSON lines, a JSON array, an
+//! envelope object (`{"results": […]}` and friends), an engrama NDJSON dump, a compact file.
+
+mod array;
+pub mod compact;
+mod input;
+mod lines;
+mod locate;
+
+pub use input::{io_reason as input_reason, Input};
+pub use locate::{json_error, not_object};
+
+use crate::error::Result;
+use crate::record::Record;
+
+/// The shape a store was found in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// No records at all (an empty file, or only blank lines).
+    Empty,
+    JsonLines,
+    JsonArray,
+    /// A single object holding the records under this key.
+    Envelope(String),
+    /// An engrama NDJSON export (first line `{"engrama_export": 1, …}`).
+    Engrama,
+    /// The compact pipe line form (first line `# record_id|…`).
+    Compact,
+}
+
+impl Shape {
+    pub fn name(&self) -> String {
+        match self {
+            Shape::Empty => "empty".into(),
+            Shape::JsonLines => "JSON lines".into(),
+            Shape::JsonArray => "JSON array".into(),
+            Shape::Envelope(key) => format!("envelope object (records under `{key}`)"),
+            Shape::Engrama => "engrama NDJSON dump".into(),
+            Shape::Compact => "compact line form".into(),
+        }
+    }
+}
+
+/// Lines of an engrama dump that are not records but travel with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Aside {
+    /// The first line: `{"engrama_export": 1, "version": …}`.
+    EngramaHeader,
+    Relation,
+    Vector,
+}
+
+/// What the reader hands to its visitor, in file order.
+#[derive(Debug, Clone)]
+pub enum Entry {
+    Record(Record),
+    Aside(Aside, Record),
+}
+
+/// Keys under which memory systems wrap their records in one object.
+pub const ENVELOPE_KEYS: [&str; 6] = ["results", "facts", "edges", "memories", "items", "data"];
+
+/// Read a store, calling `visit` for every entry in order. Returns the shape found.
+pub fn read(input: &Input, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result<Shape> {
+    let mut source = input.open()?;
+    let first = source.skip_leading_space()?;
+    match first {
+        None => Ok(Shape::Empty),
+        Some(b'[') => array::read(&mut source, visit),
+        Some(b'#') => compact::read(&mut source, visit),
+        Some(_) => lines::read(&mut source, visit),
+    }
+}
+
+/// Read only the records of a store (asides dropped), for commands that need nothing else.
+pub fn read_records(input: &Input, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<Shape> {
+    read(input, &mut |entry| match entry {
+        Entry::Record(r) => visit(r),
+        Entry::Aside(..) => Ok(()),
+    })
+}
+
+/// Read every entry of a store into memory (for commands that must see the whole store,
+/// such as a merge). Prefer [`read`] where a single pass will do.
+pub fn read_all(input: &Input) -> Result<(Shape, Vec<Entry>)> {
+    let mut entries = Vec::new();
+    let shape = read(input, &mut |e| {
+        entries.push(e);
+        Ok(())
+    })?;
+    Ok((shape, entries))
+}

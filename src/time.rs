@@ -1,0 +1,326 @@
+//! Time, in one place: the date parser every command uses, and the in-force rule.
+//!
+//! Values are parsed for comparison only; output always carries the original text.
+
+use serde_json::Value;
+use std::cmp::Ordering;
+
+/// How a timestamp was written, so reports can note the lossy or ambiguous forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Precision {
+    /// `2026-03-31`: a whole day.
+    Date,
+    /// `2026-03-31T10:00:00Z` or with an offset.
+    DateTime,
+    /// `2026-03-31T10:00:00`: no offset, read as UTC (noted).
+    Naive,
+    /// `1767225600000`: epoch milliseconds (noted).
+    EpochMillis,
+}
+
+/// A parsed instant: nanoseconds since 1970-01-01T00:00:00Z, plus how it was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timestamp {
+    pub nanos: i128,
+    pub precision: Precision,
+}
+
+const NANOS_PER_SEC: i128 = 1_000_000_000;
+pub const NANOS_PER_DAY: i128 = 86_400 * NANOS_PER_SEC;
+
+impl Timestamp {
+    /// The first instant this value covers (a date: its midnight, UTC).
+    pub fn start(&self) -> i128 {
+        self.nanos
+    }
+    /// The last instant this value covers (a date: the last nanosecond of that day).
+    pub fn end(&self) -> i128 {
+        match self.precision {
+            Precision::Date => self.nanos + NANOS_PER_DAY - 1,
+            _ => self.nanos,
+        }
+    }
+    /// Seconds since the epoch as a float, for recency arithmetic.
+    pub fn seconds(&self) -> f64 {
+        self.nanos as f64 / 1e9
+    }
+    pub fn is_noted(&self) -> bool {
+        matches!(self.precision, Precision::Naive | Precision::EpochMillis)
+    }
+}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.nanos.cmp(&other.nanos))
+    }
+}
+
+/// Why a value is not a date.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DateError(pub String);
+
+impl std::fmt::Display for DateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Parse a JSON value as a timestamp: a string in one of the accepted forms, or an integer
+/// number of epoch milliseconds.
+pub fn parse_value(value: &Value) -> Result<Timestamp, DateError> {
+    match value {
+        Value::String(s) => parse(s),
+        Value::Number(n) => {
+            let text = n.to_string();
+            parse_epoch_millis(&text)
+                .ok_or_else(|| DateError(format!("the number {text} is not epoch milliseconds")))
+        }
+        other => Err(DateError(format!(
+            "expected a date string, found {}",
+            crate::record::kind_name(other)
+        ))),
+    }
+}
+
+fn parse_epoch_millis(text: &str) -> Option<Timestamp> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || digits.len() > 16 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let ms: i128 = text.parse().ok()?;
+    Some(Timestamp {
+        nanos: ms * 1_000_000,
+        precision: Precision::EpochMillis,
+    })
+}
+
+/// Parse a date or date-time string. Accepted: `YYYY-MM-DD`; `YYYY-MM-DDTHH:MM[:SS[.f…]]`
+/// with `Z`, `±HH:MM` or `±HHMM` (or none: naive, read as UTC); `T`, `t` or a space between
+/// date and time; 1–9 fraction digits; a string of 12–16 digits as epoch milliseconds.
+pub fn parse(text: &str) -> Result<Timestamp, DateError> {
+    let t = text.trim();
+    let b = t.as_bytes();
+    if b.len() >= 12 && b.iter().all(u8::is_ascii_digit) {
+        return parse_epoch_millis(t).ok_or_else(|| DateError(format!("{text:?} is not a date")));
+    }
+    let bad = |why: &str| DateError(format!("{text:?} is not a date: {why}"));
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return Err(bad("expected YYYY-MM-DD"));
+    }
+    let year = digits(&b[0..4]).ok_or_else(|| bad("the year is not four digits"))?;
+    let month = digits(&b[5..7]).ok_or_else(|| bad("the month is not two digits"))?;
+    let day = digits(&b[8..10]).ok_or_else(|| bad("the day is not two digits"))?;
+    if !(1..=12).contains(&month) {
+        return Err(bad("the month is out of range"));
+    }
+    if day < 1 || day > days_in_month(year, month) {
+        return Err(bad("the day is out of range for its month"));
+    }
+    let midnight = days_from_civil(year, month, day) as i128 * NANOS_PER_DAY;
+    if b.len() == 10 {
+        return Ok(Timestamp {
+            nanos: midnight,
+            precision: Precision::Date,
+        });
+    }
+    if !matches!(b[10], b'T' | b't' | b' ') {
+        return Err(bad("expected `T` between the date and the time"));
+    }
+    let rest = &b[11..];
+    if rest.len() < 5 || rest[2] != b':' {
+        return Err(bad("expected HH:MM after the date"));
+    }
+    let hour = digits(&rest[0..2]).ok_or_else(|| bad("the hour is not two digits"))?;
+    let minute = digits(&rest[3..5]).ok_or_else(|| bad("the minute is not two digits"))?;
+    let mut i = 5;
+    let mut second = 0;
+    let mut fraction: i128 = 0;
+    if rest.len() > i && rest[i] == b':' {
+        second = rest
+            .get(i + 1..i + 3)
+            .and_then(digits)
+            .ok_or_else(|| bad("the second is not two digits"))?;
+        i += 3;
+        if rest.len() > i && (rest[i] == b'.' || rest[i] == b',') {
+            let start = i + 1;
+            let mut end = start;
+            while end < rest.len() && rest[end].is_ascii_digit() {
+                end += 1;
+            }
+            let n = end - start;
+            if n == 0 || n > 9 {
+                return Err(bad("a fraction of a second has 1 to 9 digits"));
+            }
+            let mut f: i128 = 0;
+            for &d in &rest[start..end] {
+                f = f * 10 + (d - b'0') as i128;
+            }
+            fraction = f * 10i128.pow((9 - n) as u32);
+            i = end;
+        }
+    }
+    if hour > 23 || minute > 59 || second > 59 {
+        return Err(bad("the time is out of range"));
+    }
+    let (offset_secs, precision) = match &rest[i..] {
+        [] => (0, Precision::Naive),
+        [b'Z' | b'z'] => (0, Precision::DateTime),
+        [sign @ (b'+' | b'-'), tail @ ..] => {
+            let (h, m) = match tail {
+                [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => {
+                    (digits(&[*h1, *h2]), digits(&[*m1, *m2]))
+                }
+                [h1, h2] => (digits(&[*h1, *h2]), Some(0)),
+                _ => (None, None),
+            };
+            let (h, m) = h.zip(m).ok_or_else(|| bad("the offset is not ±HH:MM"))?;
+            if h > 23 || m > 59 {
+                return Err(bad("the offset is out of range"));
+            }
+            let s = (h * 3600 + m * 60) as i128;
+            (if *sign == b'-' { -s } else { s }, Precision::DateTime)
+        }
+        _ => return Err(bad("unexpected text after the time")),
+    };
+    let secs = (hour * 3600 + minute * 60 + second) as i128 - offset_secs;
+    Ok(Timestamp {
+        nanos: midnight + secs * NANOS_PER_SEC + fraction,
+        precision,
+    })
+}
+
+fn digits(b: &[u8]) -> Option<i64> {
+    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(b.iter().fold(0i64, |acc, d| acc * 10 + (d - b'0') as i64))
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if is_leap(y) => 29,
+        _ => 28,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The current time as a timestamp (for defaults such as `recency --as-of`).
+pub fn now() -> Timestamp {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Timestamp {
+        nanos: d.as_nanos() as i128,
+        precision: Precision::DateTime,
+    }
+}
+
+/// The validity of one record, as read from its valid_from / valid_to.
+#[derive(Debug, Clone, Copy)]
+pub struct Validity {
+    pub from: Option<Timestamp>,
+    /// `None`: open (valid_to null or absent).
+    pub to: Option<Timestamp>,
+}
+
+impl Validity {
+    /// In force on `at`, before supersession is considered: valid_from ≤ at and
+    /// (valid_to open or at ≤ valid_to, inclusive: valid_to is the last day it held).
+    /// A record without a readable valid_from is never in force (nothing says when it began).
+    pub fn covers(&self, at: &Timestamp) -> bool {
+        let Some(from) = self.from else { return false };
+        from.start() <= at.start() && self.to.is_none_or(|to| at.start() <= to.end())
+    }
+}
+
+/// In force on a date, derived at read time: the record covers the date and no record that
+/// supersedes it has begun on or before that date.
+pub fn in_force(
+    validity: &Validity,
+    superseders_from: &[Option<Timestamp>],
+    at: &Timestamp,
+) -> bool {
+    validity.covers(at)
+        && !superseders_from
+            .iter()
+            .any(|from| from.is_some_and(|f| f.start() <= at.start()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> Timestamp {
+        parse(s).unwrap()
+    }
+
+    #[test]
+    fn forms_that_name_the_same_instant_compare_equal() {
+        let z = ts("2026-01-02T03:04:05Z");
+        assert_eq!(z.nanos, ts("2026-01-02T03:04:05+00:00").nanos);
+        assert_eq!(z.nanos, ts("2026-01-02T05:04:05+02:00").nanos);
+        assert_eq!(z.nanos, ts("2026-01-01T22:04:05-0500").nanos);
+        assert_eq!(z.nanos + 120_000, ts("2026-01-02T03:04:05.000120Z").nanos);
+        assert_eq!(z.nanos + 1, ts("2026-01-02T03:04:05.000000001Z").nanos);
+        assert_eq!(ts("1970-01-01").nanos, 0);
+        assert_eq!(ts("2026-01-02T03:04:05").precision, Precision::Naive);
+        assert_eq!(ts("1767225600000").precision, Precision::EpochMillis);
+    }
+
+    #[test]
+    fn impossible_dates_are_refused() {
+        for bad in [
+            "2026-02-29",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-1-1",
+            "26-01-01",
+            "2026-01-01T24:00",
+            "2026-01-01T10:00:00.",
+            "2026-01-01T10:00:00.1234567890Z",
+            "2026-01-01T10:00+25:00",
+            "yesterday",
+            "",
+            "2026-01-01X",
+        ] {
+            assert!(parse(bad).is_err(), "{bad} should not parse");
+        }
+        assert!(parse("2024-02-29").is_ok());
+    }
+
+    #[test]
+    fn valid_to_is_inclusive_and_supersession_ends_a_record() {
+        let v = Validity {
+            from: Some(ts("2025-01-01")),
+            to: Some(ts("2026-03-31")),
+        };
+        assert!(!v.covers(&ts("2024-12-31")));
+        assert!(v.covers(&ts("2025-01-01")));
+        assert!(v.covers(&ts("2026-03-31")));
+        assert!(v.covers(&ts("2026-03-31T23:59:59Z")));
+        assert!(!v.covers(&ts("2026-04-01")));
+        let open = Validity {
+            from: Some(ts("2026-06-01")),
+            to: None,
+        };
+        let by = [Some(ts("2026-10-01"))];
+        assert!(in_force(&open, &by, &ts("2026-09-30")));
+        assert!(!in_force(&open, &by, &ts("2026-10-01")));
+    }
+}
