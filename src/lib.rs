@@ -3,6 +3,9 @@
 //! `run` takes a parsed command line and returns the exit code, so tests can call it; the
 //! binary's `main` only parses and calls [`main_entry`].
 
+// Errors carry the offending line for their diagnostic; they are built once, on the way out.
+#![allow(clippy::result_large_err)]
+
 pub mod check;
 pub mod cli;
 pub mod cmd;
@@ -13,6 +16,7 @@ pub mod profile;
 pub mod record;
 pub mod store;
 pub mod time;
+pub mod write;
 
 use clap::Parser;
 use std::process::ExitCode;

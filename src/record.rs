@@ -53,7 +53,7 @@ pub fn is_truthy(value: &Value) -> bool {
         Value::Bool(b) => *b,
         Value::Number(n) => {
             let t = n.to_string();
-            t.parse::<f64>().map_or(true, |f| f != 0.0)
+            t.parse::<f64>() != Ok(0.0)
         }
         other => is_filled(other),
     }

@@ -117,15 +117,14 @@ impl ReferenceRules {
                         self.fields[i].offenders.push(name.clone());
                     }
                 }
-                Applies::OncePerStore => {
-                    // the reference tests this one with Python truthiness (`any(...)`)
+                // the reference tests this one with Python truthiness (`any(...)`)
+                Applies::OncePerStore
                     if self
                         .map
                         .get(role, &record.fields)
-                        .is_some_and(|v| is_filled(&v) && is_truthy(&v))
-                    {
-                        self.policy_in_records = true;
-                    }
+                        .is_some_and(|v| is_filled(&v) && is_truthy(&v)) =>
+                {
+                    self.policy_in_records = true;
                 }
                 Applies::RuleRecords if states_rule && !met => {
                     self.fields[i].offenders.push(name.clone())
