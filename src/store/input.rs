@@ -5,14 +5,18 @@ use crate::error::{Result, VercyError};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
+use std::sync::Arc;
 
-/// A store named on the command line.
+/// A store named on the command line, or held in memory by a library caller.
 #[derive(Debug, Clone)]
 pub struct Input {
-    /// How to name it in messages: the path as given, or `<stdin>`.
+    /// How to name it in messages: the path as given, `<stdin>`, or the caller's name.
     pub display: String,
-    /// `None` for stdin.
+    /// `None` for stdin (or for in-memory bytes).
     pub path: Option<PathBuf>,
+    /// The store's bytes when they are already in memory (see [`Input::from_bytes`]); read
+    /// instead of `path` or stdin.
+    pub bytes: Option<Arc<[u8]>>,
 }
 
 impl Input {
@@ -21,19 +25,32 @@ impl Input {
             Input {
                 display: "<stdin>".into(),
                 path: None,
+                bytes: None,
             }
         } else {
             Input {
                 display: arg.into(),
                 path: Some(PathBuf::from(arg)),
+                bytes: None,
             }
         }
     }
 
+    /// A store already in memory (text an agent sent, a fuzz case), read through the same
+    /// reader as a file; `display` names it in messages and reports.
+    pub fn from_bytes(display: impl Into<String>, bytes: impl Into<Arc<[u8]>>) -> Self {
+        Input {
+            display: display.into(),
+            path: None,
+            bytes: Some(bytes.into()),
+        }
+    }
+
     pub fn open(&self) -> Result<Source> {
-        let reader: Box<dyn Read + Send> = match &self.path {
-            None => Box::new(io::stdin()),
-            Some(path) => {
+        let reader: Box<dyn Read + Send> = match (&self.bytes, &self.path) {
+            (Some(bytes), _) => Box::new(io::Cursor::new(Arc::clone(bytes))),
+            (None, None) => Box::new(io::stdin()),
+            (None, Some(path)) => {
                 let meta = std::fs::metadata(path).map_err(|e| self.read_error(&e))?;
                 if meta.is_dir() {
                     return Err(VercyError::Directory {
