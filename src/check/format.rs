@@ -88,7 +88,7 @@ fn human(r: &Report, quiet: bool) -> String {
         plural(r.records),
         r.shape.name()
     ));
-    if let Some(level) = profile.level(r.level) {
+    if let Some(level) = profile.level(r.level).filter(|l| l.level > 0) {
         out.push_str(&format!("  {}: {}\n", level.name, level.unlocks));
     }
     match r.next_level() {

@@ -52,7 +52,7 @@ impl Report {
             reference_level
         };
         Report {
-            store: input.display.clone(),
+            store: input.arg.clone(),
             shape,
             records,
             reference_level,

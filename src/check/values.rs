@@ -7,7 +7,7 @@
 //! concepts, each a hash map so the whole pass stays linear.
 
 use crate::mapping::FieldMap;
-use crate::record::{is_filled, is_truthy, kind_name, py_str, Record};
+use crate::record::{is_filled, is_truthy, py_str, Record};
 use crate::time::{self, Timestamp};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -31,7 +31,7 @@ pub struct Warning {
 }
 
 /// Every warning code, with the level it caps and what it means (a test keeps them unique).
-pub const CODES: [(&str, &str, u8, &str); 12] = [
+pub const CODES: [(&str, &str, u8, &str); 11] = [
     (
         "value.date",
         "valid_from",
@@ -97,12 +97,6 @@ pub const CODES: [(&str, &str, u8, &str); 12] = [
         "supersedes",
         2,
         "a superseded record whose valid_to was written by hand",
-    ),
-    (
-        "value.expected_concept",
-        "expected_concepts",
-        3,
-        "an expected concept that no record holds",
     ),
 ];
 
@@ -370,18 +364,6 @@ impl ValueChecks {
             ));
         }
         self.supersession(&mut out);
-        if let Some((_, missing)) = self.expected_concepts() {
-            if !missing.is_empty() {
-                out.push(warning(
-                    "value.expected_concept",
-                    format!(
-                        "expected concepts that no record holds: {}",
-                        missing.join(", ")
-                    ),
-                    Vec::new(),
-                ));
-            }
-        }
         out
     }
 
@@ -418,7 +400,7 @@ impl ValueChecks {
         let cycles = find_cycles(&edges);
         if !cycles.is_empty() {
             for cycle in cycles {
-                let records = cycle
+                let records = cycle[..cycle.len() - 1]
                     .iter()
                     .map(|id| RecordRef {
                         name: id.to_string(),
@@ -489,14 +471,6 @@ fn find_cycles<'a>(edges: &HashMap<&'a str, Vec<&'a str>>) -> Vec<Vec<&'a str>> 
         }
     }
     cycles
-}
-
-/// A human sentence for a value that is not a date (used by tests and messages).
-pub fn describe(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("{s:?}"),
-        other => kind_name(other).to_string(),
-    }
 }
 
 #[cfg(test)]

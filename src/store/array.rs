@@ -23,6 +23,7 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
     let mut element: Vec<u8> = Vec::new();
     let mut in_element = false;
     let mut element_start = (0u64, 0u64); // (line, offset)
+    let mut element_column = 1u64;
     let mut index = 0usize;
     let mut closed = false;
     let mut expect_value = true; // after `[` or `,`
@@ -80,6 +81,7 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
                     _ if expect_value => {
                         element.clear();
                         element_start = (src.line, at_offset);
+                        element_column = at_offset - line_start + 1;
                         expect_value = false;
                         seen_any = true;
                         in_element = true;
@@ -137,7 +139,11 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
                 Value::Object(map) => map,
                 other => {
                     let first_line = text.lines().next().unwrap_or("");
-                    return Err(not_object(&name, first_line, line, 0, kind_name(&other)));
+                    let mut err = not_object(&name, first_line, line, 0, kind_name(&other));
+                    if let VercyError::NotObject { pos, .. } = &mut err {
+                        pos.column = element_column;
+                    }
+                    return Err(err);
                 }
             };
             let origin = Origin {

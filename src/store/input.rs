@@ -10,6 +10,8 @@ use std::sync::Arc;
 /// A store named on the command line, or held in memory by a library caller.
 #[derive(Debug, Clone)]
 pub struct Input {
+    /// The argument as given (`-` for stdin): what reports call the store.
+    pub arg: String,
     /// How to name it in messages: the path as given, `<stdin>`, or the caller's name.
     pub display: String,
     /// `None` for stdin (or for in-memory bytes).
@@ -23,12 +25,14 @@ impl Input {
     pub fn new(arg: &str) -> Self {
         if arg == "-" {
             Input {
+                arg: arg.into(),
                 display: "<stdin>".into(),
                 path: None,
                 bytes: None,
             }
         } else {
             Input {
+                arg: arg.into(),
                 display: arg.into(),
                 path: Some(PathBuf::from(arg)),
                 bytes: None,
@@ -39,8 +43,10 @@ impl Input {
     /// A store already in memory (text an agent sent, a fuzz case), read through the same
     /// reader as a file; `display` names it in messages and reports.
     pub fn from_bytes(display: impl Into<String>, bytes: impl Into<Arc<[u8]>>) -> Self {
+        let display = display.into();
         Input {
-            display: display.into(),
+            arg: display.clone(),
+            display,
             path: None,
             bytes: Some(bytes.into()),
         }

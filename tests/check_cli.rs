@@ -1,0 +1,550 @@
+//! `vercy check` over the shipped fixtures: levels, findings, exit codes, formats, errors.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+const GRAPH_MAP: &str = "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode";
+
+fn findings(report: &Value) -> Vec<(String, String, u64)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["field"].as_str().unwrap().to_string(),
+                f["requirement"].as_str().unwrap().to_string(),
+                f["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_reference_store_reaches_level_3() {
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "--min-level",
+            "3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let r = json_of(&out);
+    assert_eq!(r["records"], 31);
+    assert_eq!(r["level"], 3);
+    assert_eq!(r["pass"], true);
+    // only SHOULD findings remain at level 3
+    assert!(findings(&r).iter().all(|(_, req, _)| req == "SHOULD"));
+    assert_eq!(
+        r["warnings"],
+        json!([]),
+        "the reference store carries no value problems"
+    );
+}
+
+#[test]
+fn graph_edges_reach_level_1_and_miss_exactly_owner_and_policy() {
+    for map in [GRAPH_MAP, "graphiti,source=episode"] {
+        let out = vercy()
+            .args([
+                "check",
+                "fixtures/graph-edges.jsonl",
+                "--json",
+                "--map",
+                map,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "map {map}");
+        let r = json_of(&out);
+        assert_eq!(r["level"], 1, "map {map}");
+        let must: Vec<_> = findings(&r)
+            .into_iter()
+            .filter(|(_, req, _)| req != "SHOULD")
+            .collect();
+        assert_eq!(
+            must,
+            vec![
+                ("concept_owner".to_string(), "level 2 MUST".to_string(), 31),
+                ("conflict_policy".to_string(), "level 2 MUST".to_string(), 1),
+            ],
+            "map {map}"
+        );
+        assert_eq!(
+            r["findings"][1]["offenders"],
+            json!(["no conflict policy anywhere in the store"])
+        );
+    }
+}
+
+#[test]
+fn the_json_report_keeps_the_reference_keys_in_order() {
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/graph-edges.jsonl",
+            "--json",
+            "--map",
+            GRAPH_MAP,
+        ])
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    let r: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap();
+    let keys: Vec<&str> = r.keys().map(String::as_str).take(13).collect();
+    assert_eq!(
+        keys,
+        [
+            "report",
+            "profile",
+            "profile_version",
+            "scope",
+            "scope_note",
+            "records",
+            "level",
+            "min_level",
+            "pass",
+            "mapping",
+            "policy_outside_records",
+            "findings",
+            "store"
+        ]
+    );
+    assert!(
+        text.starts_with("{\n \"report\": \"vercy-check/1\",\n"),
+        "indent=1 like the reference"
+    );
+    snapshot("check-graph-edges.json", &text);
+}
+
+#[test]
+fn a_flat_attribute_store_is_level_0_and_fails() {
+    let out = vercy()
+        .args(["check", "fixtures/flat-attributes.jsonl", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let r = json_of(&out);
+    assert_eq!(r["level"], 0);
+    assert_eq!(r["pass"], false);
+    assert_eq!(findings(&r)[0].0, "record_id");
+}
+
+#[test]
+fn min_level_and_policy_flags_decide_the_exit_code() {
+    vercy()
+        .args([
+            "check",
+            "fixtures/graph-edges.jsonl",
+            "--map",
+            GRAPH_MAP,
+            "--min-level",
+            "2",
+        ])
+        .assert()
+        .code(1);
+    vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "--min-level",
+            "3",
+        ])
+        .assert()
+        .code(0);
+    vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "--min-level",
+            "4",
+        ])
+        .assert()
+        .code(2);
+    vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "--min-level",
+            "0",
+        ])
+        .assert()
+        .code(2);
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/edge/policy-only-outside.jsonl",
+            "--policy",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(json_of(&out)["policy_outside_records"], true);
+    assert!(findings(&json_of(&out))
+        .iter()
+        .all(|(f, _, _)| f != "conflict_policy"));
+}
+
+#[test]
+fn records_without_an_id_are_named_by_index_and_numbers_as_python_prints_them() {
+    let out = vercy()
+        .args(["check", "fixtures/edge/no-ids.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    let offenders = &r["findings"][0]["offenders"];
+    assert!(offenders
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|o| o.as_str().unwrap().starts_with('#')));
+    let out = vercy()
+        .args(["check", "fixtures/edge/float-ids.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(
+        text.contains("\"1.5\"") && text.contains("\"1e+20\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn no_records_is_level_0_and_exit_1() {
+    for f in [
+        "bad/empty.jsonl",
+        "bad/blank-lines.jsonl",
+        "edge/array-empty.json",
+    ] {
+        let out = vercy()
+            .args(["check", &format!("fixtures/{f}"), "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{f}");
+        let r = json_of(&out);
+        assert_eq!(
+            (
+                r["records"].clone(),
+                r["level"].clone(),
+                r["findings"].clone()
+            ),
+            (json!(0), json!(0), json!([]))
+        );
+    }
+}
+
+#[test]
+fn unreadable_stores_exit_2_naming_file_line_and_column() {
+    let cases = [
+        ("bad/not-json.jsonl", "not-json.jsonl:1:1:"),
+        ("bad/bad-line-middle.jsonl", "bad-line-middle.jsonl:4:"),
+        ("bad/invalid-utf8.jsonl", "invalid-utf8.jsonl:3:"),
+        ("bad/non-object.jsonl", "non-object.jsonl:3:1:"),
+        ("bad/truncated.jsonl", "truncated.jsonl:4:"),
+        ("bad/deep-nesting.json", "deep-nesting.json:1:"),
+        (
+            "bad/array-of-non-objects.json",
+            "array-of-non-objects.json:1:70:",
+        ),
+        (
+            "no-such-file.jsonl",
+            "no-such-file.jsonl: cannot read: no such file",
+        ),
+        ("bad", "bad: is a directory"),
+    ];
+    for (file, expected) in cases {
+        let out = vercy()
+            .args(["check", &format!("fixtures/{file}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{file}");
+        let err = stderr_of(&out);
+        assert!(err.contains(expected), "{file}: {err}");
+        assert!(!err.contains("panicked"), "{file}: {err}");
+        assert!(out.stdout.is_empty(), "{file}: no report on stdout");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_and_crlf_lines_are_accepted() {
+    for f in ["bad/bom.jsonl", "bad/crlf.jsonl"] {
+        let out = vercy()
+            .args(["check", &format!("fixtures/{f}"), "--json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{f}");
+        assert_eq!(json_of(&out)["records"], 5, "{f}");
+    }
+}
+
+#[test]
+fn stdin_and_json_arrays_read_like_files() {
+    let text = std::fs::read_to_string(fixture("reference-store.jsonl")).unwrap();
+    let out = vercy()
+        .args(["check", "-", "--json"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(
+        (r["records"].clone(), r["level"].clone(), r["store"].clone()),
+        (json!(31), json!(3), json!("-"))
+    );
+    let out = vercy()
+        .args(["check", "fixtures/edge/array-store.json", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json_of(&out)["shape"], "JSON array");
+}
+
+#[test]
+fn envelopes_and_engrama_dumps_are_read_through_the_same_reader() {
+    let out = vercy()
+        .args(["check", "-", "--json"])
+        .write_stdin(
+            r#"{"results": [{"record_id": "a", "valid_from": "2025-01-01", "valid_to": null}]}"#,
+        )
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(
+        (r["records"].clone(), r["level"].clone()),
+        (json!(1), json!(1))
+    );
+    let out = vercy()
+        .args([
+            "check",
+            "../shared/data/engrama/sample-export-0.18.1.ndjson",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    if out.status.code() != Some(2) {
+        assert_eq!(r["shape"], "engrama NDJSON dump");
+        assert_eq!(r["mapping"]["record_id"], "properties.engrama_id");
+    }
+}
+
+#[test]
+fn several_stores_in_one_run_fail_if_any_fails() {
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "fixtures/flat-attributes.jsonl",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let r = json_of(&out);
+    assert_eq!(r.as_array().unwrap().len(), 2);
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "fixtures/bad/not-json.jsonl",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stdout_of(&out).contains("level 3 of 3"),
+        "the readable store is still reported"
+    );
+}
+
+#[test]
+fn value_warnings_name_records_and_lines_and_count_under_strict() {
+    let out = vercy()
+        .args(["check", "fixtures/values/problems.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(r["level"], 3, "warnings alone never change the level");
+    let codes: Vec<&str> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "value.date",
+            "value.interval",
+            "value.duplicate_id",
+            "value.owners",
+            "value.policies",
+            "value.release_to",
+            "value.supersedes_unknown",
+            "value.supersedes_cycle",
+            "value.superseded_valid_to"
+        ]
+    );
+    let dup = &r["warnings"][2]["records"][0];
+    assert_eq!(
+        (dup["record"].clone(), dup["line"].clone()),
+        (json!("V-3"), json!(4))
+    );
+    let strict = vercy()
+        .args([
+            "check",
+            "fixtures/values/problems.jsonl",
+            "--json",
+            "--strict",
+        ])
+        .output()
+        .unwrap();
+    let s = json_of(&strict);
+    assert_eq!(
+        (s["level"].clone(), s["reference_level"].clone()),
+        (json!(0), json!(3))
+    );
+    assert_eq!(strict.status.code(), Some(1));
+}
+
+#[test]
+fn capture_time_used_as_validity_is_flagged() {
+    let out = vercy()
+        .args(["check", "fixtures/values/capture-time.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(r["warnings"][0]["code"], "value.capture_time");
+    assert_eq!(r["warnings"][0]["count"], 4);
+}
+
+#[test]
+fn expected_concepts_are_reported_and_never_change_the_level() {
+    let out = vercy()
+        .args(["check", "fixtures/values/register.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(r["expected_concepts"]["missing"], json!(["data_retention"]));
+    assert_eq!(r["level"], 1);
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/values/register.jsonl",
+            "--json",
+            "--expected",
+            "fixtures/values/expected.txt",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        json_of(&out)["expected_concepts"]["missing"],
+        json!(["data_retention", "pricing"])
+    );
+}
+
+#[test]
+fn human_output_shows_level_next_level_and_findings() {
+    let out = vercy()
+        .args(["check", "fixtures/graph-edges.jsonl", "--map", GRAPH_MAP])
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(text.contains("level 1 of 3 · pass"), "{text}");
+    assert!(text.contains("level 2 needs:"), "{text}");
+    assert!(text.contains("concept_owner: on 31 records"), "{text}");
+    snapshot("check-graph-edges.txt", &text);
+    let quiet = vercy()
+        .args([
+            "check",
+            "fixtures/graph-edges.jsonl",
+            "--map",
+            GRAPH_MAP,
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(!stdout_of(&quiet).contains("findings:"));
+}
+
+#[test]
+fn github_and_sarif_formats() {
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/values/problems.jsonl",
+            "--format",
+            "github",
+        ])
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    assert!(text.lines().all(|l| l.starts_with("::")), "{text}");
+    assert!(
+        text.contains(
+            "::warning file=fixtures/values/problems.jsonl,line=4,title=value.duplicate_id::"
+        ),
+        "{text}"
+    );
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/values/problems.jsonl",
+            "--format",
+            "sarif",
+        ])
+        .output()
+        .unwrap();
+    let s = json_of(&out);
+    assert_eq!(s["version"], "2.1.0");
+    let results = s["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["ruleId"] == "value.interval"
+        && r["locations"][0]["physicalLocation"]["region"]["startLine"] == 3));
+    vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "--json",
+            "--format",
+            "human",
+        ])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn map_paths_reach_nested_keys_and_named_maps_lift_real_shapes() {
+    let out = vercy()
+        .args([
+            "check",
+            "../shared/data/formats/mem0_memories.jsonl",
+            "--json",
+            "--map",
+            "record_id=id,valid_from=created_at,valid_to=expiration_date,source=metadata.source",
+        ])
+        .output()
+        .unwrap();
+    if out.status.code() == Some(2) {
+        return; // shared/ is not beside this checkout
+    }
+    let r = json_of(&out);
+    assert_eq!(r["records"], 3);
+    assert_eq!(r["mapping"]["source"], "metadata.source");
+    let bad = vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "--map",
+            "nosuchmap",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr_of(&bad).contains("graphiti"),
+        "the help lists the named maps"
+    );
+}
