@@ -133,8 +133,16 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
                 let err = std::str::from_utf8(e.as_bytes()).unwrap_err();
                 utf8_error(&name, e.as_bytes(), line, &err)
             })?;
-            let value: Value =
-                serde_json::from_str(&text).map_err(|e| json_error(&name, &text, line, &e))?;
+            let value: Value = serde_json::from_str(&text).map_err(|e| {
+                let mut err = json_error(&name, &text, line, &e);
+                // the element's first line starts at its column, not at the line's start
+                if let VercyError::Json { pos, .. } = &mut err {
+                    if e.line() <= 1 {
+                        pos.column += element_column - 1;
+                    }
+                }
+                err
+            })?;
             let fields = match value {
                 Value::Object(map) => map,
                 other => {
