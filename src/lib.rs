@@ -14,6 +14,7 @@ pub mod mapping;
 pub mod output;
 pub mod profile;
 pub mod record;
+pub mod select;
 pub mod store;
 pub mod time;
 pub mod write;

@@ -1,12 +1,372 @@
-//! `vercy compact` (in progress).
-#![allow(unused)]
-use crate::error::{Result, VercyError};
-use crate::Outcome;
+//! `vercy compact STORE`: the store in the compact pipe line form, optionally only the records
+//! a question needs (`--as-of`, `--concept`, `--reader`), with `--stats` on stderr.
+//!
+//! One pass when nothing needs the whole store first; two when it does (`--as-of` needs every
+//! record's supersessors, `--policy-line` the store's policy before the first line, an inverse
+//! supersedes map the pointers of the old records). The first pass keeps record ids only; stdin,
+//! which cannot be read twice, is buffered instead.
 
-pub fn run(_args: crate::cli::CompactArgs, _global: &crate::cli::GlobalArgs) -> Result<Outcome> {
-    Err(VercyError::argument(
-        "compact",
-        "not built yet",
-        "this subcommand is being built",
-    ))
+use crate::cli::{CompactArgs, GlobalArgs};
+use crate::error::{Result, VercyError};
+use crate::mapping::FieldMap;
+use crate::output;
+use crate::profile::Profile;
+use crate::record::{is_truthy, py_number, py_str, Record};
+use crate::select::{self, Criteria, Supersession, SupersessionBuilder, Tally, Verdict};
+use crate::store::{self, compact, Input, Shape};
+use crate::time;
+use crate::write::Sink;
+use crate::Outcome;
+use serde_json::Value;
+use std::borrow::Cow;
+
+pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
+    let map = FieldMap::parse(&args.map.map)?;
+    let criteria = criteria(&args)?;
+    let input = Input::new(&args.store);
+    let order = &Profile::embedded().serialisation.field_order;
+    let inverse_supersedes = map.inverse_path("supersedes").is_some();
+
+    // First pass, when something needs the whole store before the first line.
+    let mut first = FirstPass::default();
+    if criteria.needs_supersession() || args.policy_line || inverse_supersedes {
+        first = FirstPass::read(&input, &map, args.policy_line)?;
+    }
+
+    let mut out = Writer::new(Sink::open(args.output.as_deref())?, args.stats);
+    out.line(&compact::header(order))?;
+    if args.policy_line {
+        match &first.policy {
+            Some(text) => out.line(&format!(
+                "# conflict_policy: {}",
+                compact::escape(text, false)
+            ))?,
+            None => output::notice(
+                "vercy compact: the store states no conflict policy; --policy-line wrote none",
+            ),
+        }
+    }
+
+    let mut tally = Tally::default();
+    let mut each = |record: Record| -> Result<()> {
+        let verdict = select::judge(&criteria, &map, &first.supersession, &record);
+        tally.count(verdict);
+        if verdict == Verdict::Keep {
+            let text = record_line(
+                &record,
+                &map,
+                &first.supersession,
+                inverse_supersedes,
+                order,
+            );
+            out.record(&record, &text)?;
+        }
+        Ok(())
+    };
+    let shape = match first.buffered.take() {
+        Some((shape, records)) => {
+            records.into_iter().try_for_each(&mut each)?;
+            shape
+        }
+        None => store::read_records(&input, &mut each)?,
+    };
+
+    let closed = out.closed;
+    let stats = out.finish()?;
+    if closed {
+        return Ok(Outcome::Success);
+    }
+    report_selection(&criteria, &tally);
+    if args.stats {
+        eprint!("{}", stats.table(&shape));
+    }
+    Ok(Outcome::Success)
+}
+
+fn criteria(args: &CompactArgs) -> Result<Criteria> {
+    let as_of = match &args.as_of {
+        None => None,
+        Some(text) => Some(time::parse(text).map_err(|e| {
+            VercyError::argument(
+                "--as-of",
+                e.to_string(),
+                "give a date (2026-01-01) or a date-time (2026-01-01T12:00:00Z)",
+            )
+        })?),
+    };
+    if args.reader.as_deref() == Some("") {
+        return Err(VercyError::argument(
+            "--reader",
+            "the party is empty",
+            "name the party exactly as release_to lists it (--reader finance)",
+        ));
+    }
+    Ok(Criteria {
+        as_of,
+        concept: args.concept.clone(),
+        reader: args.reader.clone(),
+    })
+}
+
+/// What the first pass learns: who supersedes whom, the store's policy, and (stdin only) the
+/// records themselves.
+#[derive(Default)]
+struct FirstPass {
+    supersession: Supersession,
+    policy: Option<String>,
+    buffered: Option<(Shape, Vec<Record>)>,
+}
+
+impl FirstPass {
+    fn read(input: &Input, map: &FieldMap, want_policy: bool) -> Result<FirstPass> {
+        let mut builder = SupersessionBuilder::new(map);
+        let mut policy = None;
+        let mut records = Vec::new();
+        let keep = input.path.is_none();
+        let shape = store::read_records(input, &mut |record| {
+            builder.observe(&record);
+            if want_policy && policy.is_none() {
+                policy = map
+                    .get("conflict_policy", &record.fields)
+                    .filter(|v| is_truthy(v))
+                    .map(|v| py_str(&v));
+            }
+            if keep {
+                records.push(record);
+            }
+            Ok(())
+        })?;
+        Ok(FirstPass {
+            supersession: builder.finish(),
+            policy,
+            buffered: keep.then_some((shape, records)),
+        })
+    }
+}
+
+/// A record's compact line: each role of the order read through the map. With an inverse
+/// supersedes map the supersedes field is derived from the old records' pointers, so the line
+/// form (which has no inverse) still says who supersedes whom.
+fn record_line(
+    record: &Record,
+    map: &FieldMap,
+    supersession: &Supersession,
+    inverse_supersedes: bool,
+    order: &[String],
+) -> String {
+    let values: Vec<Option<Cow<Value>>> = order
+        .iter()
+        .map(|role| {
+            if role == "supersedes" && inverse_supersedes {
+                let ids = select::record_id(map, record)
+                    .map(|id| supersession.superseded_by_record(&id).to_vec())
+                    .unwrap_or_default();
+                return match ids.len() {
+                    0 => None,
+                    1 => Some(Cow::Owned(Value::String(ids[0].clone()))),
+                    _ => Some(Cow::Owned(Value::Array(
+                        ids.into_iter().map(Value::String).collect(),
+                    ))),
+                };
+            }
+            map.get(role, &record.fields)
+        })
+        .collect();
+    let refs: Vec<Option<&Value>> = values.iter().map(|v| v.as_deref()).collect();
+    compact::line(&refs, order)
+}
+
+/// Writes lines to the sink and counts characters for `--stats`. After a closed pipe it
+/// writes nothing more (the rest of the input is still read, quietly).
+struct Writer {
+    sink: Sink,
+    closed: bool,
+    stats: Option<Stats>,
+}
+
+impl Writer {
+    fn new(sink: Sink, stats: bool) -> Self {
+        Writer {
+            sink,
+            closed: false,
+            stats: stats.then(Stats::default),
+        }
+    }
+
+    /// One line of output; `\n` is added.
+    fn line(&mut self, text: &str) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let mut bytes = Vec::with_capacity(text.len() + 1);
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.push(b'\n');
+        if !self.sink.write(&bytes)? {
+            self.closed = true;
+            return Ok(());
+        }
+        if let Some(s) = &mut self.stats {
+            s.compact_chars += text.chars().count() + 1;
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record, text: &str) -> Result<()> {
+        self.line(text)?;
+        if let (Some(s), false) = (&mut self.stats, self.closed) {
+            s.observe(record);
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Stats> {
+        self.sink.finish()?;
+        Ok(self.stats.unwrap_or_default())
+    }
+}
+
+/// Characters of the records written, in JSON lines and in the compact form.
+#[derive(Debug, Default)]
+struct Stats {
+    records: usize,
+    /// Each record's own line as read, plus its `\n` (JSON lines and engrama dumps).
+    raw_chars: usize,
+    /// Each record as Python's `json.dumps` writes it, plus `\n` (other shapes).
+    dumped_chars: usize,
+    /// Everything written: header, policy line, record lines, each with its `\n`.
+    compact_chars: usize,
+}
+
+impl Stats {
+    fn observe(&mut self, record: &Record) {
+        self.records += 1;
+        self.raw_chars += record.raw.chars().count() + 1;
+        let mut text = String::new();
+        py_json(&Value::Object(record.fields.clone()), &mut text);
+        self.dumped_chars += text.chars().count() + 1;
+    }
+
+    /// The seed's table, for this store.
+    fn table(&self, shape: &Shape) -> String {
+        let jsonl = match shape {
+            Shape::JsonLines | Shape::Engrama => self.raw_chars,
+            _ => self.dumped_chars,
+        };
+        let saving = if jsonl == 0 {
+            "-".to_string()
+        } else {
+            format!(
+                "{:.1}%",
+                100.0 * (1.0 - self.compact_chars as f64 / jsonl as f64)
+            )
+        };
+        let plural = if self.records == 1 { "" } else { "s" };
+        format!(
+            "{} record{plural} written\n\
+             | serialisation | characters | saving |\n\
+             |---|---|---|\n\
+             | one JSON object per line | {jsonl} | - |\n\
+             | compact line form | {} | {saving} |\n",
+            self.records, self.compact_chars
+        )
+    }
+}
+
+/// A value as Python's `json.dumps(value, ensure_ascii=False)` writes it (separators `, ` and
+/// `: `), for counting the JSON-lines characters of a store that was not read as JSON lines.
+fn py_json(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match py_number(&n.to_string()).as_str() {
+            "inf" => out.push_str("Infinity"),
+            "-inf" => out.push_str("-Infinity"),
+            "nan" => out.push_str("NaN"),
+            text => out.push_str(text),
+        },
+        Value::String(s) => py_json_str(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                py_json(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                py_json_str(k, out);
+                out.push_str(": ");
+                py_json(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn py_json_str(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// What selection left out, on stderr (suppressed by --quiet).
+fn report_selection(criteria: &Criteria, tally: &Tally) {
+    let records = |n: usize| format!("{n} record{}", if n == 1 { "" } else { "s" });
+    if criteria.as_of.is_some() && tally.undated > 0 {
+        output::notice(&format!(
+            "vercy compact: left out {} whose valid_from is missing or not a date (or whose valid_to is not a date): never in force",
+            records(tally.undated)
+        ));
+    }
+    if let Some(party) = &criteria.reader {
+        output::notice(&format!(
+            "vercy compact: withheld {} without release_to naming {party:?}",
+            records(tally.withheld)
+        ));
+    }
+    if criteria.as_of.is_some() || criteria.concept.is_some() || criteria.reader.is_some() {
+        output::notice(&format!(
+            "vercy compact: wrote {} of {}",
+            tally.kept,
+            records(tally.read)
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_json_text() {
+        let v: Value = serde_json::from_str(
+            r#"{"a": [1, 1.50, 1E2, true, null], "é\n": "q\"\\\u0001\t", "e": {}, "l": []}"#,
+        )
+        .unwrap();
+        let mut s = String::new();
+        py_json(&v, &mut s);
+        assert_eq!(
+            s,
+            r#"{"a": [1, 1.5, 100.0, true, null], "é\n": "q\"\\\u0001\t", "e": {}, "l": []}"#
+        );
+    }
 }

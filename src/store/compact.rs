@@ -1,7 +1,32 @@
 //! The compact pipe line form, both ways: one line per record, the profile's fields in a fixed
 //! order separated by `|`, a null valid_to written `~`, lists joined with `,`, trailing empty
-//! fields dropped. Text that holds `|`, `\`, a line break, a `,` inside a list item, or is
-//! exactly `~`, is escaped with a backslash so the form reads back into the same values.
+//! fields dropped. This module is the one codec: `compact` writes with [`header`] and [`line`],
+//! every command reads through [`read`].
+//!
+//! # Escapes
+//!
+//! A backslash escapes the next character. The writer produces exactly these:
+//!
+//! - a backslash → `\\`; a vertical bar → `\|`; a line feed → `\n`; a carriage return → `\r`;
+//! - a `,` inside a list item (release_to, supersedes, any list) → `\,`;
+//! - a value that is exactly `~` → `\~` (a bare `~` in valid_to means null: open);
+//! - the empty string → `\e` (a bare empty field means absent, so `""` needs its own mark);
+//! - a line that would start with `#` or be blank → its first character escaped (`\#`, `\ `),
+//!   because the reader skips comment and blank lines; a record with none of the ordered
+//!   fields is written `|`.
+//!
+//! The reader undoes them: `\n` and `\r` are line breaks, a field (or list item) that is exactly
+//! `\e` is the empty string, and `\` followed by any other character is that character.
+//!
+//! # What reads back, and what does not
+//!
+//! Text reads back exactly, for every ordered field, whatever it holds (unicode, `|`, `\`,
+//! `,`, line breaks, `~`, the empty string, trailing backslashes). The line form has no types,
+//! so: absent, null and an empty list all read back as absent (except a null valid_to, `~`);
+//! numbers and booleans read back as their JSON text in a string; release_to always reads back
+//! as a list (a bare string is one party, its commas escaped, so it stays one party);
+//! supersedes reads back as a string when it names one record and as a list when it names
+//! several; a list in any other field reads back as its items joined with `,`.
 
 use super::input::Source;
 use super::locate::utf8_error;
@@ -13,10 +38,30 @@ use serde_json::{Map, Value};
 /// The first characters of a compact file's header line.
 pub const HEADER_PREFIX: &str = "# record_id|";
 
-/// Fields read back as lists (split on unescaped `,`).
-const LIST_FIELDS: [&str; 1] = ["release_to"];
-/// The field whose `~` means open (null).
-const OPEN_FIELD: &str = "valid_to";
+/// How a field is written and read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Text; a list is joined with `,` and reads back as one string.
+    Text,
+    /// valid_to: a bare `~` is null (the interval is open).
+    Open,
+    /// release_to: always a list of parties (a bare string is a list of one).
+    List,
+    /// supersedes: one record id, or a list of several.
+    OneOrMany,
+}
+
+fn kind(field: &str) -> Kind {
+    match field {
+        "valid_to" => Kind::Open,
+        "release_to" => Kind::List,
+        "supersedes" => Kind::OneOrMany,
+        _ => Kind::Text,
+    }
+}
+
+/// How the empty string is written (a bare empty field means absent).
+const EMPTY: &str = "\\e";
 
 /// The header line for a field order (without its newline).
 pub fn header(order: &[String]) -> String {
@@ -28,25 +73,37 @@ pub fn line(values: &[Option<&Value>], order: &[String]) -> String {
     let mut cells: Vec<String> = values
         .iter()
         .zip(order)
-        .map(|(v, field)| cell(*v, field == OPEN_FIELD))
+        .map(|(v, field)| cell(*v, kind(field)))
         .collect();
     while cells.last().is_some_and(String::is_empty) {
         cells.pop();
     }
-    cells.join("|")
+    let text = cells.join("|");
+    if text.is_empty() {
+        // a record with none of the ordered fields still gets its line (two empty fields)
+        return "|".into();
+    }
+    // the reader skips `#` lines (comments) and blank lines: escape the first character
+    if text.starts_with('#') || text.trim().is_empty() {
+        return format!("\\{text}");
+    }
+    text
 }
 
-fn cell(value: Option<&Value>, open_field: bool) -> String {
+fn cell(value: Option<&Value>, kind: Kind) -> String {
     match value {
         None => String::new(),
-        Some(Value::Null) if open_field => "~".into(),
+        Some(Value::Null) if kind == Kind::Open => "~".into(),
         Some(Value::Null) => String::new(),
         Some(Value::Array(items)) => items
             .iter()
             .map(|item| escape(&scalar_text(item), true))
             .collect::<Vec<_>>()
             .join(","),
-        Some(other) => escape(&scalar_text(other), false),
+        Some(other) => escape(
+            &scalar_text(other),
+            matches!(kind, Kind::List | Kind::OneOrMany),
+        ),
     }
 }
 
@@ -60,8 +117,12 @@ fn scalar_text(value: &Value) -> String {
     }
 }
 
-/// Escape one piece of text; `in_list` also escapes `,`.
+/// Escape one piece of text (a field, or one item of a list); `in_list` also escapes `,`.
+/// [`unescape`] undoes it exactly.
 pub fn escape(text: &str, in_list: bool) -> String {
+    if text.is_empty() {
+        return EMPTY.into();
+    }
     if text == "~" {
         return "\\~".into();
     }
@@ -79,8 +140,13 @@ pub fn escape(text: &str, in_list: bool) -> String {
     out
 }
 
-/// Undo [`escape`]. A lone backslash at the very end is kept as a backslash.
+/// Undo [`escape`] for one piece (a field, or one item of a list). Exactly `\e` is the empty
+/// string; `\n` and `\r` are line breaks; `\` before any other character is that character; a
+/// lone backslash at the very end is kept as a backslash.
 pub fn unescape(text: &str) -> String {
+    if text == EMPTY {
+        return String::new();
+    }
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -132,17 +198,18 @@ pub fn parse_line(text: &str, order: &[String]) -> Result<Map<String, Value>, St
         if cell.is_empty() {
             continue;
         }
-        let value = if field == OPEN_FIELD && cell == "~" {
-            Value::Null
-        } else if LIST_FIELDS.contains(&field.as_str()) {
-            Value::Array(
-                split_unescaped(cell, ',')
-                    .into_iter()
-                    .map(|item| Value::String(unescape(item)))
-                    .collect(),
-            )
-        } else {
-            Value::String(unescape(cell))
+        // every field splits into items on unescaped commas, so `\e` marks an empty item
+        // wherever it stands; a text field joins its items back
+        let mut items: Vec<String> = split_unescaped(cell, ',')
+            .into_iter()
+            .map(unescape)
+            .collect();
+        let value = match kind(field) {
+            Kind::Open if cell == "~" => Value::Null,
+            Kind::List => Value::Array(items.into_iter().map(Value::String).collect()),
+            Kind::OneOrMany if items.len() == 1 => Value::String(items.pop().unwrap_or_default()),
+            Kind::OneOrMany => Value::Array(items.into_iter().map(Value::String).collect()),
+            Kind::Text | Kind::Open => Value::String(items.join(",")),
         };
         fields.insert(field.clone(), value);
     }
