@@ -11,6 +11,7 @@ pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod mapping;
+pub mod mcp;
 pub mod output;
 pub mod profile;
 pub mod record;

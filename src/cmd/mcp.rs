@@ -1,12 +1,10 @@
-//! `vercy mcp` (in progress).
-#![allow(unused)]
-use crate::error::{Result, VercyError};
+//! `vercy mcp`: serve the profile's tools to agents over stdio until stdin ends.
+
+use crate::error::Result;
 use crate::Outcome;
+use std::io;
 
 pub fn run(_args: crate::cli::McpArgs) -> Result<Outcome> {
-    Err(VercyError::argument(
-        "mcp",
-        "not built yet",
-        "this subcommand is being built",
-    ))
+    crate::mcp::serve(io::stdin().lock(), io::stdout().lock())?;
+    Ok(Outcome::Success)
 }

@@ -1,0 +1,203 @@
+//! `vercy mcp`: a read-only Model Context Protocol server on stdio.
+//!
+//! Newline-delimited JSON-RPC 2.0, protocol version 2025-06-18: one message per line in, one
+//! answer per request out, in order, flushed at once; notifications and client responses get
+//! none. stdout carries protocol messages only. The framing is written here rather than taken
+//! from the `rmcp` SDK because the SDK does not answer an unparsable line with -32700 (it
+//! drops it), answers a malformed request with -32600 under id null rather than the id sent,
+//! and needs a newer Rust and an async runtime for a five-method protocol.
+//!
+//! [`rpc`] classifies lines, [`dispatch`] answers methods, [`tools`] holds the tools and
+//! [`schema`] checks their arguments against the schemas they publish.
+
+pub mod dispatch;
+pub mod rpc;
+pub mod schema;
+pub mod tools;
+
+use crate::error::{Result, VercyError};
+use rpc::Incoming;
+use serde_json::Value;
+use std::io::{self, BufRead, Read, Write};
+
+/// The longest message read; a longer line is answered with -32700 and skipped.
+pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+
+/// Serve requests from `input` until it ends, answering on `output`. A closed `output` (the
+/// client went away) ends the server quietly too.
+pub fn serve(input: impl BufRead, output: impl Write) -> Result<()> {
+    serve_limited(input, output, MAX_MESSAGE_BYTES)
+}
+
+fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) -> Result<()> {
+    let mut line = Vec::with_capacity(4096);
+    let mut first = true;
+    loop {
+        let complete = match read_message(&mut input, &mut line, limit) {
+            Ok(Some(complete)) => complete,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                return Err(VercyError::Read {
+                    path: "<stdin>".into(),
+                    reason: crate::store::input_reason(&e),
+                })
+            }
+        };
+        let mut message = trim(&line);
+        if first {
+            message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
+            first = false;
+        }
+        if complete && message.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let reply = if complete {
+            answer(message)
+        } else {
+            Some(rpc::error(
+                Value::Null,
+                &rpc::RpcError::new(
+                    rpc::PARSE_ERROR,
+                    format!("parse error: a message longer than {limit} bytes"),
+                ),
+            ))
+        };
+        if let Some(reply) = reply {
+            match write_line(&mut output, &reply) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+                Err(e) => {
+                    return Err(VercyError::Write {
+                        path: "<stdout>".into(),
+                        reason: crate::store::input_reason(&e),
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// The answer to one line, if it gets one.
+pub fn answer(line: &[u8]) -> Option<Value> {
+    match rpc::classify(line) {
+        Incoming::Request { id, method, params } => {
+            Some(match dispatch::answer(&method, &params) {
+                Ok(result) => rpc::result(id, result),
+                Err(error) => rpc::error(id, &error),
+            })
+        }
+        Incoming::Notification { .. } | Incoming::Response => None,
+        Incoming::Invalid { id, error } => Some(rpc::error(id, &error)),
+    }
+}
+
+fn write_line(output: &mut impl Write, reply: &Value) -> io::Result<()> {
+    let mut text = serde_json::to_vec(reply).map_err(io::Error::other)?;
+    text.push(b'\n');
+    output.write_all(&text)?;
+    output.flush()
+}
+
+/// Read one line into `buf` (without its `\n`). `Ok(None)` at the end of the input;
+/// `Ok(Some(false))` for a line longer than `limit`, whose rest is skipped.
+fn read_message(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<Option<bool>> {
+    buf.clear();
+    let n = input
+        .by_ref()
+        .take(limit as u64 + 1)
+        .read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok(Some(true));
+    }
+    if buf.len() <= limit {
+        return Ok(Some(true)); // the last line, without a newline
+    }
+    buf.clear();
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok(Some(false));
+        }
+        match memchr::memchr(b'\n', available) {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok(Some(false));
+            }
+            None => {
+                let len = available.len();
+                input.consume(len);
+            }
+        }
+    }
+}
+
+/// A line without the `\r` of a CRLF ending.
+fn trim(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &str) -> Vec<Value> {
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn blank_lines_crlf_and_a_bom_are_not_messages() {
+        let replies = run("\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n  \r\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+        assert_eq!(replies.len(), 2);
+        assert_eq!(replies[0]["id"], 1);
+        assert_eq!(replies[1]["id"], 2);
+    }
+
+    #[test]
+    fn an_overlong_line_is_a_parse_error_and_the_next_line_is_read() {
+        let mut input = vec![b'x'; 100_000];
+        input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n");
+        let mut out = Vec::new();
+        serve_limited(&input[..], &mut out, 1000).unwrap();
+        let replies: Vec<Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(replies.len(), 2);
+        assert_eq!(replies[0]["error"]["code"], rpc::PARSE_ERROR);
+        assert_eq!(replies[0]["id"], Value::Null);
+        assert_eq!(replies[1]["id"], 9);
+    }
+
+    #[test]
+    fn a_closed_output_ends_quietly() {
+        struct Closed;
+        impl Write for Closed {
+            fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+                Err(io::ErrorKind::BrokenPipe.into())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        serve(
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..],
+            Closed,
+        )
+        .unwrap();
+    }
+}

@@ -1,0 +1,120 @@
+//! The tools the server offers: each a name, a description written for agents, an input
+//! schema, and a function over the library. All of them only read: nothing is written
+//! anywhere, nothing leaves the machine.
+
+mod args;
+mod check;
+mod placement;
+mod profile;
+
+pub use args::STORE_NAME;
+
+use super::rpc::{RpcError, INTERNAL_ERROR};
+use super::schema;
+use crate::error::VercyError;
+use miette::Diagnostic;
+use serde_json::{json, Map, Value};
+
+/// One tool.
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// The JSON Schema of the arguments (published in `tools/list`, enforced in `tools/call`).
+    pub schema: fn() -> Value,
+    pub run: fn(&Map<String, Value>) -> Result<Output, ToolError>,
+}
+
+/// What a tool answers: the text an agent reads, and the same as a JSON object.
+pub struct Output {
+    pub text: String,
+    pub structured: Value,
+}
+
+impl Output {
+    /// A JSON answer, its text written as `vercy … --json` prints it.
+    pub fn json(value: Value) -> Output {
+        Output {
+            text: crate::check::format::to_python_json(&value),
+            structured: value,
+        }
+    }
+}
+
+/// Why a tool gave no answer.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The arguments are wrong in a way the schema cannot say (an unknown named map):
+    /// a JSON-RPC -32602, like a schema failure.
+    Arguments(String),
+    /// The tool ran and the data failed (records that do not read): a result with `isError`,
+    /// so the agent sees the diagnostic and can correct the data.
+    Failed(VercyError),
+}
+
+/// Every tool, in the order `tools/list` gives them.
+pub fn tools() -> [Tool; 3] {
+    [check::TOOL, profile::TOOL, placement::TOOL]
+}
+
+const ANNOTATIONS: [(&str, bool); 4] = [
+    ("readOnlyHint", true),
+    ("destructiveHint", false),
+    ("idempotentHint", true),
+    ("openWorldHint", false),
+];
+
+/// The `tools/list` result.
+pub fn list() -> Value {
+    let tools: Vec<Value> = tools()
+        .iter()
+        .map(|t| {
+            let mut annotations = Map::new();
+            annotations.insert("title".into(), json!(t.title));
+            for (hint, on) in ANNOTATIONS {
+                annotations.insert(hint.into(), json!(on));
+            }
+            json!({"name": t.name, "title": t.title, "description": t.description,
+                   "inputSchema": (t.schema)(), "annotations": annotations})
+        })
+        .collect();
+    json!({ "tools": tools })
+}
+
+/// The `tools/call` result for `name` with `arguments`, or the JSON-RPC error to answer.
+pub fn call(name: &str, arguments: &Map<String, Value>) -> Result<Value, RpcError> {
+    let tools = tools();
+    let tool = tools.iter().find(|t| t.name == name).ok_or_else(|| {
+        let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+        RpcError::invalid_params(format!(
+            "unknown tool {name:?} (the tools are: {})",
+            names.join(", ")
+        ))
+    })?;
+    schema::validate(&Value::Object(arguments.clone()), &(tool.schema)(), "")
+        .map_err(|m| RpcError::invalid_params(format!("{name}: {m}")))?;
+    match (tool.run)(arguments) {
+        Ok(out) => Ok(json!({"content": [{"type": "text", "text": out.text}],
+                             "structuredContent": out.structured, "isError": false})),
+        Err(ToolError::Arguments(m)) => Err(RpcError::invalid_params(format!("{name}: {m}"))),
+        // the embedded data is this build's, not the caller's: an internal error
+        Err(ToolError::Failed(e @ VercyError::EmbeddedData { .. })) => {
+            Err(RpcError::new(INTERNAL_ERROR, e.to_string()))
+        }
+        Err(ToolError::Failed(e)) => Ok(failure(&e)),
+    }
+}
+
+/// A tool-level failure: the diagnostic as text and as an object, with `isError`.
+fn failure(e: &VercyError) -> Value {
+    let message = e.to_string();
+    let help = e.help().map(|h| h.to_string());
+    let code = e.code().map(|c| c.to_string());
+    let text = match &help {
+        Some(h) => format!("{message}\nhelp: {h}"),
+        None => message.clone(),
+    };
+    json!({"content": [{"type": "text", "text": text}],
+           "structuredContent": {"error": {"code": code, "message": message, "help": help}},
+           "isError": true})
+}
