@@ -6,9 +6,15 @@
 
 mod array;
 pub mod compact;
+pub mod compact_writer;
+pub mod engrama;
 mod input;
+pub mod json_array;
+pub mod jsonl;
 mod lines;
 mod locate;
+pub mod merge;
+pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
 pub use locate::{json_error, not_object};

@@ -1,0 +1,442 @@
+//! engrama NDJSON v1, the way `engrama export` (0.18.1, `engrama/migrate.py`) writes it.
+//!
+//! Line 1 is the envelope `{"engrama_export": 1, "version", "exported_at", "source_backend",
+//! "embedding_model", "embedding_dimensions"}`; then node lines (`type, label, key_field,
+//! key_value, properties`), relation lines, vector lines, each `json.dumps(obj,
+//! ensure_ascii=False)` with the default separators. This module holds the identity rules
+//! (what makes two lines the same node, edge or vector) and the conversion of a flat record
+//! into a node line and back.
+
+use super::jsonl::{python_text, record_text};
+use super::writer::{write_line, StoreWriter};
+use super::{Aside, Entry};
+use crate::error::{Position, Result, VercyError};
+use crate::mapping::FieldMap;
+use crate::record::{kind_name, Record};
+use crate::write::Sink;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// The export format version engrama writes and reads.
+pub const FORMAT_VERSION: u64 = 1;
+
+/// Labels keyed on `title` rather than `name` (engrama.core.schema.TITLE_KEYED_LABELS).
+pub const TITLE_KEYED_LABELS: [&str; 7] = [
+    "Experiment",
+    "Vulnerability",
+    "Decision",
+    "Problem",
+    "Exercise",
+    "Photo",
+    "Insight",
+];
+
+/// The label given to the records of a flat store when `--label` is not given: a profile
+/// record states something about one concept.
+pub const DEFAULT_LABEL: &str = "Concept";
+
+/// `source_backend` of a dump that vercy wrote from a flat store. Importing such a dump into a
+/// new store gives back flat records (the node properties are the records, byte for byte).
+pub const FLAT_BACKEND: &str = "jsonl";
+
+/// The merge key engrama uses for a label.
+pub fn key_field(label: &str) -> &'static str {
+    if TITLE_KEYED_LABELS.contains(&label) {
+        "title"
+    } else {
+        "name"
+    }
+}
+
+/// The envelope of a dump written from a flat store, stamped with the export time as engrama
+/// stamps it. The records' own timestamps are never touched.
+pub fn flat_envelope(exported_at: &str) -> String {
+    let mut m = Map::new();
+    m.insert("engrama_export".into(), Value::from(FORMAT_VERSION));
+    m.insert(
+        "version".into(),
+        Value::from(format!("vercy {}", env!("CARGO_PKG_VERSION"))),
+    );
+    m.insert("exported_at".into(), Value::from(exported_at));
+    m.insert("source_backend".into(), Value::from(FLAT_BACKEND));
+    m.insert("embedding_model".into(), Value::from(""));
+    m.insert("embedding_dimensions".into(), Value::from(0));
+    python_text(&m)
+}
+
+/// Did vercy write this dump from a flat store?
+pub fn is_flat_envelope(header: &Map<String, Value>) -> bool {
+    header.get("source_backend").and_then(Value::as_str) == Some(FLAT_BACKEND)
+}
+
+/// `embedding_dimensions` of an envelope (0 when absent or not a number).
+pub fn embedding_dimensions(header: &Map<String, Value>) -> u64 {
+    header
+        .get("embedding_dimensions")
+        .and_then(Value::as_u64)
+        .unwrap_or(0)
+}
+
+/// The time now as Python's `datetime.now(UTC).isoformat()` writes it
+/// (`2026-11-29T21:21:46.440880+00:00`, no fraction on a whole second). `SOURCE_DATE_EPOCH`
+/// (seconds) pins it for reproducible output.
+pub fn exported_at_now() -> String {
+    let nanos = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .map(|s| s as i128 * 1_000_000_000)
+        .unwrap_or_else(|| crate::time::now().nanos);
+    python_isoformat_utc(nanos)
+}
+
+fn python_isoformat_utc(nanos: i128) -> String {
+    let secs = nanos.div_euclid(1_000_000_000) as i64;
+    let micros = (nanos.rem_euclid(1_000_000_000) / 1_000) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    );
+    if micros != 0 {
+        s.push_str(&format!(".{micros:06}"));
+    }
+    s.push_str("+00:00");
+    s
+}
+
+/// The inverse of `time::days_from_civil` (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// A flat record as a node line under `label`: key_value is the record_id (through the map),
+/// properties are the record itself, its own bytes when it has them, so that importing the
+/// dump gives the record back unchanged.
+pub fn node_line(record: &Record, label: &str, map: &FieldMap, store: &str) -> Result<String> {
+    let key_value = match map.get("record_id", &record.fields).as_deref() {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        other => {
+            let found = match other {
+                None => "no record_id".to_string(),
+                Some(v) => format!("a record_id that is {}", kind_name(v)),
+            };
+            return Err(VercyError::Shape {
+                path: store.to_string(),
+                pos: Position {
+                    line: record.origin.line,
+                    column: 1,
+                },
+                message: format!("{found}: an engrama node needs a key value"),
+                help: format!(
+                    "give every record a string record_id, or name the field that holds it with \
+                     --map record_id=FIELD (mapped: {})",
+                    map.path("record_id").text
+                ),
+            });
+        }
+    };
+    let head = python_text(&serde_json::json!({
+        "type": "node",
+        "label": label,
+        "key_field": key_field(label),
+        "key_value": key_value,
+    }));
+    // `{"type": …, "key_value": "…"}` + `, "properties": ` + record + `}`
+    let mut line = String::with_capacity(head.len() + record.raw.len() + 20);
+    line.push_str(&head[..head.len() - 1]);
+    line.push_str(", \"properties\": ");
+    line.push_str(&record_text(record));
+    line.push('}');
+    Ok(line)
+}
+
+/// `--to engrama`. A dump is written back line for line (envelope, nodes, relations, vectors
+/// in the order read, which is engrama's); the records of a flat store become node lines under
+/// one label, after an envelope stamped with the export time.
+pub struct EngramaWriter {
+    label: String,
+    map: FieldMap,
+    store: String,
+    exported_at: String,
+    header_written: bool,
+    from_dump: bool,
+}
+
+impl EngramaWriter {
+    pub fn new(label: &str, map: FieldMap, store: &str) -> Self {
+        EngramaWriter {
+            label: label.to_string(),
+            map,
+            store: store.to_string(),
+            exported_at: exported_at_now(),
+            header_written: false,
+            from_dump: false,
+        }
+    }
+
+    /// True when the input was an engrama dump (its own envelope was written back).
+    pub fn from_dump(&self) -> bool {
+        self.from_dump
+    }
+
+    fn envelope(&mut self, sink: &mut Sink) -> Result<bool> {
+        if self.header_written {
+            return Ok(true);
+        }
+        self.header_written = true;
+        write_line(sink, &flat_envelope(&self.exported_at))
+    }
+}
+
+impl StoreWriter for EngramaWriter {
+    fn entry(&mut self, entry: Entry, sink: &mut Sink) -> Result<bool> {
+        match entry {
+            Entry::Aside(Aside::EngramaHeader, header) => {
+                self.header_written = true;
+                self.from_dump = true;
+                write_line(sink, &record_text(&header))
+            }
+            Entry::Aside(_, line) => write_line(sink, &record_text(&line)),
+            Entry::Record(node) if self.from_dump => write_line(sink, &record_text(&node)),
+            Entry::Record(record) => {
+                let line = node_line(&record, &self.label, &self.map, &self.store)?;
+                Ok(self.envelope(sink)? && write_line(sink, &line)?)
+            }
+        }
+    }
+
+    fn finish(&mut self, sink: &mut Sink) -> Result<bool> {
+        self.envelope(sink)
+    }
+}
+
+#[derive(Deserialize)]
+struct NodeProperties<'a> {
+    #[serde(borrow)]
+    properties: Option<&'a RawValue>,
+}
+
+/// The properties of a node line as a flat record: their exact text in the line and their
+/// fields. `None` when the node carries no properties object.
+pub fn node_properties(node: &Record) -> Option<(String, Map<String, Value>)> {
+    let fields = match node.fields.get("properties") {
+        Some(Value::Object(p)) => p.clone(),
+        _ => return None,
+    };
+    let text = serde_json::from_str::<NodeProperties>(&node.raw)
+        .ok()
+        .and_then(|n| n.properties.map(|p| p.get().to_string()))
+        .filter(|t| !t.contains(['\n', '\r']))
+        .unwrap_or_else(|| python_text(&fields));
+    Some((text, fields))
+}
+
+/// The kinds of lines after the envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Node,
+    Relation,
+    Vector,
+}
+
+impl LineKind {
+    /// The keys engrama's importer reads from a line of this kind (it fails on a missing one).
+    fn required(self) -> &'static [&'static str] {
+        match self {
+            LineKind::Node => &["label", "key_field", "key_value", "properties"],
+            LineKind::Relation => &[
+                "from_label",
+                "from_key",
+                "from_value",
+                "rel_type",
+                "to_label",
+                "to_key",
+                "to_value",
+            ],
+            LineKind::Vector => &["label", "key_field", "key_value", "vector"],
+        }
+    }
+
+    pub fn of_aside(aside: Aside) -> Option<LineKind> {
+        match aside {
+            Aside::Relation => Some(LineKind::Relation),
+            Aside::Vector => Some(LineKind::Vector),
+            Aside::EngramaHeader => None,
+        }
+    }
+}
+
+/// Refuse a line engrama could not import: a required key missing or null, properties that
+/// are not an object, a vector that is not a list.
+pub fn check_line(kind: LineKind, line: &Record, dump: &str) -> Result<()> {
+    let missing: Vec<&str> = kind
+        .required()
+        .iter()
+        .copied()
+        .filter(|k| line.fields.get(*k).is_none_or(Value::is_null))
+        .collect();
+    let wrong = match kind {
+        LineKind::Node => line
+            .fields
+            .get("properties")
+            .filter(|p| !p.is_object() && !p.is_null())
+            .map(|_| "`properties` is not an object"),
+        LineKind::Vector => line
+            .fields
+            .get("vector")
+            .filter(|v| !v.is_array() && !v.is_null())
+            .map(|_| "`vector` is not a list"),
+        LineKind::Relation => None,
+    };
+    let message = if !missing.is_empty() {
+        format!(
+            "a {} line without {}",
+            kind.name(),
+            missing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    } else if let Some(w) = wrong {
+        format!("a {} line whose {w}", kind.name())
+    } else {
+        return Ok(());
+    };
+    Err(VercyError::Shape {
+        path: dump.to_string(),
+        pos: Position {
+            line: line.origin.line,
+            column: 1,
+        },
+        message,
+        help: format!(
+            "engrama NDJSON v1 {} lines carry {}",
+            kind.name(),
+            kind.required().join(", ")
+        ),
+    })
+}
+
+impl LineKind {
+    fn name(self) -> &'static str {
+        match self {
+            LineKind::Node => "node",
+            LineKind::Relation => "relation",
+            LineKind::Vector => "vector",
+        }
+    }
+}
+
+fn owner(fields: &Map<String, Value>, key: &str) -> Value {
+    fields.get(key).cloned().unwrap_or(Value::Null)
+}
+
+/// A node's identity, as engrama merges nodes: label + key_value + org_id + user_id (the owner
+/// lives in the properties).
+pub fn node_identity(node: &Map<String, Value>) -> String {
+    let empty = Map::new();
+    let props = node
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    identity(&[
+        owner(node, "label"),
+        owner(node, "key_value"),
+        owner(props, "org_id"),
+        owner(props, "user_id"),
+    ])
+}
+
+/// An edge's identity: both endpoints, the type, and the owner that wrote it (engrama keeps
+/// one edge per from-node, type and to-node, nodes being unique per owner).
+pub fn relation_identity(rel: &Map<String, Value>) -> String {
+    identity(&[
+        owner(rel, "from_label"),
+        owner(rel, "from_value"),
+        owner(rel, "rel_type"),
+        owner(rel, "to_label"),
+        owner(rel, "to_value"),
+        owner(rel, "org_id"),
+        owner(rel, "user_id"),
+    ])
+}
+
+/// A vector's identity: the node it belongs to (label + key_value + owner).
+pub fn vector_identity(vec: &Map<String, Value>) -> String {
+    identity(&[
+        owner(vec, "label"),
+        owner(vec, "key_value"),
+        owner(vec, "org_id"),
+        owner(vec, "user_id"),
+    ])
+}
+
+fn identity(parts: &[Value]) -> String {
+    serde_json::to_string(parts).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isoformat_like_python() {
+        assert_eq!(python_isoformat_utc(0), "1970-01-01T00:00:00+00:00");
+        // 2026-11-29T21:21:46.440880Z
+        let t = (crate::time::days_from_civil(2026, 11, 29) as i128 * 86_400
+            + 21 * 3600
+            + 21 * 60
+            + 46)
+            * 1_000_000_000
+            + 440_880_123;
+        assert_eq!(python_isoformat_utc(t), "2026-11-29T21:21:46.440880+00:00");
+        for days in [-800_000, -1, 0, 59, 60, 11_016, 20_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(crate::time::days_from_civil(y, m, d), days);
+        }
+    }
+
+    #[test]
+    fn key_fields_follow_engrama() {
+        assert_eq!(key_field("Decision"), "title");
+        assert_eq!(key_field("Insight"), "title");
+        assert_eq!(key_field("Concept"), "name");
+        assert_eq!(key_field("Memory"), "name");
+    }
+
+    #[test]
+    fn node_lines_carry_the_record_bytes() {
+        let raw = r#"{"record_id":"D-1","valid_from":"2025-01-01T00:00:00.5+02:00"}"#;
+        let rec = Record::new(serde_json::from_str(raw).unwrap(), raw, Default::default());
+        let line = node_line(&rec, "Decision", &FieldMap::identity(), "s").unwrap();
+        assert_eq!(
+            line,
+            format!(
+                r#"{{"type": "node", "label": "Decision", "key_field": "title", "key_value": "D-1", "properties": {raw}}}"#
+            )
+        );
+        let node = Record::new(
+            serde_json::from_str(&line).unwrap(),
+            line,
+            Default::default(),
+        );
+        let (text, fields) = node_properties(&node).unwrap();
+        assert_eq!(text, raw);
+        assert_eq!(fields, rec.fields);
+    }
+}

@@ -1,0 +1,153 @@
+//! JSON lines out: one record per line, its own bytes whenever it has them.
+//!
+//! A record read from a JSON line (or a one-line array element, or an engrama node line) is
+//! written back as the exact text it was read from. A record that has no JSON text of its own
+//! (a compact line, a pretty-printed array element, a merged record) is serialised the way
+//! Python's `json.dumps` does by default, which is how engrama and most memory stores write:
+//! `", "` between items, `": "` after keys, non-ASCII kept as is, numbers as written.
+
+use super::writer::{write_line, Dropped, StoreWriter};
+use super::Entry;
+use crate::error::Result;
+use crate::record::Record;
+use crate::write::Sink;
+use serde_json::ser::Formatter;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::io;
+
+/// serde_json's compact output with Python's default separators.
+struct PythonFormatter;
+
+impl Formatter for PythonFormatter {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+/// A value as `json.dumps(value, ensure_ascii=False)` writes it (numbers keep their text).
+pub fn python_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::with_capacity(128);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
+    // Serialising a serde_json value into memory cannot fail (no I/O, string keys only).
+    if value.serialize(&mut ser).is_err() {
+        return String::new();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The fields of a record as one Python-style line.
+pub fn fields_text(fields: &Map<String, Value>) -> String {
+    python_text(fields)
+}
+
+/// True when `text` is one line of JSON object text (what the reader kept as a record's raw
+/// bytes for JSON lines, one-line array elements and engrama node lines; a compact line or a
+/// multi-line element is not).
+pub fn is_json_line(text: &str) -> bool {
+    let body = text.trim();
+    if !(body.starts_with('{') && body.ends_with('}')) || text.contains(['\n', '\r']) {
+        return false;
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// A record as one JSON line: its own bytes when it has them, else its fields serialised.
+pub fn record_text(record: &Record) -> Cow<'_, str> {
+    if is_json_line(&record.raw) {
+        Cow::Borrowed(&record.raw)
+    } else {
+        Cow::Owned(fields_text(&record.fields))
+    }
+}
+
+/// `--to jsonl`: every record on its own line; relation and vector lines have no place here.
+#[derive(Default)]
+pub struct JsonlWriter {
+    dropped: Dropped,
+}
+
+impl StoreWriter for JsonlWriter {
+    fn entry(&mut self, entry: Entry, sink: &mut Sink) -> Result<bool> {
+        match entry {
+            Entry::Record(r) => write_line(sink, &record_text(&r)),
+            Entry::Aside(kind, _) => {
+                self.dropped.count(kind);
+                Ok(true)
+            }
+        }
+    }
+
+    fn finish(&mut self, _sink: &mut Sink) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn dropped(&self) -> Dropped {
+        self.dropped
+    }
+}
+
+/// Two objects with the same keys in the same order and equal values.
+pub fn same_fields(a: &Map<String, Value>, b: &Map<String, Value>) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && va == vb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_separators_and_kept_text() {
+        let line = r#"{"a": 1.50, "b": ["x", "é", null], "c": {"d": "\u0001\n\"", "e": 1e-05}}"#;
+        let v: Map<String, Value> = serde_json::from_str(line).unwrap();
+        assert_eq!(fields_text(&v), line);
+    }
+
+    #[test]
+    fn raw_only_when_it_is_json() {
+        let rec = |raw: &str| {
+            Record::new(
+                serde_json::from_str(r#"{"record_id": "x"}"#).unwrap(),
+                raw,
+                Default::default(),
+            )
+        };
+        assert_eq!(
+            record_text(&rec(r#"{"record_id":"x"}"#)),
+            r#"{"record_id":"x"}"#
+        );
+        assert_eq!(record_text(&rec("x|2025-01-01")), r#"{"record_id": "x"}"#);
+        assert_eq!(record_text(&rec("{x|y}")), r#"{"record_id": "x"}"#);
+        assert_eq!(
+            record_text(&rec("{\n\"record_id\": \"x\"}")),
+            r#"{"record_id": "x"}"#
+        );
+    }
+}

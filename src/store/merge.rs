@@ -1,0 +1,375 @@
+//! Merging what a dump holds into a JSONL store, the heart of `vercy import`.
+//!
+//! A store is one of two kinds, and keeps its kind:
+//! - **flat**: one record per line; identity is the record_id through the field map (a record
+//!   without one is identified by its whole content, so re-importing it changes nothing);
+//! - **graph**: an engrama NDJSON dump kept as it is (envelope, node, relation, vector lines);
+//!   identity is engrama's: label + key_value + org_id + user_id for nodes and vectors, both
+//!   endpoints + type + owner for relations.
+//!
+//! A new store takes the kind of what is imported: an engrama dump becomes a graph store, line
+//! for line, except a dump that vercy wrote from a flat store (its envelope says
+//! `source_backend: "jsonl"`), whose node properties are flat records again, byte for byte.
+//!
+//! A line already in the store takes the incoming fields (a node's properties are merged key by
+//! key, as engrama merges them); when that changes nothing the line keeps its bytes, and when
+//! the result is exactly the incoming line, the incoming bytes are kept. Timestamps are values
+//! like any other: copied as they are, never parsed, never stamped. Relation lines never touch
+//! a node (engrama 0.18.1's importer re-stamps last_activity_at on both ends of every edge; this
+//! merge does not).
+//!
+//! Memory: the merge holds the store's lines and an index of their identities in memory (it
+//! must know every identity already there); the caller also holds the dump, so that a bad line
+//! anywhere refuses the whole import before anything is written.
+
+use super::engrama::{self, embedding_dimensions, is_flat_envelope, LineKind};
+use super::jsonl::{python_text, record_text, same_fields};
+use super::{Aside, Entry, Shape};
+use crate::error::{Position, Result, VercyError};
+use crate::mapping::FieldMap;
+use crate::record::Record;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+/// What kind of store the merge writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Flat,
+    Graph,
+}
+
+impl Kind {
+    /// The kind of an existing store (`None`: a shape import cannot merge into).
+    pub fn of_store(shape: &Shape) -> Option<Option<Kind>> {
+        match shape {
+            Shape::Empty => Some(None),
+            Shape::JsonLines => Some(Some(Kind::Flat)),
+            Shape::Engrama => Some(Some(Kind::Graph)),
+            _ => None,
+        }
+    }
+
+    /// The kind a new store takes from the dump imported into it.
+    pub fn for_new_store(dump_shape: &Shape, dump: &[Entry]) -> Kind {
+        if *dump_shape != Shape::Engrama {
+            return Kind::Flat;
+        }
+        match dump.first() {
+            Some(Entry::Aside(Aside::EngramaHeader, h)) if is_flat_envelope(&h.fields) => {
+                Kind::Flat
+            }
+            _ => Kind::Graph,
+        }
+    }
+}
+
+/// What an import did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub added: u64,
+    pub updated: u64,
+    pub unchanged: u64,
+    /// Relation lines in the dump, and how many of them were new to the store.
+    pub relations: u64,
+    pub relations_new: u64,
+    pub vectors: u64,
+    pub vectors_new: u64,
+}
+
+enum Change {
+    Added,
+    Updated,
+    Unchanged,
+}
+
+/// One line of the store: its exact text and its fields.
+struct Line {
+    text: String,
+    fields: Map<String, Value>,
+}
+
+impl Line {
+    fn of(record: &Record) -> Line {
+        Line {
+            text: record_text(record).into_owned(),
+            fields: record.fields.clone(),
+        }
+    }
+}
+
+/// Lines in store order, with an index from identity to the first line that has it.
+#[derive(Default)]
+struct Table {
+    lines: Vec<Line>,
+    index: HashMap<String, usize>,
+}
+
+impl Table {
+    fn load(&mut self, key: String, line: Line) {
+        self.index.entry(key).or_insert(self.lines.len());
+        self.lines.push(line);
+    }
+
+    /// Put `incoming` in: new identity → appended; known → the existing line takes the
+    /// incoming fields (`nested` names an object merged key by key rather than replaced).
+    fn upsert(&mut self, key: String, incoming: Line, nested: Option<&str>) -> Change {
+        let Some(&i) = self.index.get(&key) else {
+            self.index.insert(key, self.lines.len());
+            self.lines.push(incoming);
+            return Change::Added;
+        };
+        let existing = &self.lines[i];
+        let merged = overlay(&existing.fields, &incoming.fields, nested);
+        if same_fields(&merged, &existing.fields) {
+            Change::Unchanged
+        } else if same_fields(&merged, &incoming.fields) {
+            self.lines[i] = incoming;
+            Change::Updated
+        } else {
+            self.lines[i] = Line {
+                text: python_text(&merged),
+                fields: merged,
+            };
+            Change::Updated
+        }
+    }
+}
+
+/// `existing` with every incoming field set over it (keys keep their place; new keys go last).
+fn overlay(
+    existing: &Map<String, Value>,
+    incoming: &Map<String, Value>,
+    nested: Option<&str>,
+) -> Map<String, Value> {
+    let mut out = existing.clone();
+    for (k, v) in incoming {
+        if nested == Some(k.as_str()) {
+            if let (Some(Value::Object(old)), Value::Object(new)) = (out.get_mut(k), v) {
+                for (pk, pv) in new {
+                    old.insert(pk.clone(), pv.clone());
+                }
+                continue;
+            }
+        }
+        out.insert(k.clone(), v.clone());
+    }
+    out
+}
+
+/// A JSONL store being merged into.
+pub struct Store {
+    kind: Kind,
+    map: FieldMap,
+    /// Graph stores: the envelope line (first line).
+    envelope: Option<Line>,
+    records: Table,
+    relations: Table,
+    vectors: Table,
+    changed: bool,
+}
+
+impl Store {
+    /// A store of `kind` holding `existing` (the entries of the store file, in order).
+    pub fn new(kind: Kind, map: FieldMap, existing: Vec<Entry>) -> Store {
+        let mut store = Store {
+            kind,
+            map,
+            envelope: None,
+            records: Table::default(),
+            relations: Table::default(),
+            vectors: Table::default(),
+            changed: false,
+        };
+        for entry in existing {
+            match entry {
+                Entry::Aside(Aside::EngramaHeader, h) => store.envelope = Some(Line::of(&h)),
+                Entry::Aside(Aside::Relation, r) => {
+                    let key = engrama::relation_identity(&r.fields);
+                    store.relations.load(key, Line::of(&r));
+                }
+                Entry::Aside(Aside::Vector, v) => {
+                    let key = engrama::vector_identity(&v.fields);
+                    store.vectors.load(key, Line::of(&v));
+                }
+                Entry::Record(r) => {
+                    let line = Line::of(&r);
+                    let key = store.record_identity(&line);
+                    store.records.load(key, line);
+                }
+            }
+        }
+        store
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// True when the merge changed anything (otherwise the store file need not be rewritten).
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
+    fn record_identity(&self, line: &Line) -> String {
+        match self.kind {
+            Kind::Graph => engrama::node_identity(&line.fields),
+            Kind::Flat => match self.map.get("record_id", &line.fields).as_deref() {
+                Some(Value::Null) | None => format!("text:{}", python_text(&line.fields)),
+                Some(id) => format!("id:{}", python_text(id)),
+            },
+        }
+    }
+
+    /// Merge the entries of a dump (already read whole, so it is known to be readable).
+    pub fn merge(
+        &mut self,
+        dump_shape: &Shape,
+        dump: Vec<Entry>,
+        dump_name: &str,
+    ) -> Result<Counts> {
+        let from_engrama = *dump_shape == Shape::Engrama;
+        let mut counts = Counts::default();
+        for entry in dump {
+            match entry {
+                Entry::Aside(Aside::EngramaHeader, header) => self.merge_envelope(&header),
+                Entry::Aside(kind, line) => {
+                    if self.kind == Kind::Flat {
+                        return Err(no_place(dump_name, &line, "relation and vector lines"));
+                    }
+                    if let Some(line_kind) = LineKind::of_aside(kind) {
+                        engrama::check_line(line_kind, &line, dump_name)?;
+                    }
+                    let (table, key, total, new) = match kind {
+                        Aside::Relation => (
+                            &mut self.relations,
+                            engrama::relation_identity(&line.fields),
+                            &mut counts.relations,
+                            &mut counts.relations_new,
+                        ),
+                        _ => (
+                            &mut self.vectors,
+                            engrama::vector_identity(&line.fields),
+                            &mut counts.vectors,
+                            &mut counts.vectors_new,
+                        ),
+                    };
+                    *total += 1;
+                    match table.upsert(key, Line::of(&line), None) {
+                        Change::Added => {
+                            *new += 1;
+                            self.changed = true;
+                        }
+                        Change::Updated => self.changed = true,
+                        Change::Unchanged => {}
+                    }
+                }
+                Entry::Record(record) => {
+                    let line = match (self.kind, from_engrama) {
+                        (Kind::Graph, true) => {
+                            engrama::check_line(LineKind::Node, &record, dump_name)?;
+                            Line::of(&record)
+                        }
+                        (Kind::Graph, false) => {
+                            return Err(no_place(dump_name, &record, "a flat record"));
+                        }
+                        (Kind::Flat, true) => match engrama::node_properties(&record) {
+                            Some((text, fields)) => Line { text, fields },
+                            None => return Err(no_properties(dump_name, &record)),
+                        },
+                        (Kind::Flat, false) => Line::of(&record),
+                    };
+                    let key = self.record_identity(&line);
+                    let nested = (self.kind == Kind::Graph).then_some("properties");
+                    match self.records.upsert(key, line, nested) {
+                        Change::Added => {
+                            counts.added += 1;
+                            self.changed = true;
+                        }
+                        Change::Updated => {
+                            counts.updated += 1;
+                            self.changed = true;
+                        }
+                        Change::Unchanged => counts.unchanged += 1,
+                    }
+                }
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The store's envelope follows the newest dump, except that a dump without embeddings
+    /// does not take away the dimensions of vectors the store keeps.
+    fn merge_envelope(&mut self, header: &Record) {
+        if self.kind != Kind::Graph {
+            return;
+        }
+        let incoming = Line::of(header);
+        match &self.envelope {
+            Some(old) if same_fields(&old.fields, &incoming.fields) => {}
+            Some(old)
+                if embedding_dimensions(&incoming.fields) == 0
+                    && embedding_dimensions(&old.fields) != 0
+                    && !self.vectors.lines.is_empty() => {}
+            _ => {
+                self.envelope = Some(incoming);
+                self.changed = true;
+            }
+        }
+    }
+
+    /// Write the store: graph stores as engrama orders a dump (envelope, nodes, relations,
+    /// vectors), flat stores one record per line.
+    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut put = |line: &Line| -> io::Result<()> {
+            out.write_all(line.text.as_bytes())?;
+            out.write_all(b"\n")
+        };
+        if self.kind == Kind::Graph {
+            if let Some(envelope) = &self.envelope {
+                put(envelope)?;
+            }
+        }
+        for table in [&self.records, &self.relations, &self.vectors] {
+            for line in &table.lines {
+                put(line)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn no_place(dump: &str, line: &Record, what: &str) -> VercyError {
+    let (message, help) = if what == "a flat record" {
+        (
+            "a flat record cannot go into a store that holds an engrama dump".to_string(),
+            "make the records engrama nodes first (`vercy export DUMP --to engrama --label LABEL -o nodes.ndjson`) and import that".to_string(),
+        )
+    } else {
+        (
+            format!("{what} cannot go into a flat JSONL store"),
+            "import the dump into a new store (or with --purge): it is kept as an engrama dump, relations and vectors included".to_string(),
+        )
+    };
+    VercyError::Shape {
+        path: dump.to_string(),
+        pos: Position {
+            line: line.origin.line,
+            column: 1,
+        },
+        message,
+        help,
+    }
+}
+
+fn no_properties(dump: &str, node: &Record) -> VercyError {
+    VercyError::Shape {
+        path: dump.to_string(),
+        pos: Position {
+            line: node.origin.line,
+            column: 1,
+        },
+        message: "a node line without a `properties` object".into(),
+        help: "engrama node lines carry the node's fields under \"properties\"".into(),
+    }
+}
