@@ -14,6 +14,7 @@ pub mod mapping;
 pub mod mcp;
 pub mod output;
 pub mod profile;
+pub mod recency;
 pub mod record;
 pub mod select;
 pub mod store;
