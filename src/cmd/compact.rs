@@ -13,7 +13,7 @@ use crate::output;
 use crate::profile::Profile;
 use crate::record::{is_truthy, py_number, py_str, Record};
 use crate::select::{self, Criteria, Supersession, SupersessionBuilder, Tally, Verdict};
-use crate::store::{self, compact, Input, Shape};
+use crate::store::{self, compact, Aside, Entry, Input, Shape};
 use crate::time;
 use crate::write::Sink;
 use crate::Outcome;
@@ -21,16 +21,21 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
-    let map = FieldMap::parse(&args.map.map)?;
+    let given = FieldMap::parse(&args.map.map)?;
+    let map_given = !args.map.map.is_empty();
     let criteria = criteria(&args)?;
     let input = Input::new(&args.store);
+    if input.path.is_some() {
+        // a missing or unreadable store is an error before any output is written
+        drop(input.open()?);
+    }
     let order = &Profile::embedded().serialisation.field_order;
-    let inverse_supersedes = map.inverse_path("supersedes").is_some();
+    let inverse_supersedes = given.inverse_path("supersedes").is_some();
 
     // First pass, when something needs the whole store before the first line.
     let mut first = FirstPass::default();
     if criteria.needs_supersession() || args.policy_line || inverse_supersedes {
-        first = FirstPass::read(&input, &map, args.policy_line)?;
+        first = FirstPass::read(&input, &given, map_given, args.policy_line)?;
     }
 
     let mut out = Writer::new(Sink::open(args.output.as_deref())?, args.stats);
@@ -48,27 +53,23 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
     }
 
     let mut tally = Tally::default();
-    let mut each = |record: Record| -> Result<()> {
-        let verdict = select::judge(&criteria, &map, &first.supersession, &record);
+    let mut each = |map: &FieldMap, record: Record| -> Result<()> {
+        let verdict = select::judge(&criteria, map, &first.supersession, &record);
         tally.count(verdict);
         if verdict == Verdict::Keep {
-            let text = record_line(
-                &record,
-                &map,
-                &first.supersession,
-                inverse_supersedes,
-                order,
-            );
+            let text = record_line(&record, map, &first.supersession, inverse_supersedes, order);
             out.record(&record, &text)?;
         }
         Ok(())
     };
     let shape = match first.buffered.take() {
-        Some((shape, records)) => {
-            records.into_iter().try_for_each(&mut each)?;
+        Some((shape, map, records)) => {
+            for record in records {
+                each(&map, record)?;
+            }
             shape
         }
-        None => store::read_records(&input, &mut each)?,
+        None => read_store(&input, given.clone(), map_given, &mut each)?,
     };
 
     let closed = out.closed;
@@ -81,6 +82,33 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         eprint!("{}", stats.table(&shape));
     }
     Ok(Outcome::Success)
+}
+
+/// Read a store's records through the map. An engrama dump reads through the engrama map
+/// unless `--map` was given, as `check` reads it.
+fn read_store(
+    input: &Input,
+    mut map: FieldMap,
+    map_given: bool,
+    visit: &mut dyn FnMut(&FieldMap, Record) -> Result<()>,
+) -> Result<Shape> {
+    store::read(input, &mut |entry| match entry {
+        Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
+            map = FieldMap::parse(&["engrama".to_string()])?;
+            Ok(())
+        }
+        Entry::Record(record) => visit(&map, record),
+        Entry::Aside(..) => Ok(()),
+    })
+}
+
+/// An input that cannot be read a second time (stdin, a pipe, a process substitution): its
+/// records are kept from the first pass instead.
+fn read_once(input: &Input) -> bool {
+    match &input.path {
+        None => true,
+        Some(path) => std::fs::metadata(path).map_or(true, |m| !m.is_file()),
+    }
 }
 
 fn criteria(args: &CompactArgs) -> Result<Criteria> {
@@ -108,23 +136,26 @@ fn criteria(args: &CompactArgs) -> Result<Criteria> {
     })
 }
 
-/// What the first pass learns: who supersedes whom, the store's policy, and (stdin only) the
-/// records themselves.
+/// What the first pass learns: who supersedes whom, the store's policy, and (inputs that read
+/// once only) the records themselves with the map they read through.
 #[derive(Default)]
 struct FirstPass {
     supersession: Supersession,
     policy: Option<String>,
-    buffered: Option<(Shape, Vec<Record>)>,
+    buffered: Option<(Shape, FieldMap, Vec<Record>)>,
 }
 
 impl FirstPass {
-    fn read(input: &Input, map: &FieldMap, want_policy: bool) -> Result<FirstPass> {
-        let mut builder = SupersessionBuilder::new(map);
+    fn read(input: &Input, given: &FieldMap, map_given: bool, want_policy: bool) -> Result<Self> {
+        let mut builder: Option<SupersessionBuilder> = None;
         let mut policy = None;
         let mut records = Vec::new();
-        let keep = input.path.is_none();
-        let shape = store::read_records(input, &mut |record| {
-            builder.observe(&record);
+        let mut last_map = given.clone();
+        let keep = read_once(input);
+        let shape = read_store(input, given.clone(), map_given, &mut |map, record| {
+            builder
+                .get_or_insert_with(|| SupersessionBuilder::new(map))
+                .observe(&record);
             if want_policy && policy.is_none() {
                 policy = map
                     .get("conflict_policy", &record.fields)
@@ -132,14 +163,17 @@ impl FirstPass {
                     .map(|v| py_str(&v));
             }
             if keep {
+                if records.is_empty() {
+                    last_map = map.clone();
+                }
                 records.push(record);
             }
             Ok(())
         })?;
         Ok(FirstPass {
-            supersession: builder.finish(),
+            supersession: builder.map(SupersessionBuilder::finish).unwrap_or_default(),
             policy,
-            buffered: keep.then_some((shape, records)),
+            buffered: keep.then_some((shape, last_map, records)),
         })
     }
 }
