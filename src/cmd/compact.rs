@@ -21,44 +21,96 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
-    let given = FieldMap::parse(&args.map.map)?;
-    let map_given = !args.map.map.is_empty();
-    let criteria = criteria(&args)?;
+    let request = Request {
+        map: FieldMap::parse(&args.map.map)?,
+        map_given: !args.map.map.is_empty(),
+        criteria: criteria(
+            args.as_of.as_deref(),
+            args.concept.clone(),
+            args.reader.clone(),
+        )?,
+        policy_line: args.policy_line,
+    };
     let input = Input::new(&args.store);
     if input.path.is_some() {
         // a missing or unreadable store is an error before any output is written
         drop(input.open()?);
     }
+    let mut out = Writer::new(Sink::open(args.output.as_deref())?, args.stats);
+    let done = write(&input, &request, &mut |record, text| match record {
+        Some(record) => out.record(record, text),
+        None => out.line(text),
+    })?;
+    if request.policy_line && !done.policy_written {
+        output::notice(
+            "vercy compact: the store states no conflict policy; --policy-line wrote none",
+        );
+    }
+
+    let closed = out.closed;
+    let stats = out.finish()?;
+    if closed {
+        return Ok(Outcome::Success);
+    }
+    report_selection(&request.criteria, &done.tally);
+    if args.stats {
+        eprint!("{}", stats.table(&done.shape));
+    }
+    Ok(Outcome::Success)
+}
+
+/// What to compact: the map (and whether one was given: else an engrama dump reads through
+/// the engrama map), the selection, and whether to add the store's policy line.
+pub struct Request {
+    pub map: FieldMap,
+    pub map_given: bool,
+    pub criteria: Criteria,
+    pub policy_line: bool,
+}
+
+/// What [`write`] did.
+pub struct Written {
+    pub shape: Shape,
+    pub tally: Tally,
+    /// A `# conflict_policy:` line was written (asked for, and the store states one).
+    pub policy_written: bool,
+}
+
+/// The compact form of a store, line by line (without `\n`) through `emit`: the header, the
+/// policy line when asked for, then each selected record's line with its record. The library
+/// entry point: `vercy compact` and the MCP server's `compact_records` both write through it.
+pub fn write(
+    input: &Input,
+    request: &Request,
+    emit: &mut dyn FnMut(Option<&Record>, &str) -> Result<()>,
+) -> Result<Written> {
+    let (given, map_given, criteria) = (&request.map, request.map_given, &request.criteria);
     let order = &Profile::embedded().serialisation.field_order;
     let inverse_supersedes = given.inverse_path("supersedes").is_some();
 
     // First pass, when something needs the whole store before the first line.
     let mut first = FirstPass::default();
-    if criteria.needs_supersession() || args.policy_line || inverse_supersedes {
-        first = FirstPass::read(&input, &given, map_given, args.policy_line)?;
+    if criteria.needs_supersession() || request.policy_line || inverse_supersedes {
+        first = FirstPass::read(input, given, map_given, request.policy_line)?;
     }
 
-    let mut out = Writer::new(Sink::open(args.output.as_deref())?, args.stats);
-    out.line(&compact::header(order))?;
-    if args.policy_line {
-        match &first.policy {
-            Some(text) => out.line(&format!(
-                "# conflict_policy: {}",
-                compact::escape(text, false)
-            ))?,
-            None => output::notice(
-                "vercy compact: the store states no conflict policy; --policy-line wrote none",
-            ),
-        }
+    emit(None, &compact::header(order))?;
+    let mut policy_written = false;
+    if let (true, Some(text)) = (request.policy_line, &first.policy) {
+        emit(
+            None,
+            &format!("# conflict_policy: {}", compact::escape(text, false)),
+        )?;
+        policy_written = true;
     }
 
     let mut tally = Tally::default();
     let mut each = |map: &FieldMap, record: Record| -> Result<()> {
-        let verdict = select::judge(&criteria, map, &first.supersession, &record);
+        let verdict = select::judge(criteria, map, &first.supersession, &record);
         tally.count(verdict);
         if verdict == Verdict::Keep {
             let text = record_line(&record, map, &first.supersession, inverse_supersedes, order);
-            out.record(&record, &text)?;
+            emit(Some(&record), &text)?;
         }
         Ok(())
     };
@@ -69,19 +121,13 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
             }
             shape
         }
-        None => read_store(&input, given.clone(), map_given, &mut each)?,
+        None => read_store(input, given.clone(), map_given, &mut each)?,
     };
-
-    let closed = out.closed;
-    let stats = out.finish()?;
-    if closed {
-        return Ok(Outcome::Success);
-    }
-    report_selection(&criteria, &tally);
-    if args.stats {
-        eprint!("{}", stats.table(&shape));
-    }
-    Ok(Outcome::Success)
+    Ok(Written {
+        shape,
+        tally,
+        policy_written,
+    })
 }
 
 /// Read a store's records through the map. An engrama dump reads through the engrama map
@@ -111,8 +157,14 @@ fn read_once(input: &Input) -> bool {
     }
 }
 
-fn criteria(args: &CompactArgs) -> Result<Criteria> {
-    let as_of = match &args.as_of {
+/// The selection asked for, checked: a date that parses (the one date parser), a party that
+/// is not empty. Errors name the CLI flag (`--as-of`, `--reader`).
+pub fn criteria(
+    as_of: Option<&str>,
+    concept: Option<String>,
+    reader: Option<String>,
+) -> Result<Criteria> {
+    let as_of = match as_of {
         None => None,
         Some(text) => Some(time::parse(text).map_err(|e| {
             VercyError::argument(
@@ -122,7 +174,7 @@ fn criteria(args: &CompactArgs) -> Result<Criteria> {
             )
         })?),
     };
-    if args.reader.as_deref() == Some("") {
+    if reader.as_deref() == Some("") {
         return Err(VercyError::argument(
             "--reader",
             "the party is empty",
@@ -131,8 +183,8 @@ fn criteria(args: &CompactArgs) -> Result<Criteria> {
     }
     Ok(Criteria {
         as_of,
-        concept: args.concept.clone(),
-        reader: args.reader.clone(),
+        concept,
+        reader,
     })
 }
 
