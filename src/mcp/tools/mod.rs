@@ -4,6 +4,7 @@
 
 mod args;
 mod check;
+mod compact;
 mod placement;
 mod profile;
 
@@ -53,8 +54,8 @@ pub enum ToolError {
 }
 
 /// Every tool, in the order `tools/list` gives them.
-pub fn tools() -> [Tool; 3] {
-    [check::TOOL, profile::TOOL, placement::TOOL]
+pub fn tools() -> [Tool; 4] {
+    [check::TOOL, profile::TOOL, compact::TOOL, placement::TOOL]
 }
 
 const ANNOTATIONS: [(&str, bool); 4] = [

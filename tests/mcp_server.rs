@@ -1,0 +1,875 @@
+//! `vercy mcp` driven over stdio by a scripted client: the handshake, every tool, agreement
+//! with the CLI, and the JSON-RPC errors a malformed request must get.
+
+mod common;
+use common::*;
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A running `vercy mcp` and its output lines.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: i64,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vercy"))
+            .arg("mcp")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("vercy mcp starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Server {
+            child,
+            stdin,
+            lines,
+            next_id: 100,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn recv(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(TIMEOUT)
+            .expect("the server answers within the timeout");
+        assert!(!line.contains('\n'));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Send a request and return the whole answer (checking it carries the request's id).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        let reply = self.recv();
+        assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    }
+
+    /// Call a tool; return the `tools/call` result (panics on a JSON-RPC error).
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        assert!(reply.get("error").is_none(), "{tool}: {reply}");
+        reply["result"].clone()
+    }
+
+    /// Call a tool that must succeed; return its structured content (checking the text agrees).
+    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], false, "{tool}: {result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert_eq!(result["content"][0]["type"], "text");
+        assert_eq!(result["content"].as_array().unwrap().len(), 1);
+        if let Ok(parsed) = serde_json::from_str::<Value>(text) {
+            assert_eq!(
+                parsed, result["structuredContent"],
+                "{tool}: text and structure differ"
+            );
+        }
+        result["structuredContent"].clone()
+    }
+
+    /// The JSON-RPC error code a tool call gets.
+    fn call_error(&mut self, tool: &str, arguments: Value) -> (i64, String) {
+        let reply = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let error = &reply["error"];
+        assert!(reply.get("result").is_none(), "{reply}");
+        (
+            error["code"].as_i64().unwrap(),
+            error["message"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Close stdin and wait: the exit status and whatever was still printed.
+    fn finish(mut self) -> (ExitStatus, Vec<String>, String) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let rest: Vec<String> = self.lines.iter().collect();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut stderr).unwrap();
+        (status, rest, stderr)
+    }
+}
+
+/// Feed `input` to `vercy mcp` in one go; the answers and the exit status.
+fn exchange(input: &str) -> (Vec<Value>, ExitStatus) {
+    let mut server = Server::start();
+    server
+        .stdin
+        .as_mut()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let (status, lines, _) = server.finish();
+    let replies = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    (replies, status)
+}
+
+fn initialized() -> Server {
+    let mut server = Server::start();
+    let reply = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "scripted-test-client", "version": "1"}}),
+    );
+    assert_eq!(reply["result"]["protocolVersion"], "2025-06-18");
+    server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    server
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(fixture(rel)).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// the protocol
+
+#[test]
+fn handshake_then_ping_and_eof_ends_with_exit_0() {
+    let mut server = Server::start();
+    let reply = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    let result = &reply["result"];
+    assert_eq!(result["protocolVersion"], "2025-06-18");
+    assert!(result["capabilities"]["tools"].is_object(), "{result}");
+    assert_eq!(result["serverInfo"]["name"], "vercy");
+    assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    // the notification gets no answer: the next line out is the ping's
+    server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let pong = server.request("ping", json!({}));
+    assert_eq!(pong["result"], json!({}));
+    let (status, rest, stderr) = server.finish();
+    assert_eq!(status.code(), Some(0));
+    assert!(rest.is_empty(), "{rest:?}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
+
+#[test]
+fn an_older_protocol_version_is_accepted_and_an_unknown_one_gets_ours() {
+    let mut server = Server::start();
+    let r = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-03-26", "capabilities": {}}),
+    );
+    assert_eq!(r["result"]["protocolVersion"], "2025-03-26");
+    let r = server.request(
+        "initialize",
+        json!({"protocolVersion": "1999-01-01", "capabilities": {}}),
+    );
+    assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
+}
+
+#[test]
+fn tools_list_gives_every_tool_read_only_with_a_schema() {
+    let mut server = initialized();
+    let tools = server.request("tools/list", json!({}))["result"]["tools"].clone();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "check_records",
+            "get_profile",
+            "compact_records",
+            "where_does_it_go"
+        ]
+    );
+    for tool in tools.as_array().unwrap() {
+        let name = &tool["name"];
+        assert!(tool["description"].as_str().unwrap().len() > 80, "{name}");
+        assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
+        assert_eq!(tool["inputSchema"]["additionalProperties"], false, "{name}");
+        let a = &tool["annotations"];
+        assert_eq!(
+            (
+                &a["readOnlyHint"],
+                &a["destructiveHint"],
+                &a["idempotentHint"],
+                &a["openWorldHint"]
+            ),
+            (&json!(true), &json!(false), &json!(true), &json!(false)),
+            "{name}"
+        );
+    }
+    let check = &tools[0]["inputSchema"];
+    assert_eq!(check["required"], json!(["records"]));
+    assert_eq!(check["properties"]["min_level"]["minimum"], 1);
+    assert_eq!(check["properties"]["min_level"]["maximum"], 3);
+}
+
+#[test]
+fn malformed_requests_get_the_right_json_rpc_errors_and_keep_their_id() {
+    let mut server = initialized();
+    let mut error_of = |line: &str| {
+        server.send(line);
+        let reply = server.recv();
+        assert!(reply.get("result").is_none(), "{line}: {reply}");
+        (
+            reply["id"].clone(),
+            reply["error"]["code"].as_i64().unwrap(),
+        )
+    };
+    assert_eq!(error_of("{this is not json"), (Value::Null, -32700));
+    assert_eq!(
+        error_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping""#),
+        (Value::Null, -32700)
+    );
+    assert_eq!(error_of(r#"{"jsonrpc":"2.0","id":1}"#), (json!(1), -32600));
+    assert_eq!(
+        error_of(r#"{"jsonrpc":"2.0","id":"s-2","method":7}"#),
+        (json!("s-2"), -32600)
+    );
+    assert_eq!(error_of(r#"{"id":3,"method":"ping"}"#), (json!(3), -32600));
+    assert_eq!(
+        error_of(r#"[{"jsonrpc":"2.0","id":4,"method":"ping"}]"#),
+        (Value::Null, -32600)
+    );
+    assert_eq!(error_of(r#""ping""#), (Value::Null, -32600));
+    assert_eq!(
+        error_of(r#"{"jsonrpc":"2.0","id":5,"method":"resources/list"}"#),
+        (json!(5), -32601)
+    );
+    assert_eq!(
+        error_of(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[]}"#),
+        (json!(6), -32602)
+    );
+    assert_eq!(
+        error_of(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{}}"#),
+        (json!(7), -32602)
+    );
+    assert_eq!(
+        error_of(
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"check_records","arguments":"x"}}"#
+        ),
+        (json!(8), -32602)
+    );
+    // the server is still there
+    assert_eq!(server.request("ping", json!({}))["result"], json!({}));
+}
+
+#[test]
+fn bad_tool_arguments_are_invalid_params() {
+    let mut server = initialized();
+    let records = "{\"record_id\":\"a\",\"valid_from\":\"2026-01-01\",\"valid_to\":null}\n";
+    let cases = [
+        (
+            "check_records",
+            json!({"records": records, "min_level": 0}),
+            "min_level",
+        ),
+        (
+            "check_records",
+            json!({"records": records, "min_level": 4}),
+            "min_level",
+        ),
+        (
+            "check_records",
+            json!({"records": records, "min_level": "2"}),
+            "min_level",
+        ),
+        (
+            "check_records",
+            json!({"records": records, "map": {"record_id": 5}}),
+            "map.record_id",
+        ),
+        (
+            "check_records",
+            json!({"records": records, "map": {"record_id": null}}),
+            "map.record_id",
+        ),
+        (
+            "check_records",
+            json!({"records": records, "map": "no_such_map"}),
+            "no_such_map",
+        ),
+        ("check_records", json!({"records": 17}), "records"),
+        ("check_records", json!({"records": [1, 2]}), "records[0]"),
+        ("check_records", json!({}), "records"),
+        (
+            "check_records",
+            json!({"records": records, "colour": "blue"}),
+            "colour",
+        ),
+        ("get_profile", json!({"field": "no_such_field"}), "field"),
+        ("where_does_it_go", json!({}), "field"),
+        (
+            "where_does_it_go",
+            json!({"target": "spreadsheet"}),
+            "target",
+        ),
+        ("no_such_tool", json!({}), "no_such_tool"),
+    ];
+    for (tool, args, named) in cases {
+        let (code, message) = server.call_error(tool, args.clone());
+        assert_eq!(code, -32602, "{tool} {args}: {message}");
+        assert!(
+            message.contains(named),
+            "{tool} {args}: {message:?} should name {named}"
+        );
+    }
+}
+
+#[test]
+fn notifications_get_no_answer_at_all() {
+    let input = [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        r#"{"jsonrpc":"2.0","method":"no/such/method"}"#,
+        r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_profile"}}"#,
+        r#"{"jsonrpc":"2.0","id":9,"result":{}}"#,
+        "",
+        "   ",
+    ]
+    .join("\n");
+    let (replies, status) = exchange(&(input + "\n"));
+    assert!(replies.is_empty(), "{replies:?}");
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn requests_in_one_stream_are_answered_in_order() {
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"get_profile","arguments":{"field":"source"}}}"#,
+        "not json",
+        r#"{"jsonrpc":"2.0","id":4,"method":"nope"}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"check_records","arguments":{"records":[{"record_id":"a","valid_from":"2026-01-01","valid_to":null}]}}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
+    ]
+    .join("\r\n"); // CRLF line ends, and no newline after the last request
+    let (replies, status) = exchange(&input);
+    assert_eq!(status.code(), Some(0));
+    let ids: Vec<Value> = replies.iter().map(|r| r["id"].clone()).collect();
+    assert_eq!(
+        ids,
+        [
+            json!(1),
+            json!(2),
+            json!("three"),
+            Value::Null,
+            json!(4),
+            json!(5),
+            json!(6)
+        ]
+    );
+    assert_eq!(replies[2]["result"]["structuredContent"]["id"], "source");
+    assert_eq!(replies[3]["error"]["code"], -32700);
+    assert_eq!(replies[4]["error"]["code"], -32601);
+    assert_eq!(replies[5]["result"]["structuredContent"]["level"], 1);
+}
+
+#[test]
+fn eof_at_once_is_a_clean_exit() {
+    let (replies, status) = exchange("");
+    assert!(replies.is_empty());
+    assert_eq!(status.code(), Some(0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// check_records
+
+/// `vercy check --json -` on `text` with `cli_args`: the report, or None when the CLI could
+/// not read the input (exit 2), with its stderr.
+fn cli_check(text: &str, cli_args: &[String]) -> (Option<Value>, String) {
+    let out = vercy()
+        .args(["check", "--json", "-"])
+        .args(cli_args)
+        .write_stdin(text.as_bytes().to_vec())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    match out.status.code() {
+        Some(2) => (None, stderr),
+        Some(0 | 1) => (Some(serde_json::from_slice(&out.stdout).unwrap()), stderr),
+        other => panic!("exit {other:?}: {stderr}"),
+    }
+}
+
+/// The tool arguments that say what `cli_args` say.
+fn tool_args(text: &str, cli_args: &[String]) -> Value {
+    let mut args = json!({"records": text});
+    let mut it = cli_args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--map" => args["map"] = json!(it.next().unwrap()),
+            "--min-level" => args["min_level"] = json!(it.next().unwrap().parse::<u8>().unwrap()),
+            "--policy" => args["policy_outside_records"] = json!(true),
+            "--strict" => args["strict"] = json!(true),
+            other => panic!("unexpected argument {other} in a fixture's .args"),
+        }
+    }
+    args
+}
+
+fn without_store(mut report: Value) -> Value {
+    report.as_object_mut().unwrap().remove("store");
+    report
+}
+
+#[test]
+fn check_records_gives_exactly_the_report_of_vercy_check_json() {
+    let mut server = initialized();
+    let mut compared = 0;
+    let mut unreadable = 0;
+    for dir in ["", "edge", "values", "quirks", "bad"] {
+        let mut paths: Vec<_> = std::fs::read_dir(fixture(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.is_file()
+                    && matches!(
+                        p.extension().and_then(|e| e.to_str()),
+                        Some("jsonl" | "json")
+                    )
+            })
+            .collect();
+        paths.sort();
+        for path in paths {
+            // records travel as a JSON string: only UTF-8 text can be sent
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let args_file = Path::new(&format!("{}.args", path.display())).to_path_buf();
+            // the fixture as it is, each line of its .args, and --strict
+            let mut variants: Vec<Vec<String>> = vec![vec![], vec!["--strict".into()]];
+            if let Ok(lines) = std::fs::read_to_string(&args_file) {
+                variants.extend(
+                    lines
+                        .lines()
+                        .map(|l| l.split_whitespace().map(str::to_string).collect()),
+                );
+            }
+            for cli_args in variants {
+                let name = format!("{} {}", path.display(), cli_args.join(" "));
+                let (expected, stderr) = cli_check(&text, &cli_args);
+                let result = server.call("check_records", tool_args(&text, &cli_args));
+                match expected {
+                    Some(report) => {
+                        assert_eq!(result["isError"], false, "{name}: {result}");
+                        let got = &result["structuredContent"];
+                        assert_eq!(got["store"], "<mcp>", "{name}");
+                        assert_eq!(
+                            without_store(got.clone()),
+                            without_store(report.clone()),
+                            "{name}"
+                        );
+                        // the text is the CLI's own text, but for the store's name
+                        let cli_text = vercy_check_text(&text, &cli_args);
+                        assert_eq!(
+                            result["content"][0]["text"].as_str().unwrap().to_string() + "\n",
+                            cli_text.replace(
+                                &format!("\"store\": {}", report["store"]),
+                                "\"store\": \"<mcp>\""
+                            ),
+                            "{name}"
+                        );
+                        compared += 1;
+                    }
+                    None => {
+                        assert_eq!(
+                            result["isError"], true,
+                            "{name}: the CLI could not read it: {stderr}\n{result}"
+                        );
+                        let message = result["structuredContent"]["error"]["message"]
+                            .as_str()
+                            .unwrap();
+                        // the same place in the text: `<mcp>:L:C:` where the CLI says `<stdin>:L:C:`
+                        let place = message
+                            .strip_prefix("<mcp>")
+                            .unwrap_or_else(|| panic!("{name}: {message}"));
+                        let place = &place[..place.find(": ").unwrap_or(place.len())];
+                        assert!(
+                            stderr.contains(&format!("<stdin>{place}")),
+                            "{name}: {message} vs\n{stderr}"
+                        );
+                        unreadable += 1;
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("compared {compared} reports and {unreadable} unreadable inputs with vercy check");
+    assert!(compared >= 80, "only {compared} reports compared");
+    assert!(
+        unreadable >= 10,
+        "only {unreadable} unreadable fixtures compared"
+    );
+}
+
+fn vercy_check_text(text: &str, cli_args: &[String]) -> String {
+    let out = vercy()
+        .args(["check", "--json", "-"])
+        .args(cli_args)
+        .write_stdin(text.as_bytes().to_vec())
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn records_as_an_array_or_one_object_are_checked_like_their_text() {
+    let mut server = initialized();
+    let text = read("reference-store.jsonl");
+    let records: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let from_text = server.ok("check_records", json!({"records": text, "min_level": 2}));
+    let from_array = server.ok("check_records", json!({"records": records, "min_level": 2}));
+    for key in ["records", "level", "pass", "findings", "next_level"] {
+        assert_eq!(from_text[key], from_array[key], "{key}");
+    }
+    assert_eq!(from_array["shape"], "JSON array");
+    // one object is one record, even one that looks like an envelope
+    let one = server.ok(
+        "check_records",
+        json!({"records": {"record_id": "x", "valid_from": "2026-01-01", "valid_to": null,
+                           "results": [{"record_id": "inner"}]}}),
+    );
+    assert_eq!(one["records"], 1);
+    assert_eq!(one["level"], 1);
+    // an array that is empty: no records, level 0, fail
+    let none = server.ok("check_records", json!({"records": []}));
+    assert_eq!(
+        (
+            none["records"].clone(),
+            none["level"].clone(),
+            none["pass"].clone()
+        ),
+        (json!(0), json!(0), json!(false))
+    );
+}
+
+#[test]
+fn a_map_object_reads_like_the_same_map_string() {
+    let mut server = initialized();
+    let text = read("graph-edges.jsonl");
+    let as_string = server.ok(
+        "check_records",
+        json!({"records": text, "map": "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode"}),
+    );
+    let as_object = server.ok(
+        "check_records",
+        json!({"records": text, "map": {"record_id": "uuid", "valid_from": "valid_at",
+                                         "valid_to": "invalid_at", "source": "episode"}}),
+    );
+    assert_eq!(as_string, as_object);
+    assert_eq!(as_object["mapping"]["record_id"], "uuid");
+    let named = server.ok("check_records", json!({"records": text, "map": "graphiti"}));
+    assert_eq!(named["mapping"]["valid_from"], "valid_at");
+}
+
+#[test]
+fn unreadable_records_are_a_tool_error_that_names_the_place() {
+    let mut server = initialized();
+    let text = "{\"record_id\": \"a\", \"valid_from\": \"2026-01-01\", \"valid_to\": null}\n{\"record_id\": \"b\",, }\n";
+    let result = server.call("check_records", json!({"records": text}));
+    assert_eq!(result["isError"], true, "{result}");
+    let error = &result["structuredContent"]["error"];
+    assert!(
+        error["message"].as_str().unwrap().starts_with("<mcp>:2:"),
+        "{error}"
+    );
+    assert_eq!(error["code"], "vercy::store::json");
+    assert!(error["help"].is_string());
+    assert!(result["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("help: "));
+    // and the server goes on
+    assert_eq!(
+        server.ok("check_records", json!({"records": "[]"}))["records"],
+        0
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// get_profile and where_does_it_go
+
+#[test]
+fn get_profile_is_vercy_profile_json() {
+    let mut server = initialized();
+    let cli: Value = serde_json::from_slice(
+        &vercy()
+            .args(["profile", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let whole = server.ok("get_profile", json!({}));
+    assert_eq!(whole, cli);
+    assert_eq!(whole["fields"].as_array().unwrap().len(), 12);
+    let field = server.ok("get_profile", json!({"field": "release_to"}));
+    let cli_field: Value = serde_json::from_slice(
+        &vercy()
+            .args(["profile", "--format", "json", "--field", "release_to"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(field, cli_field);
+    assert_eq!(field["level"], 3);
+    assert_eq!(field["evidence"]["critical_errors_without"], 2);
+}
+
+#[test]
+fn where_does_it_go_reads_the_placement_table_and_the_named_maps() {
+    let mut server = initialized();
+    let one = server.ok(
+        "where_does_it_go",
+        json!({"field": "valid_from", "target": "vector_memory"}),
+    );
+    let placements = one["placements"].as_array().unwrap();
+    assert_eq!(placements.len(), 1);
+    assert_eq!(
+        placements[0]["placement"],
+        "add: metadata field, distinct from the created-at timestamp"
+    );
+    assert_eq!(placements[0]["missing"], true);
+    assert_eq!(one["named_maps"], json!([]));
+
+    let graph = server.ok(
+        "where_does_it_go",
+        json!({"field": "valid_from", "target": "bitemporal_graph"}),
+    );
+    assert_eq!(graph["placements"][0]["placement"], "valid_at");
+    assert_eq!(graph["placements"][0]["missing"], false);
+
+    // a field alone: every kind of store in mappings.csv, and every named map
+    let field = server.ok("where_does_it_go", json!({"field": "record_id"}));
+    let forms: Vec<&str> = field["placements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["target"].as_str().unwrap())
+        .collect();
+    let header = read("../mappings.csv");
+    let columns: Vec<&str> = header.lines().next().unwrap().split(',').skip(1).collect();
+    assert_eq!(forms, columns);
+    let graphiti = field["named_maps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["map"] == "graphiti")
+        .unwrap();
+    assert_eq!(
+        (graphiti["path"].clone(), graphiti["same_name"].clone()),
+        (json!("uuid"), json!(false))
+    );
+
+    // a named map as the target
+    let map = server.ok("where_does_it_go", json!({"target": "mem0"}));
+    assert!(map["placements"].as_array().unwrap().is_empty());
+    let roles: Vec<&str> = map["named_maps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["field"].as_str().unwrap())
+        .collect();
+    assert!(
+        roles.contains(&"record_id") && roles.contains(&"concept"),
+        "{roles:?}"
+    );
+
+    // agreement with `vercy map --target T --format json`
+    let cli: Value = serde_json::from_slice(
+        &vercy()
+            .args(["map", "--target", "documents", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let tool = server.ok("where_does_it_go", json!({"target": "documents"}));
+    for (row, p) in cli["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(tool["placements"].as_array().unwrap())
+    {
+        assert_eq!(
+            (&row["field"], &row["placement"], &row["missing"]),
+            (&p["field"], &p["placement"], &p["missing"])
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// compact_records
+
+/// `vercy compact -` on `text` with `cli_args`: stdout and stderr.
+fn cli_compact(text: &str, cli_args: &[&str]) -> (String, String) {
+    let out = vercy()
+        .args(["compact", "-"])
+        .args(cli_args)
+        .write_stdin(text.as_bytes().to_vec())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn compact_records_writes_what_vercy_compact_writes() {
+    let mut server = initialized();
+    let cases: [(&str, &[&str], Value); 7] = [
+        ("reference-store.jsonl", &[], json!({})),
+        ("compact/escapes.jsonl", &[], json!({})),
+        (
+            "compact/chain.jsonl",
+            &["--as-of", "2026-07-01"],
+            json!({"as_of": "2026-07-01"}),
+        ),
+        (
+            "compact/chain-inverse.jsonl",
+            &[
+                "--map",
+                "record_id=id,supersedes=~replaced_by",
+                "--as-of",
+                "2026-07-01",
+            ],
+            json!({"map": {"record_id": "id", "supersedes": "~replaced_by"}, "as_of": "2026-07-01"}),
+        ),
+        (
+            "compact/reader.jsonl",
+            &["--reader", "finance"],
+            json!({"reader": "finance"}),
+        ),
+        (
+            "compact/reader-mapped.jsonl",
+            &["--map", "release_to=acl.parties", "--reader", "finance"],
+            json!({"map": {"release_to": "acl.parties"}, "reader": "finance"}),
+        ),
+        (
+            "compact/chain.jsonl",
+            &["--concept", "retention", "--as-of", "2026-01-01"],
+            json!({"concept": "retention", "as_of": "2026-01-01"}),
+        ),
+    ];
+    for (file, cli_args, mut args) in cases {
+        let text = read(file);
+        let (expected, _) = cli_compact(&text, cli_args);
+        args["records"] = json!(text);
+        let result = server.call("compact_records", args);
+        assert_eq!(result["isError"], false, "{file}: {result}");
+        assert_eq!(
+            result["content"][0]["text"], expected,
+            "{file} {cli_args:?}"
+        );
+        assert_eq!(result["structuredContent"]["compact"], expected, "{file}");
+        assert!(
+            expected.starts_with("# record_id|valid_from|valid_to|"),
+            "{file}"
+        );
+    }
+}
+
+#[test]
+fn compact_records_with_a_reader_fails_closed() {
+    let mut server = initialized();
+    let text = read("compact/reader.jsonl");
+    let out = server.ok(
+        "compact_records",
+        json!({"records": text, "reader": "finance"}),
+    );
+    let ids: Vec<&str> = out["compact"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split('|').next().unwrap())
+        .collect();
+    // only the records whose release_to names the party exactly; no release_to is no permission
+    assert_eq!(ids, ["Y-string", "Y-list", "Y-later"]);
+    assert_eq!(out["records_read"], 15);
+    assert_eq!(out["records_written"], 3);
+    assert_eq!(out["left_out"]["withheld"], 12);
+    let (_, stderr) = cli_compact(&text, &["--reader", "finance"]);
+    assert!(stderr.contains("withheld 12 records"), "{stderr}");
+    // the reference store as records (an array): 1,860 characters, as the profile measures
+    let records: Vec<Value> = read("reference-store.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let all = server.ok("compact_records", json!({"records": records}));
+    assert_eq!(all["compact"].as_str().unwrap().chars().count(), 1860);
+    assert_eq!(all["compact"], read("expected/reference-store.compact.txt"));
+}
+
+#[test]
+fn compact_records_refuses_a_bad_selection_as_invalid_params() {
+    let mut server = initialized();
+    let text = read("compact/chain.jsonl");
+    for (args, named) in [
+        (json!({"records": text, "as_of": "next tuesday"}), "as_of"),
+        (json!({"records": text, "reader": ""}), "reader"),
+        (json!({"records": text, "as_of": 20260101}), "as_of"),
+        (json!({"records": text, "policy_line": true}), "policy_line"),
+    ] {
+        let (code, message) = server.call_error("compact_records", args.clone());
+        assert_eq!(code, -32602, "{args}: {message}");
+        assert!(message.contains(named), "{message}");
+    }
+    let broken = server.call(
+        "compact_records",
+        json!({"records": "[{\"record_id\": 1,]"}),
+    );
+    assert_eq!(broken["isError"], true, "{broken}");
+}
