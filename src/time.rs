@@ -323,4 +323,35 @@ mod tests {
         assert!(in_force(&open, &by, &ts("2026-09-30")));
         assert!(!in_force(&open, &by, &ts("2026-10-01")));
     }
+
+    #[test]
+    fn in_force_fails_closed_and_mixes_precisions() {
+        // no readable start: never in force, whatever else holds
+        let undated = Validity {
+            from: None,
+            to: None,
+        };
+        assert!(!undated.covers(&ts("2026-01-01")));
+        assert!(!in_force(&undated, &[], &ts("2026-01-01")));
+        // a superseder whose start is unknown has not begun: it ends nothing
+        let open = Validity {
+            from: Some(ts("2025-01-01")),
+            to: None,
+        };
+        assert!(in_force(&open, &[None], &ts("2026-01-01")));
+        // any one superseder that has begun ends it
+        assert!(!in_force(
+            &open,
+            &[None, Some(ts("2025-06-01"))],
+            &ts("2025-06-01")
+        ));
+        // a date-time end covers the moments up to it on its day
+        let until_noon = Validity {
+            from: Some(ts("2025-01-01")),
+            to: Some(ts("2026-03-31T12:00:00Z")),
+        };
+        assert!(until_noon.covers(&ts("2026-03-31")));
+        assert!(until_noon.covers(&ts("2026-03-31T12:00:00Z")));
+        assert!(!until_noon.covers(&ts("2026-03-31T12:00:01Z")));
+    }
 }
