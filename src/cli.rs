@@ -29,6 +29,52 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parse the process arguments like `try_parse`, except that nothing after `decay` can make
+    /// the parse fail: legacy cron scripts pass flags that no longer exist or values that no
+    /// longer parse (even `--color=bogus`), and `decay` must still run and exit 0.
+    pub fn parse_lenient() -> Result<Cli, clap::Error> {
+        Cli::parse_lenient_from(std::env::args_os())
+    }
+
+    pub fn parse_lenient_from<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        match Cli::try_parse_from(&args) {
+            Err(e) if e.use_stderr() => decay_fallback(&args).ok_or(e),
+            other => other,
+        }
+    }
+}
+
+/// A `decay` command line clap refused: parse what comes before `decay` normally and hand
+/// everything after it to decay untouched.
+fn decay_fallback(args: &[std::ffi::OsString]) -> Option<Cli> {
+    let mut i = 1;
+    while let Some(a) = args.get(i).and_then(|a| a.to_str()) {
+        match a {
+            "-q" | "--quiet" => i += 1,
+            "--color" | "--progress" => i += 2,
+            _ if a.starts_with("--color=") || a.starts_with("--progress=") => i += 1,
+            _ => break,
+        }
+    }
+    if args.get(i)?.to_str()? != "decay" {
+        return None;
+    }
+    let mut cli = Cli::try_parse_from(&args[..=i]).ok()?;
+    cli.command = Command::Decay(DecayArgs {
+        args: args[i + 1..]
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect(),
+    });
+    Some(cli)
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// When to use colour: auto follows the terminal, NO_COLOR and CLICOLOR_FORCE
@@ -252,10 +298,10 @@ pub struct RecencyArgs {
     #[arg(long, value_name = "TIME")]
     pub as_of: Option<String>,
     /// Half-life in days (default 180; env ENGRAMA_RECENCY_HALF_LIFE)
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", allow_negative_numbers = true)]
     pub half_life: Option<f64>,
     /// Half-life in days for system Insights (default 30; env ENGRAMA_RECENCY_INSIGHT_HALF_LIFE)
-    #[arg(long, value_name = "DAYS")]
+    #[arg(long, value_name = "DAYS", allow_negative_numbers = true)]
     pub insight_half_life: Option<f64>,
     /// Turn the degree factor off (env ENGRAMA_RECENCY_DEGREE)
     #[arg(long)]

@@ -21,7 +21,6 @@ pub mod store;
 pub mod time;
 pub mod write;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 /// How a command ended (the written exit-code contract).
@@ -71,7 +70,7 @@ pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
 
 /// Parse the process arguments, run, print any error as a diagnostic, return the exit code.
 pub fn main_entry() -> ExitCode {
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::Cli::parse_lenient() {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
