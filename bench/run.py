@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Time vercy side by side with what a user has today, on the stores gen_store.py writes.
+
+For each size (10k, 100k, 1m by default), in one run on this machine:
+
+  read floor   wc -l STORE                         the cost of reading the file at all
+  check        vercy check STORE                   vs the reference vercy==0.2.0 `vercy check`
+  compact      vercy compact STORE                 vs bench/compact.jq (`jq -rn`), same bytes out
+  import       vercy import DUMP --into NEW.jsonl  engrama NDJSON dump into a new JSONL store
+  export       vercy export NEW.jsonl --to engrama the imported store back to engrama NDJSON
+
+Each command runs --runs times (after one warm-up run that fills the page cache) under
+/usr/bin/time -v; the table gives the median wall time, the ratio to the alternative and to
+`wc -l`, and the peak resident set size the operating system reports ("Maximum resident set
+size"). Outputs are checked once: vercy compact and the jq program must write the same bytes,
+and vercy check must reach the reference's level and verdict.
+
+Environment: VERCY (default target/release/vercy), REF_VERCY (default target/ref-venv/bin/vercy,
+then /work/venv/bin/vercy), JQ (default jq). Results go to stdout and bench/out/results.md.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUT = os.path.join(HERE, "out")
+sys.path.insert(0, HERE)
+import gen_store  # noqa: E402
+
+
+def find_ref():
+    for cand in (os.environ.get("REF_VERCY"), os.path.join(ROOT, "target/ref-venv/bin/vercy"),
+                 "/work/venv/bin/vercy"):
+        if cand and os.path.exists(cand):
+            return cand
+    return None
+
+
+def timed(cmd, stdout, prepare=None):
+    """One run: (wall seconds, peak RSS in KiB, exit code)."""
+    if prepare:
+        prepare()
+    tv = ["/usr/bin/time", "-v"] + cmd
+    with open(stdout, "wb") as out:
+        t0 = time.perf_counter()
+        p = subprocess.run(tv, stdout=out, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - t0
+    rss = 0
+    err = p.stderr.decode("utf-8", "replace")
+    for line in err.splitlines():
+        if "Maximum resident set size" in line:
+            rss = int(line.rsplit(":", 1)[1])
+    return wall, rss, p.returncode, err
+
+
+def bench(name, cmd, runs, ok_codes=(0,), stdout=os.devnull, prepare=None):
+    timed(cmd, stdout, prepare)  # warm-up: page cache, dynamic loading
+    walls, rsss = [], []
+    for _ in range(runs):
+        wall, rss, rc, err = timed(cmd, stdout, prepare)
+        if rc not in ok_codes:
+            tail = "\n".join(err.splitlines()[-15:])
+            sys.exit("%s failed (exit %d): %s\n%s" % (name, rc, " ".join(cmd), tail))
+        walls.append(wall)
+        rsss.append(rss)
+    res = {"name": name, "cmd": " ".join(cmd), "median": statistics.median(walls),
+           "min": min(walls), "runs": runs, "rss_kib": max(rsss)}
+    print("  %-28s %9.3f s  %8.1f MiB   (%s)" % (name, res["median"], res["rss_kib"] / 1024,
+                                                res["cmd"]), flush=True)
+    return res
+
+
+def verify(vercy, ref, jq, store, scratch):
+    """The outputs the timings compare must agree."""
+    notes = []
+    ours_c, jq_c = os.path.join(scratch, "ours.compact"), os.path.join(scratch, "jq.compact")
+    subprocess.run([vercy, "compact", store], stdout=open(ours_c, "wb"), check=True)
+    subprocess.run([jq, "-rn", "-f", os.path.join(HERE, "compact.jq"), store],
+                   stdout=open(jq_c, "wb"), check=True)
+    same = open(ours_c, "rb").read() == open(jq_c, "rb").read()
+    notes.append("compact output identical to the jq program's: %s" % ("yes" if same else "NO"))
+    if not same:
+        sys.exit("vercy compact and bench/compact.jq disagree on %s" % store)
+    if ref:
+        a = json.loads(subprocess.run([vercy, "check", "--json", store], capture_output=True).stdout)
+        b = json.loads(subprocess.run([ref, "check", "--json", store], capture_output=True).stdout)
+        key = lambda r: (r["level"], r["pass"], [(f["field"], f["count"]) for f in r["findings"]])
+        agree = key(a) == key(b)
+        notes.append("check agrees with the reference (level %s, pass %s, findings %s): %s"
+                     % (a["level"], a["pass"], [(f["field"], f["count"]) for f in a["findings"]],
+                        "yes" if agree else "NO"))
+        if not agree:
+            sys.exit("vercy check and the reference disagree on %s" % store)
+    return notes
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("sizes", nargs="*", default=["10k", "100k", "1m"])
+    p.add_argument("--runs", type=int, default=None,
+                   help="timed runs per command (default 5, 3 at a million records)")
+    p.add_argument("--ref-runs", type=int, default=None,
+                   help="timed runs of the reference and jq (default as --runs)")
+    p.add_argument("--fresh", action="store_true", help="regenerate the stores first")
+    args = p.parse_args()
+
+    vercy = os.environ.get("VERCY", os.path.join(ROOT, "target/release/vercy"))
+    if not os.path.exists(vercy):
+        sys.exit("no %s: run `cargo build --release` first (bench/run.sh does)" % vercy)
+    ref = find_ref()
+    jq = os.environ.get("JQ", shutil.which("jq") or "")
+    os.makedirs(OUT, exist_ok=True)
+    scratch = os.path.join(OUT, "scratch")
+    os.makedirs(scratch, exist_ok=True)
+
+    results = []
+    for size in args.sizes:
+        n = gen_store.size_arg(size)
+        label = gen_store.label(n)
+        gen = [sys.executable, os.path.join(HERE, "gen_store.py"), "--out", OUT, label]
+        subprocess.run(gen + (["--force"] if args.fresh else []), check=True)
+        store = os.path.join(OUT, "store-%s.jsonl" % label)
+        dump = os.path.join(OUT, "engrama-%s.ndjson" % label)
+        runs = args.runs or (3 if n >= 1000000 else 5)
+        ref_runs = args.ref_runs or runs
+        mb = os.path.getsize(store) / 1e6
+        print("\n%s records: store %.0f MB, engrama dump %.0f MB, %d runs"
+              % (label, mb, os.path.getsize(dump) / 1e6, runs), flush=True)
+        row = {"size": label, "records": n, "store_mb": mb,
+               "dump_mb": os.path.getsize(dump) / 1e6, "runs": runs}
+        row["wc"] = bench("wc -l store", ["wc", "-l", store], runs)
+        row["check"] = bench("vercy check", [vercy, "check", store], runs, ok_codes=(0, 1))
+        if ref:
+            row["ref_check"] = bench("vercy==0.2.0 check", [ref, "check", store], ref_runs,
+                                     ok_codes=(0, 1))
+        row["compact"] = bench("vercy compact", [vercy, "compact", store], runs)
+        if jq:
+            row["jq_compact"] = bench("jq compact", [jq, "-rn", "-f",
+                                                     os.path.join(HERE, "compact.jq"), store],
+                                      ref_runs)
+        imported = os.path.join(scratch, "imported-%s.jsonl" % label)
+
+        def fresh_target():
+            if os.path.exists(imported):
+                os.remove(imported)
+        row["wc_dump"] = bench("wc -l dump", ["wc", "-l", dump], runs)
+        row["import"] = bench("vercy import", [vercy, "import", dump, "--into", imported], runs,
+                              prepare=fresh_target)
+        row["export"] = bench("vercy export --to engrama",
+                              [vercy, "export", imported, "--to", "engrama", "-o",
+                               os.path.join(scratch, "exported-%s.ndjson" % label)], runs)
+        row["notes"] = verify(vercy, ref, jq, store, scratch) if jq and n <= 100000 else []
+        for note in row["notes"]:
+            print("  " + note)
+        results.append(row)
+
+    text = render(results, vercy, ref, jq)
+    print("\n" + text)
+    with open(os.path.join(OUT, "results.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(OUT, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+
+
+def render(results, vercy, ref, jq):
+    def s(r):
+        return "%.3f s" % r["median"] if r else "–"
+
+    def mib(r):
+        return "%.0f MiB" % (r["rss_kib"] / 1024) if r else "–"
+
+    def ratio(a, b):
+        return "%.1f×" % (a["median"] / b["median"]) if a and b else "–"
+
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    lines = [
+        "# vercy benchmark",
+        "",
+        "%s, %d cores, %s; %s. Median wall time of the runs after one warm-up run (files in the "
+        "page cache); peak RSS is the largest \"Maximum resident set size\" `/usr/bin/time -v` "
+        "reported. Reference: `%s`; jq: `%s`."
+        % (platform.system(), os.cpu_count() or 0, cpu, time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                         time.gmtime()),
+           ref or "not found", jq or "not found"),
+        "",
+        "## check",
+        "",
+        "| records | store | `wc -l` | vercy check | vercy==0.2.0 check | faster than 0.2.0 | × `wc -l` | vercy RSS | 0.2.0 RSS |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        lines.append("| %s | %.0f MB | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["size"], r["store_mb"], s(r["wc"]), s(r["check"]), s(r.get("ref_check")),
+            ratio(r.get("ref_check"), r["check"]), ratio(r["check"], r["wc"]),
+            mib(r["check"]), mib(r.get("ref_check"))))
+    lines += ["", "## compact", "",
+              "| records | vercy compact | jq -rn -f bench/compact.jq | faster than jq | vercy RSS | jq RSS |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            r["size"], s(r["compact"]), s(r.get("jq_compact")),
+            ratio(r.get("jq_compact"), r["compact"]), mib(r["compact"]),
+            mib(r.get("jq_compact"))))
+    lines += ["", "## import and export (engrama NDJSON v1, one relation line per five nodes)", "",
+              "| nodes | dump | `wc -l` dump | vercy import (new store) | import RSS | vercy export --to engrama | export RSS |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        lines.append("| %s | %.0f MB | %s | %s | %s | %s | %s |" % (
+            r["size"], r["dump_mb"], s(r["wc_dump"]), s(r["import"]), mib(r["import"]),
+            s(r["export"]), mib(r["export"])))
+    notes = [n for r in results for n in ("%s: %s" % (r["size"], x) for x in r["notes"])]
+    if notes:
+        lines += ["", "Checks of the outputs compared:", ""] + ["- " + n for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
