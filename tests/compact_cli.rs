@@ -2,6 +2,9 @@
 //! published text and figures, selection (as-of, concept, reader, combined), escapes that read
 //! back, --policy-line, -o, stdin, a closed pipe and bad arguments.
 
+// The store reader's visitor returns vercy's error type, which carries its diagnostic.
+#![allow(clippy::result_large_err)]
+
 use assert_cmd::Command;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};

@@ -6,6 +6,9 @@
 //! absent, null and an empty list read back as absent (a null valid_to as null), release_to
 //! always as a list, supersedes as one id or a list of several.
 
+// The store reader's visitor returns vercy's error type, which carries its diagnostic.
+#![allow(clippy::result_large_err)]
+
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use std::io::Write;
