@@ -293,7 +293,10 @@ fn flat_records_become_nodes_the_way_engrama_keys_the_label() {
     let lines = lines_of(&text);
     assert_eq!(
         text.lines().next().unwrap(),
-        r#"{"engrama_export": 1, "version": "vercy 0.3.0", "exported_at": "2023-11-14T22:13:20+00:00", "source_backend": "jsonl", "embedding_model": "", "embedding_dimensions": 0}"#
+        format!(
+            r#"{{"engrama_export": 1, "version": "vercy {}", "exported_at": "2023-11-14T22:13:20+00:00", "source_backend": "jsonl", "embedding_model": "", "embedding_dimensions": 0}}"#,
+            env!("CARGO_PKG_VERSION")
+        )
     );
     assert_eq!(lines.len(), 32);
     assert_eq!(lines[1]["key_field"], "title");
@@ -537,4 +540,20 @@ fn kill_9_in_the_middle_of_a_large_import_leaves_a_whole_store() {
             now.len()
         );
     }
+}
+
+#[test]
+fn interop_with_the_real_engrama_when_it_is_installed() {
+    // scripts/interop-engrama.sh skips (exit 0, with a message) when engrama is not installed
+    let out = std::process::Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/interop-engrama.sh"))
+        .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
+        .output()
+        .unwrap();
+    let said = stdout_of(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}{}", stderr_of(&out));
+    assert!(
+        said.contains("interop-engrama: PASS") || said.contains("interop-engrama: skipped"),
+        "{said}"
+    );
 }

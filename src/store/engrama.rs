@@ -342,8 +342,13 @@ impl LineKind {
     }
 }
 
+/// One part of an identity. engrama matches owners with `COALESCE(org_id, '')`, so an absent,
+/// null or empty org_id / user_id are the same owner (none).
 fn owner(fields: &Map<String, Value>, key: &str) -> Value {
-    fields.get(key).cloned().unwrap_or(Value::Null)
+    match fields.get(key) {
+        None | Some(Value::Null) => Value::from(""),
+        Some(v) => v.clone(),
+    }
 }
 
 /// A node's identity, as engrama merges nodes: label + key_value + org_id + user_id (the owner
