@@ -136,7 +136,9 @@ Kept so legacy cron scripts keep working: it accepts the old flags (--rate/-r, -
 With a store path it prints a read-only report. It will be removed in a later minor release.
 
 Example:
-  vercy decay --rate 0.01 --min-confidence 0.1 store.ndjson")]
+  vercy decay --rate 0.01 --min-confidence 0.1 store.ndjson",
+        disable_version_flag = true
+    )]
     Decay(DecayArgs),
 
     /// Read-time recency: 2^(-age/half_life) from last activity, ranked

@@ -28,6 +28,7 @@ pub fn run(args: DecayArgs, _global: &GlobalArgs) -> crate::error::Result<Outcom
     let legacy = Legacy::parse(&args.args);
     if legacy.help {
         let mut cmd = Cli::command();
+        cmd.build(); // so the usage line reads `vercy decay`
         if let Some(decay) = cmd.find_subcommand_mut("decay") {
             let _ = output::print_stdout(&format!("{}\n", decay.render_long_help()));
         }
