@@ -326,10 +326,14 @@ fn hostile_text_is_escaped_and_reads_back() {
     let expected = std::fs::read_to_string("fixtures/compact/escapes.compact.txt").unwrap();
     assert_eq!(run.stdout, expected);
     // one line per record, whatever the values hold
-    assert_eq!(run.stdout.lines().count(), 1 + 10);
+    assert_eq!(run.stdout.lines().count(), 1 + 11);
+    // also for readers that split lines as Python does (U+2028, U+0085, \v, … are escaped)
+    assert!(!run
+        .stdout
+        .contains(&['\r', '\u{b}', '\u{85}', '\u{2028}'][..]));
 
     let back = read_back(&run.stdout);
-    assert_eq!(back.len(), 10);
+    assert_eq!(back.len(), 11);
     assert_eq!(back[0]["source"], json!("a|b"));
     assert_eq!(back[0]["value"], json!("back\\slash"));
     assert_eq!(back[0]["valid_to"], Value::Null);
@@ -351,6 +355,10 @@ fn hostile_text_is_escaped_and_reads_back() {
     assert_eq!(back[8]["value"], json!("\\e is not empty; ~ and \\~"));
     assert_eq!(back[9]["record_id"], json!("17"));
     assert_eq!(back[9]["owner_role"], json!("true"));
+    assert_eq!(
+        back[10]["value"],
+        json!("para\u{2028}graph\u{85}end\u{b} and \\u2028 as text")
+    );
 }
 
 #[test]

@@ -46,6 +46,14 @@ fn hostile() -> BoxedStrategy<String> {
         "é",
         "名",
         "🦀",
+        "\u{2029}",
+        "\u{b}",
+        "\u{c}",
+        "\u{1c}",
+        "\u{1e}",
+        "\\u2028",
+        "\\u00zz",
+        "\\u",
     ])
     .prop_map(str::to_string);
     prop_oneof![
@@ -163,6 +171,9 @@ proptest! {
         let text = to_compact(&records);
         // one header and one line per record, whatever the values hold
         prop_assert_eq!(text.matches('\n').count(), 1 + records.len());
+        // and one line for readers that split as Python's str.splitlines does
+        let breaks = ['\r', '\u{b}', '\u{c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}', '\u{2029}'];
+        prop_assert!(!text.contains(&breaks[..]), "{:?}", text);
         let back = read_back(&text);
         prop_assert_eq!(back.len(), records.len());
         for (got, want) in back.iter().zip(&records) {

@@ -8,6 +8,8 @@
 //! A backslash escapes the next character. The writer produces exactly these:
 //!
 //! - a backslash → `\\`; a vertical bar → `\|`; a line feed → `\n`; a carriage return → `\r`;
+//!   the other characters Python's `str.splitlines` breaks on (U+000B, U+000C, U+001C–U+001E,
+//!   U+0085, U+2028, U+2029) → `\uXXXX`, so every reader sees one line per record;
 //! - a `,` inside a list item (release_to, supersedes, any list) → `\,`;
 //! - a value that is exactly `~` → `\~` (a bare `~` in valid_to means null: open);
 //! - the empty string → `\e` (a bare empty field means absent, so `""` needs its own mark);
@@ -15,8 +17,9 @@
 //!   because the reader skips comment and blank lines; a record with none of the ordered
 //!   fields is written `|`.
 //!
-//! The reader undoes them: `\n` and `\r` are line breaks, a field (or list item) that is exactly
-//! `\e` is the empty string, and `\` followed by any other character is that character.
+//! The reader undoes them: `\n` and `\r` are line breaks, `\u` and four hex digits is that
+//! character, a field (or list item) that is exactly `\e` is the empty string, and `\` followed
+//! by any other character is that character.
 //!
 //! # What reads back, and what does not
 //!
@@ -134,33 +137,58 @@ pub fn escape(text: &str, in_list: bool) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             ',' if in_list => out.push_str("\\,"),
+            c if OTHER_BREAKS.contains(&c) => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
     out
 }
 
+/// Characters other than `\n` and `\r` that some readers take for a line break (Python's
+/// `str.splitlines`, the reference implementation's language): written `\uXXXX` so a line of
+/// the form stays one line for them too.
+const OTHER_BREAKS: [char; 8] = [
+    '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}', '\u{2029}',
+];
+
 /// Undo [`escape`] for one piece (a field, or one item of a list). Exactly `\e` is the empty
-/// string; `\n` and `\r` are line breaks; `\` before any other character is that character; a
-/// lone backslash at the very end is kept as a backslash.
+/// string; `\n` and `\r` are line breaks; `\u` and four hex digits is that character; `\`
+/// before any other character is that character; a lone backslash at the very end is kept as
+/// a backslash.
 pub fn unescape(text: &str) -> String {
     if text == EMPTY {
         return String::new();
     }
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
+    let mut rest = text;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let Some(c) = after.chars().next() else {
+            out.push('\\');
+            return out;
+        };
+        let mut used = c.len_utf8();
+        match c {
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            'u' => match after
+                .get(1..5)
+                .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .and_then(char::from_u32)
+            {
+                Some(decoded) => {
+                    out.push(decoded);
+                    used = 5;
+                }
+                None => out.push('u'),
+            },
+            other => out.push(other),
         }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some(other) => out.push(other),
-            None => out.push('\\'),
-        }
+        rest = &after[used..];
     }
+    out.push_str(rest);
     out
 }
 
