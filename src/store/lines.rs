@@ -191,7 +191,14 @@ fn read_document(
     if line_err.classify() == serde_json::error::Category::Eof
         && first.text.trim_start().starts_with('{')
     {
-        if let Ok(value) = serde_json::from_str::<Value>(&whole) {
+        let parsed = serde_json::from_str::<Value>(&whole);
+        // too deep to read as one document: say so, rather than the first line's "EOF"
+        if let Err(e) = &parsed {
+            if e.to_string().contains("recursion limit") {
+                return Err(json_error(&src.name, &whole, first.origin.line, e));
+            }
+        }
+        if let Ok(value) = parsed {
             if let Some(key) = envelope_key(&value) {
                 return unwrap_envelope(&src.name, &first, value, &key, visit);
             }
