@@ -200,4 +200,97 @@ mod tests {
         )
         .unwrap();
     }
+
+    mod never_crash {
+        use super::super::*;
+        use proptest::prelude::*;
+        use serde_json::json;
+
+        /// JSON values built from the words the tools care about, nested a few levels.
+        fn value() -> impl Strategy<Value = Value> {
+            let word = prop::sample::select(vec![
+                "",
+                " ",
+                "record_id",
+                "valid_from",
+                "valid_to",
+                "release_to",
+                "graphiti",
+                "record_id=uuid",
+                "a=b,c",
+                "~x",
+                "2026-01-01",
+                "not a date",
+                "finance",
+                "{",
+                "[",
+                "{\"record_id\": 1}\n",
+                "# record_id|valid_from",
+                "\u{feff}[]",
+            ]);
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(|n| json!(n)),
+                (-1e6f64..1e6).prop_map(|n| json!(n)),
+                word.prop_map(|w| json!(w)),
+            ];
+            leaf.prop_recursive(3, 24, 4, |inner| {
+                let key = prop::sample::select(vec![
+                    "records",
+                    "map",
+                    "min_level",
+                    "field",
+                    "target",
+                    "as_of",
+                    "reader",
+                    "concept",
+                    "record_id",
+                    "valid_from",
+                    "valid_to",
+                    "release_to",
+                    "x",
+                ]);
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    prop::collection::vec((key, inner), 0..4).prop_map(|pairs| {
+                        Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                    }),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(400))]
+
+            #[test]
+            fn any_line_gets_a_well_formed_answer_or_none(line in prop::collection::vec(any::<u8>(), 0..64)) {
+                if let Some(reply) = answer(&line) {
+                    prop_assert_eq!(&reply["jsonrpc"], "2.0");
+                    prop_assert!(reply.get("error").is_some() || reply.get("result").is_some());
+                }
+            }
+
+            #[test]
+            fn any_arguments_to_any_tool_get_a_result_or_a_params_error(
+                tool in prop::sample::select(vec!["check_records", "get_profile", "compact_records", "where_does_it_go"]),
+                pairs in prop::collection::vec((prop::sample::select(vec![
+                    "records", "map", "min_level", "field", "target", "as_of", "reader",
+                    "concept", "strict", "policy_outside_records", "expected", "x",
+                ]), value()), 0..4),
+            ) {
+                let arguments: serde_json::Map<String, Value> =
+                    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                     "params": {"name": tool, "arguments": arguments}});
+                let reply = answer(request.to_string().as_bytes()).expect("a request is answered");
+                prop_assert_eq!(&reply["id"], 1);
+                match reply.get("error") {
+                    // arguments that are not an object, or not what the schema says
+                    Some(error) => prop_assert_eq!(&error["code"], rpc::INVALID_PARAMS, "{}", reply),
+                    None => prop_assert!(reply["result"]["isError"].is_boolean(), "{}", reply),
+                }
+            }
+        }
+    }
 }

@@ -66,14 +66,30 @@ pub fn validate(value: &Value, schema: &Value, at: &str) -> Result<(), String> {
     if let Some(object) = value.as_object() {
         validate_object(object, schema, at)?;
     }
-    if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
-        let failures: Vec<String> = any
-            .iter()
-            .filter_map(|s| validate(value, s, at).err())
-            .collect();
-        if failures.len() == any.len() && !any.is_empty() {
-            return Err(failures.join("; or "));
-        }
+    any_of(schema, |branch| validate(value, branch, at))
+}
+
+/// Check a tool's arguments (always an object: `tools/call` refuses anything else) against
+/// its schema, without copying them.
+pub fn validate_arguments(arguments: &Map<String, Value>, schema: &Value) -> Result<(), String> {
+    let Some(schema) = schema.as_object() else {
+        return Ok(());
+    };
+    validate_object(arguments, schema, "")?;
+    any_of(schema, |branch| validate_arguments(arguments, branch))
+}
+
+/// `anyOf`: at least one branch must hold.
+fn any_of(
+    schema: &Map<String, Value>,
+    check: impl Fn(&Value) -> Result<(), String>,
+) -> Result<(), String> {
+    let Some(branches) = schema.get("anyOf").and_then(Value::as_array) else {
+        return Ok(());
+    };
+    let failures: Vec<String> = branches.iter().filter_map(|b| check(b).err()).collect();
+    if !branches.is_empty() && failures.len() == branches.len() {
+        return Err(failures.join("; or "));
     }
     Ok(())
 }

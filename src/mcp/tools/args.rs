@@ -41,13 +41,13 @@ pub fn map_schema() -> Value {
 
 /// The `records` argument as a store to read (the schema has been checked).
 pub fn records(args: &Map<String, Value>) -> Input {
-    let text = match args.get("records") {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(items)) => one_per_line(items),
-        Some(one @ Value::Object(_)) => one_per_line(std::slice::from_ref(one)),
-        _ => String::new(),
+    let bytes: std::sync::Arc<[u8]> = match args.get("records") {
+        Some(Value::String(text)) => text.as_bytes().into(),
+        Some(Value::Array(items)) => one_per_line(items).as_bytes().into(),
+        Some(one @ Value::Object(_)) => one_per_line(std::slice::from_ref(one)).as_bytes().into(),
+        _ => std::sync::Arc::from(&b""[..]),
     };
-    Input::from_bytes(STORE_NAME, text.into_bytes())
+    Input::from_bytes(STORE_NAME, bytes)
 }
 
 fn one_per_line(items: &[Value]) -> String {

@@ -92,7 +92,7 @@ pub fn call(name: &str, arguments: &Map<String, Value>) -> Result<Value, RpcErro
             names.join(", ")
         ))
     })?;
-    schema::validate(&Value::Object(arguments.clone()), &(tool.schema)(), "")
+    schema::validate_arguments(arguments, &(tool.schema)())
         .map_err(|m| RpcError::invalid_params(format!("{name}: {m}")))?;
     match (tool.run)(arguments) {
         Ok(out) => Ok(json!({"content": [{"type": "text", "text": out.text}],
