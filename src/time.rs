@@ -243,14 +243,19 @@ impl Validity {
     /// In force on `at`, before supersession is considered: valid_from ≤ at and
     /// (valid_to open or at ≤ valid_to, inclusive: valid_to is the last day it held).
     /// A record without a readable valid_from is never in force (nothing says when it began).
+    ///
+    /// Each side is compared at its own precision, as a date compares with a date-time: on a
+    /// date D, a record that begins at any moment of D has begun (`2026-06-01T09:00Z` ≤
+    /// `2026-06-01`), and one that ends at any moment of D still holds on D.
     pub fn covers(&self, at: &Timestamp) -> bool {
         let Some(from) = self.from else { return false };
-        from.start() <= at.start() && self.to.is_none_or(|to| at.start() <= to.end())
+        from.start() <= at.end() && self.to.is_none_or(|to| at.start() <= to.end())
     }
 }
 
 /// In force on a date, derived at read time: the record covers the date and no record that
-/// supersedes it has begun on or before that date.
+/// supersedes it has begun on or before that date (on a date D: at any moment of D, so on the
+/// day of a hand-over the successor is in force and the superseded record is not).
 pub fn in_force(
     validity: &Validity,
     superseders_from: &[Option<Timestamp>],
@@ -259,7 +264,7 @@ pub fn in_force(
     validity.covers(at)
         && !superseders_from
             .iter()
-            .any(|from| from.is_some_and(|f| f.start() <= at.start()))
+            .any(|from| from.is_some_and(|f| f.start() <= at.end()))
 }
 
 #[cfg(test)]
@@ -353,5 +358,24 @@ mod tests {
         assert!(until_noon.covers(&ts("2026-03-31")));
         assert!(until_noon.covers(&ts("2026-03-31T12:00:00Z")));
         assert!(!until_noon.covers(&ts("2026-03-31T12:00:01Z")));
+        // a hand-over during a day: on that date the successor holds, the old record does not;
+        // at an instant before the hand-over it is the other way round
+        let old = Validity {
+            from: Some(ts("2025-01-01")),
+            to: None,
+        };
+        let successor = Validity {
+            from: Some(ts("2026-06-01T09:00:00Z")),
+            to: None,
+        };
+        let by = [successor.from];
+        assert!(!in_force(&old, &by, &ts("2026-06-01")));
+        assert!(in_force(&successor, &[], &ts("2026-06-01")));
+        assert!(in_force(&old, &by, &ts("2026-05-31")));
+        assert!(!in_force(&successor, &[], &ts("2026-05-31")));
+        assert!(in_force(&old, &by, &ts("2026-06-01T08:59:59Z")));
+        assert!(!in_force(&successor, &[], &ts("2026-06-01T08:59:59Z")));
+        assert!(!in_force(&old, &by, &ts("2026-06-01T09:00:00Z")));
+        assert!(in_force(&successor, &[], &ts("2026-06-01T09:00:00Z")));
     }
 }

@@ -199,6 +199,32 @@ fn as_of_reads_inverse_pointers_and_writes_them_forward() {
 }
 
 #[test]
+fn as_of_compares_dates_with_date_times_at_their_own_precision() {
+    // Graphiti edges: e1 ends 2026-03-31T00:00Z (inclusive), e2 begins 2026-04-01; e4
+    // supersedes e3 from 2026-06-01T09:00+02:00 (07:00Z); e3 has no invalid_at at all (open)
+    let map = "graphiti,supersedes=replaces";
+    let cases: [(&str, [&str; 2]); 6] = [
+        ("2026-03-31", ["e1", "e3"]),
+        ("2026-04-01", ["e2", "e3"]),
+        ("2026-05-31", ["e2", "e3"]),
+        // on the day of the hand-over the successor holds
+        ("2026-06-01", ["e2", "e4"]),
+        ("2026-06-01T06:59:59Z", ["e2", "e3"]),
+        ("2026-06-01T09:00:00+02:00", ["e2", "e4"]),
+    ];
+    for (at, expected) in cases {
+        let run = compact(&[
+            "fixtures/compact/graphiti-edges.jsonl",
+            "--map",
+            map,
+            "--as-of",
+            at,
+        ]);
+        assert_eq!(ids(&run.stdout), expected, "as of {at}");
+    }
+}
+
+#[test]
 fn as_of_on_the_reference_store() {
     // D-801 → D-802 (2026-06-01) → D-806 (2026-10-01); D-101 ends 2026-03-31, D-102 begins
     // 2026-04-01
