@@ -23,7 +23,16 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ));
     }
     let dump = Input::new(&args.dump);
-    let (dump_shape, entries) = read_whole(&dump)?;
+    let bar = progress_bar(&dump);
+    let (dump_shape, entries) = read_whole(&dump, bar.as_ref())?;
+    if let Some(bar) = &bar {
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} merging into {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(args.into.clone());
+        bar.enable_steady_tick(std::time::Duration::from_millis(100));
+    }
 
     let target = Input::new(&args.into);
     let exists = match std::fs::metadata(&args.into) {
@@ -71,6 +80,9 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         })?;
         file.commit()?;
     }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     output::notice(&summary(
         &dump.display,
         &args.into,
@@ -81,17 +93,11 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// Every entry of the dump, with a progress bar (by bytes) on long reads when enabled.
-fn read_whole(dump: &Input) -> Result<(Shape, Vec<Entry>)> {
-    let size = dump
-        .path
-        .as_deref()
-        .and_then(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len());
-    let bar = progress_bar(size);
+/// Every entry of the dump, advancing the progress bar by the bytes read.
+fn read_whole(dump: &Input, bar: Option<&ProgressBar>) -> Result<(Shape, Vec<Entry>)> {
     let mut entries = Vec::new();
     let shape = store::read(dump, &mut |entry| {
-        if let Some(bar) = &bar {
+        if let Some(bar) = bar {
             let origin = match &entry {
                 Entry::Record(r) | Entry::Aside(_, r) => r.origin,
             };
@@ -100,16 +106,19 @@ fn read_whole(dump: &Input) -> Result<(Shape, Vec<Entry>)> {
         entries.push(entry);
         Ok(())
     })?;
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
     Ok((shape, entries))
 }
 
-fn progress_bar(size: Option<u64>) -> Option<ProgressBar> {
+/// A bar by bytes read (a spinner for stdin), on stderr, when progress is enabled.
+fn progress_bar(dump: &Input) -> Option<ProgressBar> {
     if !output::progress_enabled() {
         return None;
     }
+    let size = dump
+        .path
+        .as_deref()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len());
     let bar = match size {
         Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
             .with_style(
