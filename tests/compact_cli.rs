@@ -434,6 +434,46 @@ fn policy_line_is_off_by_default_and_written_once_after_the_header() {
 }
 
 #[test]
+fn policy_line_follows_the_reader_rule() {
+    let policy_of = |reader: &[&str]| {
+        let mut args = vec!["fixtures/compact/policy-restricted.jsonl", "--policy-line"];
+        args.extend_from_slice(reader);
+        let run = compact(&args);
+        assert_eq!(run.code, 0);
+        (
+            run.stdout
+                .lines()
+                .find_map(|l| l.strip_prefix("# conflict_policy: "))
+                .map(str::to_string),
+            run.stderr,
+        )
+    };
+    assert_eq!(policy_of(&[]).0.as_deref(), Some("legal's own policy"));
+    assert_eq!(
+        policy_of(&["--reader", "finance"]).0.as_deref(),
+        Some("the finance policy")
+    );
+    assert_eq!(
+        policy_of(&["--reader", "legal"]).0.as_deref(),
+        Some("legal's own policy")
+    );
+    let (line, stderr) = policy_of(&["--reader", "hr"]);
+    assert_eq!(
+        line, None,
+        "a policy on records not released to hr is not shown to hr"
+    );
+    assert!(stderr.contains("does not name \"hr\""), "{stderr}");
+    // the reference store states its policy on a record without release_to: withheld too
+    let run = compact(&[
+        "fixtures/reference-store.jsonl",
+        "--policy-line",
+        "--reader",
+        "finance",
+    ]);
+    assert!(!run.stdout.contains("conflict_policy"));
+}
+
+#[test]
 fn output_file_is_written_whole_and_stdout_stays_empty() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("context.txt");

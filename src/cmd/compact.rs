@@ -41,10 +41,14 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         Some(record) => out.record(record, text),
         None => out.line(text),
     })?;
-    if request.policy_line && !done.policy_written {
-        output::notice(
+    match (&request.criteria.reader, done.policy) {
+        (_, Policy::Written | Policy::NotAsked) => {}
+        (Some(party), Policy::Withheld) => output::notice(&format!(
+            "vercy compact: the store's conflict policy is on a record whose release_to does not name {party:?}; --policy-line wrote none"
+        )),
+        _ => output::notice(
             "vercy compact: the store states no conflict policy; --policy-line wrote none",
-        );
+        ),
     }
 
     let closed = out.closed;
@@ -72,8 +76,18 @@ pub struct Request {
 pub struct Written {
     pub shape: Shape,
     pub tally: Tally,
-    /// A `# conflict_policy:` line was written (asked for, and the store states one).
-    pub policy_written: bool,
+    /// What became of the `# conflict_policy:` line.
+    pub policy: Policy,
+}
+
+/// The `# conflict_policy:` line: not asked for, written, or not written because the store
+/// states no policy, or (with a reader) states it only on records not released to that reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    NotAsked,
+    Written,
+    None,
+    Withheld,
 }
 
 /// The compact form of a store, line by line (without `\n`) through `emit`: the header, the
@@ -91,18 +105,23 @@ pub fn write(
     // First pass, when something needs the whole store before the first line.
     let mut first = FirstPass::default();
     if criteria.needs_supersession() || request.policy_line || inverse_supersedes {
-        first = FirstPass::read(input, given, map_given, request.policy_line)?;
+        let policy_for = request.policy_line.then_some(criteria.reader.as_deref());
+        first = FirstPass::read(input, given, map_given, policy_for)?;
     }
 
     emit(None, &compact::header(order))?;
-    let mut policy_written = false;
-    if let (true, Some(text)) = (request.policy_line, &first.policy) {
-        emit(
-            None,
-            &format!("# conflict_policy: {}", compact::escape(text, false)),
-        )?;
-        policy_written = true;
-    }
+    let policy = match (request.policy_line, &first.policy) {
+        (false, _) => Policy::NotAsked,
+        (true, Some(text)) => {
+            emit(
+                None,
+                &format!("# conflict_policy: {}", compact::escape(text, false)),
+            )?;
+            Policy::Written
+        }
+        (true, None) if first.policy_withheld => Policy::Withheld,
+        (true, None) => Policy::None,
+    };
 
     let mut tally = Tally::default();
     let mut each = |map: &FieldMap, record: Record| -> Result<()> {
@@ -126,7 +145,7 @@ pub fn write(
     Ok(Written {
         shape,
         tally,
-        policy_written,
+        policy,
     })
 }
 
@@ -193,14 +212,26 @@ pub fn criteria(
 #[derive(Default)]
 struct FirstPass {
     supersession: Supersession,
+    /// The first truthy conflict_policy the reader may see.
     policy: Option<String>,
+    /// A policy exists, but only on records not released to the reader.
+    policy_withheld: bool,
     buffered: Option<(Shape, FieldMap, Vec<Record>)>,
 }
 
 impl FirstPass {
-    fn read(input: &Input, given: &FieldMap, map_given: bool, want_policy: bool) -> Result<Self> {
+    /// `policy_for`: find the policy, for this reader (`Some(None)`: no reader, anyone).
+    /// With a reader, the policy is taken only from a record whose release_to names them:
+    /// absence is never permission, for the policy line too.
+    fn read(
+        input: &Input,
+        given: &FieldMap,
+        map_given: bool,
+        policy_for: Option<Option<&str>>,
+    ) -> Result<Self> {
         let mut builder: Option<SupersessionBuilder> = None;
         let mut policy = None;
+        let mut policy_withheld = false;
         let mut records = Vec::new();
         let mut last_map = given.clone();
         let keep = read_once(input);
@@ -208,11 +239,21 @@ impl FirstPass {
             builder
                 .get_or_insert_with(|| SupersessionBuilder::new(map))
                 .observe(&record);
-            if want_policy && policy.is_none() {
-                policy = map
+            if let (Some(reader), None) = (policy_for, &policy) {
+                if let Some(text) = map
                     .get("conflict_policy", &record.fields)
                     .filter(|v| is_truthy(v))
-                    .map(|v| py_str(&v));
+                    .map(|v| py_str(&v))
+                {
+                    let released = reader.is_none_or(|party| {
+                        select::releases_to(map.get("release_to", &record.fields).as_deref(), party)
+                    });
+                    if released {
+                        policy = Some(text);
+                    } else {
+                        policy_withheld = true;
+                    }
+                }
             }
             if keep {
                 if records.is_empty() {
@@ -225,6 +266,7 @@ impl FirstPass {
         Ok(FirstPass {
             supersession: builder.map(SupersessionBuilder::finish).unwrap_or_default(),
             policy,
+            policy_withheld,
             buffered: keep.then_some((shape, last_map, records)),
         })
     }
