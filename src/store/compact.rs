@@ -355,4 +355,53 @@ mod tests {
         assert_eq!(back.get("release_to"), r.get("release_to"));
         assert_eq!(back.get("value"), r.get("value"));
     }
+
+    #[test]
+    fn lines_that_a_reader_would_skip_are_escaped() {
+        let o = order();
+        let line_of = |r: Value| {
+            let vals: Vec<Option<&Value>> = o.iter().map(|f| r.get(f)).collect();
+            line(&vals, &o)
+        };
+        assert_eq!(line_of(json!({})), "|");
+        assert_eq!(line_of(json!({"record_id": null})), "|");
+        assert_eq!(line_of(json!({"record_id": "#7"})), "\\#7");
+        assert_eq!(line_of(json!({"record_id": " "})), "\\ ");
+        assert_eq!(line_of(json!({"record_id": ""})), "\\e");
+        for text in ["|", "\\#7", "\\ ", "\\e"] {
+            let back = parse_line(text, &o).unwrap();
+            let vals: Vec<Option<&Value>> = o.iter().map(|f| back.get(f)).collect();
+            assert_eq!(line(&vals, &o), text);
+        }
+    }
+
+    #[test]
+    fn supersedes_reads_back_as_one_id_or_several() {
+        let o = order();
+        let back = |r: Value| {
+            let vals: Vec<Option<&Value>> = o.iter().map(|f| r.get(f)).collect();
+            parse_line(&line(&vals, &o), &o).unwrap()
+        };
+        assert_eq!(
+            back(json!({"supersedes": "D-1"}))["supersedes"],
+            json!("D-1")
+        );
+        assert_eq!(
+            back(json!({"supersedes": "D,1"}))["supersedes"],
+            json!("D,1")
+        );
+        assert_eq!(
+            back(json!({"supersedes": ["D-1", "D,2"]}))["supersedes"],
+            json!(["D-1", "D,2"])
+        );
+        assert_eq!(
+            back(json!({"release_to": "a, b"}))["release_to"],
+            json!(["a, b"])
+        );
+        assert_eq!(
+            back(json!({"release_to": ["", "x"]}))["release_to"],
+            json!(["", "x"])
+        );
+        assert!(!back(json!({"release_to": []})).contains_key("release_to"));
+    }
 }
