@@ -383,3 +383,54 @@ fn status_shows_each_setting_and_where_it_came_from() {
         "{text}"
     );
 }
+
+/// A seeded random dump (`tests/recency/random_dump.py 7 250 800`): names shared across owners,
+/// owner-less and scoped relation lines, endpoints in another case, duplicate, self and
+/// dangling edges, empty and future stamps. The expected files are engrama 0.18.1's own output
+/// (`engrama_reference.py`), with the default settings and with changed ones.
+#[test]
+fn a_random_dump_matches_engramas_own_output_node_for_node() {
+    let dump = fixture("random-seed7.ndjson");
+    for (expected, args, env) in [
+        ("random-seed7.engrama-defaults.json", &[][..], &[][..]),
+        (
+            "random-seed7.engrama-hl45.5-ihl7-nodegree.json",
+            &["--insight-half-life", "7"][..],
+            &[
+                ("ENGRAMA_RECENCY_HALF_LIFE", "45.5"),
+                ("ENGRAMA_RECENCY_DEGREE", "off"),
+            ][..],
+        ),
+    ] {
+        let want: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(fixture(expected)).unwrap()).unwrap();
+        let mut cmd = vercy();
+        cmd.arg("recency")
+            .arg(&dump)
+            .args(["--as-of", AS_OF, "--format", "json"])
+            .args(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let got = recency_json(&mut cmd);
+        assert_eq!(got.len(), want.len(), "{expected}");
+        let mut worst = 0f64;
+        for w in &want {
+            let g = got
+                .iter()
+                .find(|g| g["line"] == w["line"])
+                .unwrap_or_else(|| panic!("{expected}: line {} missing", w["line"]));
+            assert_eq!(
+                (&g["label"], &g["key_value"], &g["degree"]),
+                (&w["label"], &w["key_value"], &w["degree"]),
+                "{expected}"
+            );
+            match (g["recency"].as_f64(), w["recency"].as_f64()) {
+                (Some(a), Some(b)) => worst = worst.max((a - b).abs()),
+                (None, None) => {}
+                other => panic!("{expected}: line {}: {other:?}", w["line"]),
+            }
+        }
+        assert!(worst <= 1e-12, "{expected}: max |diff| {worst}");
+    }
+}

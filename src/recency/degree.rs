@@ -2,7 +2,10 @@
 //!
 //! engrama's importer resolves a relation line's endpoints by label and key_value (ASCII case
 //! folded, as SQLite's LOWER does), within the relation's owner (org_id, user_id, or the shared
-//! entity user `__entity__`) when the line carries both; the first matching node wins; a line
+//! entity user `__entity__`) when the line carries both. Which node wins when several match is
+//! SQLite's choice, and it follows the query plan engrama's query gets: a scoped lookup scans
+//! the label index, so the first node in file order wins; an unscoped one scans the identity
+//! index, so the smallest (key_value, org_id, user_id) wins. A line
 //! whose endpoint is missing makes no edge; (from, rel_type, to) is one edge however often it is
 //! written. The degree of a node is the number of its edges, either end, not counting those
 //! whose other end is a system Insight (label Insight with a non-null source_query).
@@ -13,6 +16,7 @@ use std::collections::{HashMap, HashSet};
 const ENTITY_USER: &str = "__entity__";
 
 struct Node {
+    key_value: String,
     org_id: Option<String>,
     user_id: Option<String>,
     system_insight: bool,
@@ -64,6 +68,7 @@ impl Graph {
         let label = line.get("label");
         let index = self.nodes.len();
         self.nodes.push(Node {
+            key_value: text(line.get("key_value")).unwrap_or_default(),
             org_id: text(props.get("org_id")),
             user_id: text(props.get("user_id")),
             system_insight: label.and_then(Value::as_str) == Some("Insight")
@@ -88,15 +93,19 @@ impl Graph {
     }
 
     fn resolve(&self, name: &(String, String), scope: &Option<(String, String)>) -> Option<usize> {
-        let candidates = self.by_name.get(name)?;
-        candidates.iter().copied().find(|&i| match scope {
-            None => true,
-            Some((org, user)) => {
+        let candidates = self.by_name.get(name)?.iter().copied();
+        match scope {
+            None => candidates.min_by_key(|&i| {
+                let n = &self.nodes[i];
+                let owner = |v: &Option<String>| v.clone().unwrap_or_default();
+                (n.key_value.clone(), owner(&n.org_id), owner(&n.user_id), i)
+            }),
+            Some((org, user)) => candidates.into_iter().find(|&i| {
                 let n = &self.nodes[i];
                 n.org_id.as_deref() == Some(org.as_str())
                     && matches!(n.user_id.as_deref(), Some(u) if u == user || u == ENTITY_USER)
-            }
-        })
+            }),
+        }
     }
 
     /// The degree of every node, in node-line order.
@@ -173,10 +182,20 @@ mod tests {
         g.add_node(&node("C", "y", json!({})));
         g.add_relation(&rel("C", "x", "R", "C", "y"));
         assert_eq!(g.degrees(), vec![0, 1, 1]);
-        // a legacy (0.15) relation without an owner takes the first node of that name
+        // a legacy (0.15) relation without an owner takes the node of that name with the
+        // smallest (key_value, org_id, user_id), as SQLite's identity index returns it
         let mut legacy = rel("C", "x", "L", "C", "y");
         legacy.remove("org_id");
         g.add_relation(&legacy);
-        assert_eq!(g.degrees(), vec![1, 1, 2]);
+        assert_eq!(g.degrees(), vec![0, 2, 2]);
+        let upper = obj(json!({"type": "node", "label": "C", "key_value": "X",
+                               "properties": {"org_id": "o9", "user_id": "u9"}}));
+        g.add_node(&upper);
+        // resolved once every node is known, as engrama imports every node before any edge:
+        // "X" sorts before "x", so both owner-less lines now start at the new node
+        let mut to_upper = rel("C", "x", "U", "C", "y");
+        to_upper.remove("user_id");
+        g.add_relation(&to_upper);
+        assert_eq!(g.degrees(), vec![0, 1, 3, 2]);
     }
 }
