@@ -44,8 +44,16 @@ pub fn run(args: RecencyArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let map = FieldMap::parse(&args.map.map)?;
     let input = Input::new(&args.store);
     let (mut rows, unreadable) = score_store(&input, &map, &settings, &as_of)?;
-    for (line, why) in &unreadable {
+    const SHOWN: usize = 10;
+    for (line, why) in unreadable.iter().take(SHOWN) {
         output::notice(&format!("{}:{line}: recency unknown: {why}", input.display));
+    }
+    if unreadable.len() > SHOWN {
+        output::notice(&format!(
+            "{}: {} more records with an unreadable timestamp (recency unknown)",
+            input.display,
+            unreadable.len() - SHOWN
+        ));
     }
     // highest first, unknown last; ties keep the store's order
     rows.sort_by(|a, b| {
