@@ -18,8 +18,8 @@ use serde_json::{json, Map, Value};
 struct Row {
     line: u64,
     label: Option<String>,
-    /// engrama nodes: (key_value, node index for the degree); flat records: None.
-    node: Option<(String, usize)>,
+    /// engrama nodes only.
+    key_value: Option<String>,
     record_id: Option<String>,
     degree: u64,
     score: Score,
@@ -114,7 +114,7 @@ fn score_store(
                 rows.push(Row {
                     line: rec.origin.line,
                     label,
-                    node: None,
+                    key_value: None,
                     record_id: Some(record_id),
                     degree: 0,
                     score,
@@ -141,7 +141,7 @@ fn score_store(
         rows.push(Row {
             line: rec.origin.line,
             label,
-            node: Some((f.get("key_value").map(py_str).unwrap_or_default(), index)),
+            key_value: Some(f.get("key_value").map(py_str).unwrap_or_default()),
             record_id: None,
             degree,
             score,
@@ -203,8 +203,8 @@ fn render_json(rows: &[Row]) -> String {
                 "label".into(),
                 r.label.clone().map_or(Value::Null, Value::String),
             );
-            match &r.node {
-                Some((key, _)) => {
+            match &r.key_value {
+                Some(key) => {
                     o.insert("key_value".into(), Value::String(key.clone()));
                 }
                 None => {
@@ -247,8 +247,8 @@ fn render_human(rows: &[Row], s: &Settings, as_of: Option<&str>) -> String {
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let name = match (&r.node, &r.record_id) {
-                (Some((key, _)), _) => format!("{} {key}", r.label.as_deref().unwrap_or("?")),
+            let name = match (&r.key_value, &r.record_id) {
+                (Some(key), _) => format!("{} {key}", r.label.as_deref().unwrap_or("?")),
                 (None, Some(id)) => match &r.label {
                     Some(l) => format!("{id} ({l})"),
                     None => id.clone(),
