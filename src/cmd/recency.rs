@@ -95,7 +95,10 @@ fn score_store(
                 pending.push((slim_node(rec), index));
             }
             Entry::Record(rec) => {
-                let label = map.get("label", &rec.fields).map(|v| py_str(&v));
+                let label = map
+                    .get("label", &rec.fields)
+                    .filter(|v| !v.is_null())
+                    .map(|v| py_str(&v));
                 let last = map.get("last_activity_at", &rec.fields);
                 let updated = map.get("updated_at", &rec.fields);
                 let query = map.get("source_query", &rec.fields);
