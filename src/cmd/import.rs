@@ -1,13 +1,14 @@
-//! `vercy import DUMP --into STORE [--purge] [--map …]`: read the dump whole (a bad line
-//! anywhere refuses the import before anything is written), merge it into the store (see
-//! `store::merge`), and replace the store atomically: temp file in its folder, fsync, rename.
+//! `vercy import DUMP --into STORE [--purge] [--map …]`: load the store, stream the dump
+//! through the merge (see `store::merge`; a bad line anywhere refuses the import before
+//! anything is written), then replace the store atomically: temp file in its folder, fsync,
+//! rename.
 
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::merge::{Counts, Kind, Store};
-use crate::store::{self, Entry, Input, Shape};
+use crate::store::{self, Aside, Entry, Input};
 use crate::write::AtomicFile;
 use crate::Outcome;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -23,17 +24,6 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ));
     }
     let dump = Input::new(&args.dump);
-    let bar = progress_bar(&dump);
-    let (dump_shape, entries) = read_whole(&dump, bar.as_ref())?;
-    if let Some(bar) = &bar {
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} merging into {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.set_message(args.into.clone());
-        bar.enable_steady_tick(std::time::Duration::from_millis(100));
-    }
-
     let target = Input::new(&args.into);
     let exists = match std::fs::metadata(&args.into) {
         Ok(meta) if meta.is_dir() => {
@@ -45,32 +35,53 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
         Err(e) => return Err(target.read_error(&e)),
     };
-    let (store_shape, existing) = if exists && !args.purge {
-        store::read_all(&target)?
-    } else {
-        (Shape::Empty, Vec::new())
-    };
-    let kind = match Kind::of_store(&store_shape) {
-        Some(Some(kind)) => kind,
-        Some(None) => Kind::for_new_store(&dump_shape, &entries),
-        None => {
+
+    // The store as it is (its kind from its first entry); a missing or purged store is empty.
+    let mut store: Option<Store> = None;
+    if exists && !args.purge {
+        let shape = store::read(&target, &mut |entry| {
+            store
+                .get_or_insert_with(|| Store::new(Kind::of_store(&entry), map.clone()))
+                .load(entry);
+            Ok(())
+        })?;
+        if !Kind::mergeable(&shape) {
             return Err(VercyError::argument(
                 "--into",
-                format!(
-                    "{} is a {}; import merges into JSON lines",
-                    args.into,
-                    store_shape.name()
-                ),
+                format!("{} is a {}; import merges into JSON lines", args.into, shape.name()),
                 format!(
                     "convert it first (`vercy export {} --to jsonl -o store.jsonl`) and import into that",
                     args.into
                 ),
-            ))
+            ));
         }
-    };
+    }
 
-    let mut merged = Store::new(kind, map, existing);
-    let counts = merged.merge(&dump_shape, entries, &dump.display)?;
+    // The dump streams through the merge; a new store takes its kind from the dump's first
+    // entry. Nothing is written before the whole dump has been read.
+    let bar = progress_bar(&dump);
+    let mut counts = Counts::default();
+    let mut from_engrama: Option<bool> = None;
+    store::read(&dump, &mut |entry| {
+        if let Some(bar) = &bar {
+            let (Entry::Record(r) | Entry::Aside(_, r)) = &entry;
+            bar.set_position(r.origin.offset);
+        }
+        let engrama =
+            *from_engrama.get_or_insert(matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+        store
+            .get_or_insert_with(|| Store::new(Kind::for_new_store(&entry), map.clone()))
+            .merge(entry, engrama, &dump.display, &mut counts)
+    })?;
+    let merged = store.unwrap_or_else(|| Store::new(Kind::Flat, map));
+    if let Some(bar) = &bar {
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} writing {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(args.into.clone());
+        bar.enable_steady_tick(std::time::Duration::from_millis(100));
+    }
     let write = merged.changed() || !exists || args.purge;
     if write {
         let mut file = AtomicFile::create(&args.into)?;
@@ -91,22 +102,6 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         write,
     ));
     Ok(Outcome::Success)
-}
-
-/// Every entry of the dump, advancing the progress bar by the bytes read.
-fn read_whole(dump: &Input, bar: Option<&ProgressBar>) -> Result<(Shape, Vec<Entry>)> {
-    let mut entries = Vec::new();
-    let shape = store::read(dump, &mut |entry| {
-        if let Some(bar) = bar {
-            let origin = match &entry {
-                Entry::Record(r) | Entry::Aside(_, r) => r.origin,
-            };
-            bar.set_position(origin.offset);
-        }
-        entries.push(entry);
-        Ok(())
-    })?;
-    Ok((shape, entries))
 }
 
 /// A bar by bytes read (a spinner for stdin), on stderr, when progress is enabled.

@@ -18,12 +18,13 @@
 //! a node (engrama 0.18.1's importer re-stamps last_activity_at on both ends of every edge; this
 //! merge does not).
 //!
-//! Memory: the merge holds the store's lines and an index of their identities in memory (it
-//! must know every identity already there); the caller also holds the dump, so that a bad line
-//! anywhere refuses the whole import before anything is written.
+//! Memory: the merge holds the store's lines (as text) and an index of their identities in
+//! memory: it must know every identity already there. The dump streams through it; nothing is
+//! written until the whole dump has been read and merged, so a bad line anywhere refuses the
+//! import with the store untouched.
 
 use super::engrama::{self, embedding_dimensions, is_flat_envelope, LineKind};
-use super::jsonl::{python_text, record_text, same_fields};
+use super::jsonl::{is_json_line, python_text, same_fields};
 use super::{Aside, Entry, Shape};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
@@ -40,26 +41,24 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kind of an existing store (`None`: a shape import cannot merge into).
-    pub fn of_store(shape: &Shape) -> Option<Option<Kind>> {
-        match shape {
-            Shape::Empty => Some(None),
-            Shape::JsonLines => Some(Some(Kind::Flat)),
-            Shape::Engrama => Some(Some(Kind::Graph)),
-            _ => None,
+    /// The kind of an existing store, from its first entry (an engrama envelope or a record).
+    pub fn of_store(first: &Entry) -> Kind {
+        match first {
+            Entry::Aside(Aside::EngramaHeader, _) => Kind::Graph,
+            _ => Kind::Flat,
         }
     }
 
-    /// The kind a new store takes from the dump imported into it.
-    pub fn for_new_store(dump_shape: &Shape, dump: &[Entry]) -> Kind {
-        if *dump_shape != Shape::Engrama {
-            return Kind::Flat;
-        }
-        match dump.first() {
-            Some(Entry::Aside(Aside::EngramaHeader, h)) if is_flat_envelope(&h.fields) => {
-                Kind::Flat
-            }
-            _ => Kind::Graph,
+    /// Can import merge into a store of this shape? (JSON lines, an engrama dump, or nothing.)
+    pub fn mergeable(shape: &Shape) -> bool {
+        matches!(shape, Shape::Empty | Shape::JsonLines | Shape::Engrama)
+    }
+
+    /// The kind a new store takes from the first entry of the dump imported into it.
+    pub fn for_new_store(first: &Entry) -> Kind {
+        match first {
+            Entry::Aside(Aside::EngramaHeader, h) if !is_flat_envelope(&h.fields) => Kind::Graph,
+            _ => Kind::Flat,
         }
     }
 }
@@ -83,32 +82,39 @@ enum Change {
     Unchanged,
 }
 
-/// One line of the store: its exact text and its fields.
+/// One incoming line: its exact text and its fields.
 struct Line {
     text: String,
     fields: Map<String, Value>,
 }
 
 impl Line {
-    fn of(record: &Record) -> Line {
+    fn of(record: Record) -> Line {
+        let text = if is_json_line(&record.raw) {
+            record.raw.into_string()
+        } else {
+            python_text(&record.fields)
+        };
         Line {
-            text: record_text(record).into_owned(),
-            fields: record.fields.clone(),
+            text,
+            fields: record.fields,
         }
     }
 }
 
-/// Lines in store order, with an index from identity to the first line that has it.
+/// Lines in store order (their text only: fields are parsed again from it on the rare
+/// identity hit, which keeps a large store's footprint near its size on disk), with an index
+/// from identity to the first line that has it.
 #[derive(Default)]
 struct Table {
-    lines: Vec<Line>,
+    lines: Vec<String>,
     index: HashMap<String, usize>,
 }
 
 impl Table {
-    fn load(&mut self, key: String, line: Line) {
+    fn load(&mut self, key: String, text: String) {
         self.index.entry(key).or_insert(self.lines.len());
-        self.lines.push(line);
+        self.lines.push(text);
     }
 
     /// Put `incoming` in: new identity → appended; known → the existing line takes the
@@ -116,21 +122,22 @@ impl Table {
     fn upsert(&mut self, key: String, incoming: Line, nested: Option<&str>) -> Change {
         let Some(&i) = self.index.get(&key) else {
             self.index.insert(key, self.lines.len());
-            self.lines.push(incoming);
+            self.lines.push(incoming.text);
             return Change::Added;
         };
-        let existing = &self.lines[i];
-        let merged = overlay(&existing.fields, &incoming.fields, nested);
-        if same_fields(&merged, &existing.fields) {
+        if self.lines[i] == incoming.text {
+            return Change::Unchanged;
+        }
+        // The store's lines are JSON objects (they were read as such, or written by us).
+        let existing: Map<String, Value> = serde_json::from_str(&self.lines[i]).unwrap_or_default();
+        let merged = overlay(&existing, &incoming.fields, nested);
+        if same_fields(&merged, &existing) {
             Change::Unchanged
         } else if same_fields(&merged, &incoming.fields) {
-            self.lines[i] = incoming;
+            self.lines[i] = incoming.text;
             Change::Updated
         } else {
-            self.lines[i] = Line {
-                text: python_text(&merged),
-                fields: merged,
-            };
+            self.lines[i] = python_text(&merged);
             Change::Updated
         }
     }
@@ -170,9 +177,9 @@ pub struct Store {
 }
 
 impl Store {
-    /// A store of `kind` holding `existing` (the entries of the store file, in order).
-    pub fn new(kind: Kind, map: FieldMap, existing: Vec<Entry>) -> Store {
-        let mut store = Store {
+    /// An empty store of `kind`.
+    pub fn new(kind: Kind, map: FieldMap) -> Store {
+        Store {
             kind,
             map,
             envelope: None,
@@ -180,26 +187,27 @@ impl Store {
             relations: Table::default(),
             vectors: Table::default(),
             changed: false,
-        };
-        for entry in existing {
-            match entry {
-                Entry::Aside(Aside::EngramaHeader, h) => store.envelope = Some(Line::of(&h)),
-                Entry::Aside(Aside::Relation, r) => {
-                    let key = engrama::relation_identity(&r.fields);
-                    store.relations.load(key, Line::of(&r));
-                }
-                Entry::Aside(Aside::Vector, v) => {
-                    let key = engrama::vector_identity(&v.fields);
-                    store.vectors.load(key, Line::of(&v));
-                }
-                Entry::Record(r) => {
-                    let line = Line::of(&r);
-                    let key = store.record_identity(&line);
-                    store.records.load(key, line);
-                }
+        }
+    }
+
+    /// Take in one entry of the store file as it is (in file order).
+    pub fn load(&mut self, entry: Entry) {
+        match entry {
+            Entry::Aside(Aside::EngramaHeader, h) => self.envelope = Some(Line::of(h)),
+            Entry::Aside(Aside::Relation, r) => {
+                let key = engrama::relation_identity(&r.fields);
+                self.relations.load(key, Line::of(r).text);
+            }
+            Entry::Aside(Aside::Vector, v) => {
+                let key = engrama::vector_identity(&v.fields);
+                self.vectors.load(key, Line::of(v).text);
+            }
+            Entry::Record(r) => {
+                let line = Line::of(r);
+                let key = self.record_identity(&line);
+                self.records.load(key, line.text);
             }
         }
-        store
     }
 
     pub fn kind(&self) -> Kind {
@@ -221,18 +229,19 @@ impl Store {
         }
     }
 
-    /// Merge the entries of a dump (already read whole, so it is known to be readable).
+    /// Merge one entry of a dump (`from_engrama`: the dump is an engrama dump). Nothing is
+    /// written until the whole dump has been merged, so an error here leaves the store file
+    /// as it was.
     pub fn merge(
         &mut self,
-        dump_shape: &Shape,
-        dump: Vec<Entry>,
+        entry: Entry,
+        from_engrama: bool,
         dump_name: &str,
-    ) -> Result<Counts> {
-        let from_engrama = *dump_shape == Shape::Engrama;
-        let mut counts = Counts::default();
-        for entry in dump {
+        counts: &mut Counts,
+    ) -> Result<()> {
+        {
             match entry {
-                Entry::Aside(Aside::EngramaHeader, header) => self.merge_envelope(&header),
+                Entry::Aside(Aside::EngramaHeader, header) => self.merge_envelope(header),
                 Entry::Aside(kind, line) => {
                     if self.kind == Kind::Flat {
                         return Err(no_place(dump_name, &line, "relation and vector lines"));
@@ -255,7 +264,7 @@ impl Store {
                         ),
                     };
                     *total += 1;
-                    match table.upsert(key, Line::of(&line), None) {
+                    match table.upsert(key, Line::of(line), None) {
                         Change::Added => {
                             *new += 1;
                             self.changed = true;
@@ -268,7 +277,7 @@ impl Store {
                     let line = match (self.kind, from_engrama) {
                         (Kind::Graph, true) => {
                             engrama::check_line(LineKind::Node, &record, dump_name)?;
-                            Line::of(&record)
+                            Line::of(record)
                         }
                         (Kind::Graph, false) => {
                             return Err(no_place(dump_name, &record, "a flat record"));
@@ -277,7 +286,7 @@ impl Store {
                             Some((text, fields)) => Line { text, fields },
                             None => return Err(no_properties(dump_name, &record)),
                         },
-                        (Kind::Flat, false) => Line::of(&record),
+                        (Kind::Flat, false) => Line::of(record),
                     };
                     let key = self.record_identity(&line);
                     let nested = (self.kind == Kind::Graph).then_some("properties");
@@ -295,12 +304,12 @@ impl Store {
                 }
             }
         }
-        Ok(counts)
+        Ok(())
     }
 
     /// The store's envelope follows the newest dump, except that a dump without embeddings
     /// does not take away the dimensions of vectors the store keeps.
-    fn merge_envelope(&mut self, header: &Record) {
+    fn merge_envelope(&mut self, header: Record) {
         if self.kind != Kind::Graph {
             return;
         }
@@ -321,13 +330,13 @@ impl Store {
     /// Write the store: graph stores as engrama orders a dump (envelope, nodes, relations,
     /// vectors), flat stores one record per line.
     pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut put = |line: &Line| -> io::Result<()> {
-            out.write_all(line.text.as_bytes())?;
+        let mut put = |text: &str| -> io::Result<()> {
+            out.write_all(text.as_bytes())?;
             out.write_all(b"\n")
         };
         if self.kind == Kind::Graph {
             if let Some(envelope) = &self.envelope {
-                put(envelope)?;
+                put(&envelope.text)?;
             }
         }
         for table in [&self.records, &self.relations, &self.vectors] {
