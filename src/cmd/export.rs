@@ -2,14 +2,14 @@
 //! read any store through the one reader and stream it to the chosen format's writer.
 
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
+use crate::cmd::compact as cmd_compact;
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
-use crate::store::compact_writer::CompactWriter;
 use crate::store::engrama::{EngramaWriter, DEFAULT_LABEL};
 use crate::store::json_array::JsonArrayWriter;
 use crate::store::jsonl::JsonlWriter;
-use crate::store::writer::StoreWriter;
+use crate::store::writer::{write_line, StoreWriter};
 use crate::store::{self, Input};
 use crate::write::Sink;
 use crate::Outcome;
@@ -35,7 +35,14 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ExportFormat::Engrama => Box::new(EngramaWriter::new(label, map, &input.display)),
         ExportFormat::Jsonl => Box::new(JsonlWriter::default()),
         ExportFormat::Json => Box::new(JsonArrayWriter::default()),
-        ExportFormat::Compact => Box::new(CompactWriter::new(map)),
+        ExportFormat::Compact => {
+            return compact(
+                &input,
+                map,
+                !args.map.map.is_empty(),
+                args.output.as_deref(),
+            )
+        }
     };
     let mut sink = Sink::open(args.output.as_deref())?;
     let mut open = true;
@@ -56,5 +63,25 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             dropped.relations, dropped.vectors
         ));
     }
+    Ok(Outcome::Success)
+}
+
+/// `--to compact`: exactly what `vercy compact STORE` writes, through the same entry point.
+fn compact(input: &Input, map: FieldMap, map_given: bool, output: Option<&str>) -> Result<Outcome> {
+    let request = cmd_compact::Request {
+        map,
+        map_given,
+        criteria: cmd_compact::criteria(None, None, None)?,
+        policy_line: false,
+    };
+    let mut sink = Sink::open(output)?;
+    let mut open = true;
+    cmd_compact::write(input, &request, &mut |_, line| {
+        if open {
+            open = write_line(&mut sink, line)?;
+        }
+        Ok(())
+    })?;
+    sink.finish()?;
     Ok(Outcome::Success)
 }

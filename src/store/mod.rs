@@ -6,7 +6,6 @@
 
 mod array;
 pub mod compact;
-pub mod compact_writer;
 pub mod engrama;
 mod input;
 pub mod json_array;
