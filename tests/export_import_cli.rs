@@ -352,6 +352,20 @@ fn jsonl_json_and_compact_exports() {
         compact,
         fs::read_to_string(fixture("expected/reference-store.compact.txt")).unwrap()
     );
+    // exactly what `vercy compact` writes, for every store shape (an engrama dump reads
+    // through the engrama map, as in `vercy compact`)
+    for store in ["reference-store.jsonl", "graph-edges.jsonl"]
+        .into_iter()
+        .chain(DUMPS)
+    {
+        let ours = stdout_of(&ok(export(&fixture(store), "compact", &[])));
+        let theirs = stdout_of(&ok(vercy()
+            .arg("compact")
+            .arg(fixture(store))
+            .output()
+            .unwrap()));
+        assert_eq!(ours, theirs, "{store}");
+    }
     // the compact form reads back and exports to JSON lines
     let lines = dir.path().join("lines.txt");
     fs::write(&lines, &compact).unwrap();
