@@ -10,7 +10,7 @@ use crate::store::engrama::{EngramaWriter, DEFAULT_LABEL};
 use crate::store::json_array::JsonArrayWriter;
 use crate::store::jsonl::JsonlWriter;
 use crate::store::writer::{write_line, StoreWriter};
-use crate::store::{self, Input};
+use crate::store::{self, Aside, Entry, Input};
 use crate::write::Sink;
 use crate::Outcome;
 
@@ -46,7 +46,9 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     };
     let mut sink = Sink::open(args.output.as_deref())?;
     let mut open = true;
+    let mut dump = false;
     store::read(&input, &mut |entry| {
+        dump |= matches!(entry, Entry::Aside(Aside::EngramaHeader, _));
         if open {
             open = writer.entry(entry, &mut sink)?;
         }
@@ -56,6 +58,11 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         writer.finish(&mut sink)?;
     }
     sink.finish()?;
+    if dump && args.label.is_some() && args.to == ExportFormat::Engrama {
+        output::notice(
+            "vercy export: --label applies to flat records; an engrama dump keeps its own labels",
+        );
+    }
     let dropped = writer.dropped();
     if dropped.relations + dropped.vectors > 0 {
         output::notice(&format!(

@@ -382,3 +382,103 @@ fn no_properties(dump: &str, node: &Record) -> VercyError {
         help: "engrama node lines carry the node's fields under \"properties\"".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Origin;
+
+    fn entry(line: &str, aside: Option<Aside>) -> Entry {
+        let fields: Map<String, Value> = serde_json::from_str(line).unwrap();
+        let record = Record::new(fields, line, Origin::default());
+        match aside {
+            Some(kind) => Entry::Aside(kind, record),
+            None => Entry::Record(record),
+        }
+    }
+
+    fn text(store: &Store) -> String {
+        let mut out = Vec::new();
+        store.write(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    const ENV4: &str = r#"{"engrama_export": 1, "exported_at": "a", "embedding_dimensions": 4}"#;
+    const ENV0: &str = r#"{"engrama_export": 1, "exported_at": "b", "embedding_dimensions": 0}"#;
+    const VEC: &str =
+        r#"{"type": "vector", "label": "C", "key_field": "name", "key_value": "x", "vector": [1]}"#;
+
+    #[test]
+    fn a_dump_without_embeddings_keeps_the_dimensions_of_kept_vectors() {
+        let mut store = Store::new(Kind::Graph, FieldMap::identity());
+        store.load(entry(ENV4, Some(Aside::EngramaHeader)));
+        store.load(entry(VEC, Some(Aside::Vector)));
+        let mut counts = Counts::default();
+        store
+            .merge(
+                entry(ENV0, Some(Aside::EngramaHeader)),
+                true,
+                "d",
+                &mut counts,
+            )
+            .unwrap();
+        assert!(!store.changed());
+        assert!(text(&store).starts_with(ENV4));
+        // without vectors to keep, the envelope follows the newer dump
+        let mut bare = Store::new(Kind::Graph, FieldMap::identity());
+        bare.load(entry(ENV4, Some(Aside::EngramaHeader)));
+        bare.merge(
+            entry(ENV0, Some(Aside::EngramaHeader)),
+            true,
+            "d",
+            &mut counts,
+        )
+        .unwrap();
+        assert!(bare.changed());
+        assert_eq!(text(&bare), format!("{ENV0}\n"));
+    }
+
+    #[test]
+    fn records_without_an_id_are_the_same_record_when_their_content_is() {
+        let mut store = Store::new(Kind::Flat, FieldMap::identity());
+        store.load(entry(r#"{"note":"a","valid_from":"2025-01-01"}"#, None));
+        let mut counts = Counts::default();
+        for line in [
+            r#"{"note": "a", "valid_from": "2025-01-01"}"#,
+            r#"{"note": "b"}"#,
+            r#"{"note": "b"}"#,
+        ] {
+            store
+                .merge(entry(line, None), false, "d", &mut counts)
+                .unwrap();
+        }
+        assert_eq!((counts.added, counts.updated, counts.unchanged), (1, 0, 2));
+        assert_eq!(
+            text(&store),
+            "{\"note\":\"a\",\"valid_from\":\"2025-01-01\"}\n{\"note\": \"b\"}\n"
+        );
+    }
+
+    #[test]
+    fn incoming_fields_go_over_the_existing_ones_in_place() {
+        let mut store = Store::new(Kind::Flat, FieldMap::identity());
+        store.load(entry(
+            r#"{"record_id":"a","x":1,"valid_to":null,"keep":true}"#,
+            None,
+        ));
+        let mut counts = Counts::default();
+        store
+            .merge(
+                entry(r#"{"valid_to": "2026-03-31T00:00:00.000000001-08:00", "record_id": "a", "y": 2}"#, None),
+                false,
+                "d",
+                &mut counts,
+            )
+            .unwrap();
+        assert_eq!(counts.updated, 1);
+        assert_eq!(
+            text(&store),
+            "{\"record_id\": \"a\", \"x\": 1, \"valid_to\": \"2026-03-31T00:00:00.000000001-08:00\", \"keep\": true, \"y\": 2}\n"
+        );
+    }
+}
