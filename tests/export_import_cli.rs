@@ -428,7 +428,7 @@ fn a_bad_line_refuses_the_whole_dump_and_leaves_the_store_alone() {
 }
 
 #[test]
-fn kinds_do_not_mix_silently() {
+fn kinds_mix_only_where_nothing_is_lost() {
     let dir = tempfile::tempdir().unwrap();
     let graph = dir.path().join("graph.jsonl");
     ok(import(
@@ -436,13 +436,46 @@ fn kinds_do_not_mix_silently() {
         &graph,
         &[],
     ));
-    let out = import(&fixture("reference-store.jsonl"), &graph, &[]);
+    // flat records go into an engrama store as the node lines `export --to engrama` makes
+    let out = ok(import(&fixture("reference-store.jsonl"), &graph, &[]));
+    assert!(
+        said(&out).contains("31 added")
+            && said(&out).contains("31 flat records went in as Concept nodes"),
+        "{}",
+        said(&out)
+    );
+    let nodes = stdout_of(&ok(export(
+        &fixture("reference-store.jsonl"),
+        "engrama",
+        &[],
+    )));
+    let store = fs::read_to_string(&graph).unwrap();
+    let dump = fs::read_to_string(fixture("engrama/sample-export-0.18.1.ndjson")).unwrap();
+    let (store_lines, dump_lines): (Vec<&str>, Vec<&str>) =
+        (store.lines().collect(), dump.lines().collect());
+    assert_eq!(store_lines[..7], dump_lines[..7], "envelope and nodes kept");
+    assert_eq!(
+        store_lines[7..38],
+        nodes.lines().skip(1).collect::<Vec<_>>()[..],
+        "new nodes after them"
+    );
+    assert_eq!(store_lines[38..], dump_lines[7..], "then the relations");
+    // and a second time changes nothing
+    let out = ok(import(&fixture("reference-store.jsonl"), &graph, &[]));
+    assert!(
+        said(&out).contains("0 added, 0 updated, 31 unchanged"),
+        "{}",
+        said(&out)
+    );
+    // a record without a key value cannot be a node
+    let out = import(&fixture("edge/no-ids.jsonl"), &graph, &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        said(&out).contains("--to engrama --label"),
+        said(&out).contains("no-ids.jsonl:1:1: no record_id"),
         "{}",
-        stderr_of(&out)
+        said(&out)
     );
+    assert_eq!(fs::read_to_string(&graph).unwrap(), store);
 
     let flat = dir.path().join("flat.jsonl");
     fs::copy(fixture("reference-store.jsonl"), &flat).unwrap();

@@ -139,6 +139,13 @@ fn summary(dump: &str, store: &str, kind: Kind, c: &Counts, written: bool) -> St
             c.relations, c.relations_new, c.vectors, c.vectors_new
         ));
     }
+    if c.as_nodes > 0 {
+        s.push_str(&format!(
+            "; {} flat records went in as {} nodes (key_value = record_id; `vercy export --to engrama --label L` first to choose the label)",
+            c.as_nodes,
+            crate::store::engrama::DEFAULT_LABEL
+        ));
+    }
     if !written {
         s.push_str(&format!("; {} left as it was", Path::new(store).display()));
     }

@@ -157,7 +157,7 @@ pub fn node_line(record: &Record, label: &str, map: &FieldMap, store: &str) -> R
     }));
     // `{"type": …, "key_value": "…"}` + `, "properties": ` + record + `}`
     let mut line = String::with_capacity(head.len() + record.raw.len() + 20);
-    line.push_str(&head[..head.len() - 1]);
+    line.push_str(head.strip_suffix('}').unwrap_or(&head));
     line.push_str(", \"properties\": ");
     line.push_str(&record_text(record));
     line.push('}');

@@ -11,6 +11,10 @@
 //! for line, except a dump that vercy wrote from a flat store (its envelope says
 //! `source_backend: "jsonl"`), whose node properties are flat records again, byte for byte.
 //!
+//! Flat records imported into a graph store become node lines, as `export --to engrama` makes
+//! them, under the default label; relation and vector lines are refused by a flat store (it has
+//! no place for them, and dropping them would lose data).
+//!
 //! A line already in the store takes the incoming fields (a node's properties are merged key by
 //! key, as engrama merges them); when that changes nothing the line keeps its bytes, and when
 //! the result is exactly the incoming line, the incoming bytes are kept. Timestamps are values
@@ -74,6 +78,8 @@ pub struct Counts {
     pub relations_new: u64,
     pub vectors: u64,
     pub vectors_new: u64,
+    /// Flat records that went into a graph store as node lines under the default label.
+    pub as_nodes: u64,
 }
 
 enum Change {
@@ -280,7 +286,18 @@ impl Store {
                             Line::of(record)
                         }
                         (Kind::Graph, false) => {
-                            return Err(no_place(dump_name, &record, "a flat record"));
+                            // as `export --to engrama` makes it, under the default label
+                            let text = engrama::node_line(
+                                &record,
+                                engrama::DEFAULT_LABEL,
+                                &self.map,
+                                dump_name,
+                            )?;
+                            counts.as_nodes += 1;
+                            Line {
+                                fields: serde_json::from_str(&text).unwrap_or_default(),
+                                text,
+                            }
                         }
                         (Kind::Flat, true) => match engrama::node_properties(&record) {
                             Some((text, fields)) => Line { text, fields },
@@ -348,18 +365,10 @@ impl Store {
     }
 }
 
+/// Relation and vector lines have no place in a flat store; refusing keeps them from being lost.
 fn no_place(dump: &str, line: &Record, what: &str) -> VercyError {
-    let (message, help) = if what == "a flat record" {
-        (
-            "a flat record cannot go into a store that holds an engrama dump".to_string(),
-            "make the records engrama nodes first (`vercy export DUMP --to engrama --label LABEL -o nodes.ndjson`) and import that".to_string(),
-        )
-    } else {
-        (
-            format!("{what} cannot go into a flat JSONL store"),
-            "import the dump into a new store (or with --purge): it is kept as an engrama dump, relations and vectors included".to_string(),
-        )
-    };
+    let message = format!("{what} cannot go into a flat JSONL store");
+    let help = "import the dump into a new store (or with --purge): it is kept as an engrama dump, relations and vectors included".to_string();
     VercyError::Shape {
         path: dump.to_string(),
         pos: Position {
