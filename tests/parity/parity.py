@@ -290,6 +290,34 @@ def rand_store(rng: random.Random) -> tuple[str, list[str], str]:
 
 # --------------------------------------------------------------------------- main
 
+# Characters Python's str.splitlines() breaks on besides \n and \r\n: the reference splits a
+# JSON line at them even inside a string, vercy does not (README, "Deliberate differences").
+SPLITLINES_EXTRA = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def documented_difference(path: Path) -> bool:
+    """A fixture written for another command that hits a documented difference on purpose:
+    a raw line separator inside a string, a byte-order mark, or an envelope object."""
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if any(c in text.replace("\r\n", "\n") for c in SPLITLINES_EXTRA):
+        return True
+    stripped = text.strip()
+    if stripped.startswith("{") and "\n" not in stripped:
+        try:
+            obj = json.loads(stripped)
+        except ValueError:
+            return False
+        envelopes = ("results", "facts", "edges", "memories", "items", "data")
+        return isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in envelopes)
+    return False
+
+
 def fixture_cases(root: Path, quirks: bool) -> list[tuple[str, list[str]]]:
     cases = []
     for p in sorted(root.rglob("*")):
@@ -297,6 +325,8 @@ def fixture_cases(root: Path, quirks: bool) -> list[tuple[str, list[str]]]:
             continue
         rel = p.relative_to(root).parts
         if rel[0] == "bad" or (rel[0] == "quirks" and not quirks):
+            continue
+        if not quirks and documented_difference(p):
             continue
         cases.append((str(p), []))
         side = p.with_name(p.name + ".args")
