@@ -220,7 +220,8 @@ fn json_and_human_output_rank_by_score_and_top_cuts() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].contains("half-life 180.0 d (default)"), "{text}");
     assert!(lines[1].starts_with("rank"), "{text}");
-    assert_eq!(lines.len(), 2 + 4, "{text}");
+    assert_eq!(lines.len(), 2 + 4 + 1, "{text}");
+    assert_eq!(lines[6], "(4 of 12 shown)");
     assert!(
         lines[4].contains("0.998576") && lines[4].ends_with("Concept hub concept"),
         "{text}"

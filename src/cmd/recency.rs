@@ -60,12 +60,13 @@ pub fn run(args: RecencyArgs, _global: &GlobalArgs) -> Result<Outcome> {
         let key = |r: &Row| r.score.recency.unwrap_or(f64::NEG_INFINITY);
         key(b).total_cmp(&key(a))
     });
+    let total = rows.len();
     if let Some(n) = args.top {
         rows.truncate(n);
     }
     let text = match args.format {
         DataFormat::Json => render_json(&rows),
-        DataFormat::Human => render_human(&rows, &settings, args.as_of.as_deref()),
+        DataFormat::Human => render_human(&rows, total, &settings, args.as_of.as_deref()),
     };
     output::print_stdout(&text)?;
     Ok(Outcome::Success)
@@ -228,7 +229,7 @@ fn render_json(rows: &[Row]) -> String {
     text
 }
 
-fn render_human(rows: &[Row], s: &Settings, as_of: Option<&str>) -> String {
+fn render_human(rows: &[Row], total: usize, s: &Settings, as_of: Option<&str>) -> String {
     let setting = |v: String, o: recency::Origin| format!("{v} ({})", o.name());
     let mut out = format!(
         "recency as of {}: half-life {}, system Insights {}, degree factor {}\n",
@@ -293,8 +294,10 @@ fn render_human(rows: &[Row], s: &Settings, as_of: Option<&str>) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    if rows.is_empty() {
+    if total == 0 {
         out.push_str("(no records)\n");
+    } else if rows.len() < total {
+        out.push_str(&format!("({} of {total} shown)\n", rows.len()));
     }
     out
 }
