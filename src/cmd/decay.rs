@@ -507,6 +507,22 @@ mod tests {
         assert!(global.ignored.is_empty());
     }
 
+    proptest::proptest! {
+        /// Whatever a legacy script passes, reading it neither panics nor loses an argument:
+        /// each one is a flag understood, a value, the store, or listed as ignored.
+        #[test]
+        fn any_argument_vector_is_read(args in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::string::string_regex("-{0,2}[a-z=.0-9-]{0,8}").unwrap(),
+                proptest::string::string_regex(".{0,6}").unwrap(),
+            ],
+            0..8,
+        )) {
+            let l = Legacy::parse(&args);
+            proptest::prop_assert!(l.ignored.len() + usize::from(l.store.is_some()) <= args.len());
+        }
+    }
+
     #[test]
     fn paths_are_quoted_for_the_shell() {
         assert_eq!(shell_quote("a/b.ndjson"), "a/b.ndjson");

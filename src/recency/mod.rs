@@ -143,6 +143,34 @@ mod tests {
         time::parse(s).unwrap()
     }
 
+    proptest::proptest! {
+        /// A score is in (0, 1], never rises with age, never falls with degree.
+        #[test]
+        fn scores_are_bounded_and_monotone(
+            days in 0u32..20_000, more in 1u32..5_000, degree in 0u64..10_000, insight: bool,
+        ) {
+            let stamp = json!("2000-01-01T00:00:00Z");
+            let query = json!("q");
+            let s = Subject {
+                label: Some(if insight { "Insight" } else { "Concept" }),
+                updated_at: Some(&stamp),
+                source_query: Some(&query),
+                degree,
+                ..Subject::default()
+            };
+            let base = at("2000-01-01T00:00:00Z").nanos;
+            let day = time::NANOS_PER_DAY;
+            let at_day = |d: u32| Timestamp { nanos: base + d as i128 * day, ..at("2000-01-01") };
+            let d = defaults();
+            let now = score(&s, &d, &at_day(days)).unwrap().recency.unwrap();
+            let later = score(&s, &d, &at_day(days + more)).unwrap().recency.unwrap();
+            let hub = score(&Subject { degree: degree + 1, ..s }, &d, &at_day(days)).unwrap().recency.unwrap();
+            proptest::prop_assert!(now > 0.0 && now <= 1.0);
+            proptest::prop_assert!(later <= now);
+            proptest::prop_assert!(hub >= now);
+        }
+    }
+
     #[test]
     fn one_half_life_halves_and_hubs_fade_slower() {
         let stamp = json!("2026-01-01T00:00:00Z");
