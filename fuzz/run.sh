@@ -30,8 +30,14 @@ seed compact_line
 seed date_parse
 seed field_map
 
+failed=()
 for target in "${targets[@]}"; do
   echo "== $target ($seconds s)"
   cargo +nightly fuzz run "$target" "fuzz/corpus/$target" -- \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    || failed+=("$target")
 done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "crashes in: ${failed[*]} (inputs in fuzz/artifacts/)"
+  exit 1
+fi

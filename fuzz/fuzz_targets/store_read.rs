@@ -1,21 +1,8 @@
-//! The store reader on arbitrary bytes, whatever shape they look like (JSON lines, array,
-//! envelope, engrama dump, compact): it returns records or an error, never panics or hangs.
+//! Fuzz target `store_read`: the property lives in tests/fuzz_checks (shared with the regression
+//! test that replays tests/fuzz-corpus/store_read/ in `cargo test`).
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use vercy::store::{self, Entry, Input};
+#[path = "../../tests/fuzz_checks/mod.rs"]
+mod checks;
 
-fuzz_target!(|data: &[u8]| {
-    let input = Input::from_bytes("fuzz.jsonl", data.to_vec());
-    let mut last_line = 0;
-    let _ = store::read(&input, &mut |entry| {
-        let record = match &entry {
-            Entry::Record(r) | Entry::Aside(_, r) => r,
-        };
-        // records come in file order and point inside the input
-        assert!(record.origin.line >= last_line, "records out of order");
-        assert!(record.origin.offset as usize <= data.len(), "origin past the end");
-        last_line = record.origin.line;
-        Ok(())
-    });
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::store_read(data));
