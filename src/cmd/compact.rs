@@ -72,7 +72,7 @@ pub struct Request {
     pub policy_line: bool,
 }
 
-/// What [`write`] did.
+/// What [`write()`] did.
 pub struct Written {
     pub shape: Shape,
     pub tally: Tally,

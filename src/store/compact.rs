@@ -1,6 +1,6 @@
 //! The compact pipe line form, both ways: one line per record, the profile's fields in a fixed
 //! order separated by `|`, a null valid_to written `~`, lists joined with `,`, trailing empty
-//! fields dropped. This module is the one codec: `compact` writes with [`header`] and [`line`],
+//! fields dropped. This module is the one codec: `compact` writes with [`header`] and [`line()`],
 //! every command reads through [`read`].
 //!
 //! # Escapes
