@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static COLOR: AtomicBool = AtomicBool::new(false);
 static QUIET: AtomicBool = AtomicBool::new(false);
 static PROGRESS: AtomicBool = AtomicBool::new(false);
+/// `--progress always`: the user asked for bars even where they would not be drawn.
+static PROGRESS_FORCED: AtomicBool = AtomicBool::new(false);
 
 /// Settle colour, quiet and progress once, from the flags and the environment.
 pub fn configure(global: &GlobalArgs) {
@@ -34,6 +36,7 @@ pub fn configure(global: &GlobalArgs) {
         When::Auto => io::stderr().is_terminal() && !env_set("CI") && !global.quiet,
     };
     PROGRESS.store(progress, Ordering::Relaxed);
+    PROGRESS_FORCED.store(global.progress == When::Always, Ordering::Relaxed);
     let theme = if color {
         miette::GraphicalTheme::unicode()
     } else {
@@ -59,6 +62,14 @@ pub fn quiet() -> bool {
 
 pub fn progress_enabled() -> bool {
     PROGRESS.load(Ordering::Relaxed)
+}
+
+/// The command prints a machine format (JSON, SARIF, GitHub annotations): its runs are read
+/// by programs and logged, so no progress bar unless `--progress always` asked for one.
+pub fn machine_format() {
+    if !PROGRESS_FORCED.load(Ordering::Relaxed) {
+        PROGRESS.store(false, Ordering::Relaxed);
+    }
 }
 
 /// Print a diagnostic on stderr.

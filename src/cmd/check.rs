@@ -25,6 +25,9 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     } else {
         args.format.unwrap_or(format::Format::Human)
     };
+    if format != format::Format::Human {
+        output::machine_format();
+    }
     let mut reports = Vec::with_capacity(args.stores.len());
     let mut unreadable = false;
     for store in &args.stores {
