@@ -62,6 +62,10 @@ const CORPUS: &[(&str, Expect)] = &[
     ("huge-numbers.jsonl", Records(2)),
     ("truncated-brace.jsonl", ErrorAt(3, None)),
     ("two-on-a-line.jsonl", ErrorAt(2, Some(113))),
+    ("bom-and-blank-lines.jsonl", NoRecords),
+    ("lone-bracket.json", ErrorAt(1, Some(2))),
+    ("compact-header-only.txt", NoRecords),
+    ("empty-array.json", NoRecords),
 ];
 
 /// A command that reads a store, and how to tell how many records it read.
@@ -330,6 +334,25 @@ fn not_files(cmd: Cmd) {
         );
         assert!(!stderr.contains("panicked"));
     }
+    // a character device that is empty, and stdin that is a directory
+    run_case(cmd, dir.path(), "/dev/null", None, "/dev/null", NoRecords);
+    if cmd != Cmd::Decay {
+        let scratch = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("vercy"))
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(cmd.args("-", scratch.path()))
+            .stdin(std::fs::File::open(dir.path()).unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{cmd:?} with a directory on stdin:\n{stderr}"
+        );
+        assert!(stderr.contains("<stdin>: cannot read"), "{cmd:?}: {stderr}");
+    }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         eprintln!("skipped: the unreadable-file case (running as root, who may read any file)");
@@ -377,7 +400,7 @@ fn huge_record(cmd: Cmd) {
     // the array form crosses the shared reader's block boundaries; one command covers it
     // (debug builds write 64 MB slowly, so the others take the JSON lines form only)
     let shapes: &[&str] = match cmd {
-        Cmd::Check | Cmd::ExportJsonl => &["big.jsonl", "big.json"],
+        Cmd::Check => &["big.jsonl", "big.json"],
         _ => &["big.jsonl"],
     };
     for &name in shapes {
