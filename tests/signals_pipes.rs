@@ -243,6 +243,10 @@ fn a_full_disk_is_an_error_not_a_torn_file() {
 
 // ---- Ctrl-C and kill during an import -----------------------------------------------------
 
+const IMPORT: [&str; 4] = ["import", "dump.jsonl", "--into", "store.jsonl"];
+const EXPORT: [&str; 6] = ["export", "dump.jsonl", "--to", "json", "-o", "store.jsonl"];
+const COMPACT: [&str; 4] = ["compact", "dump.jsonl", "-o", "store.jsonl"];
+
 /// Start `vercy import dump --into store`, wait until `when` says so, send `signal`, and
 /// return the exit status. `None` when the import finished before the moment came.
 fn import_and_signal(
@@ -250,8 +254,18 @@ fn import_and_signal(
     signal: i32,
     when: &dyn Fn(&Path, Duration) -> bool,
 ) -> Option<std::process::ExitStatus> {
+    run_and_signal(dir, &IMPORT, signal, when)
+}
+
+/// Start `vercy ARGS` (which writes store.jsonl), wait until `when` says so, send `signal`.
+fn run_and_signal(
+    dir: &Path,
+    args: &[&str],
+    signal: i32,
+    when: &dyn Fn(&Path, Duration) -> bool,
+) -> Option<std::process::ExitStatus> {
     let mut child = vercy(dir)
-        .args(["import", "dump.jsonl", "--into", "store.jsonl"])
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -289,11 +303,15 @@ fn is_130(status: std::process::ExitStatus) -> bool {
 }
 
 fn interrupt_while_writing(signal: i32) {
+    interrupt_while_writing_with(&IMPORT, signal)
+}
+
+fn interrupt_while_writing_with(args: &[&str], signal: i32) {
     let when_writing = |dir: &Path, _: Duration| !temp_files(dir).is_empty();
     let mut records = 50_000;
     for _attempt in 0..3 {
         let dir = import_setup(records);
-        let Some(status) = import_and_signal(dir.path(), signal, &when_writing) else {
+        let Some(status) = run_and_signal(dir.path(), args, signal, &when_writing) else {
             records *= 2; // the write came and went between two looks: a bigger dump
             continue;
         };
@@ -328,6 +346,12 @@ fn ctrl_c_while_the_import_writes_ends_130_and_leaves_no_temporary_file() {
 #[test]
 fn a_kill_while_the_import_writes_leaves_the_store_whole_and_no_temporary_file() {
     interrupt_while_writing(libc::SIGTERM);
+}
+
+#[test]
+fn ctrl_c_while_export_or_compact_writes_a_file_leaves_the_old_file_and_no_temporary_file() {
+    interrupt_while_writing_with(&EXPORT, libc::SIGINT);
+    interrupt_while_writing_with(&COMPACT, libc::SIGINT);
 }
 
 #[test]
