@@ -126,6 +126,25 @@ impl FieldPath {
         }
     }
 
+    /// The top-level keys a lookup of this path can read: its whole text as one literal key
+    /// (which wins) and the first key of the path. A reader that builds only some keys of each
+    /// record builds these.
+    pub fn top_keys(&self) -> impl Iterator<Item = &str> {
+        let first = match self.steps.first() {
+            Some(Step::Key(k)) => Some(k.as_str()),
+            _ => None,
+        };
+        std::iter::once(self.body()).chain(first)
+    }
+
+    /// The key when the path is one plain top-level key (not inverse, no `.` or `[]`).
+    pub fn single_key(&self) -> Option<&str> {
+        match self.steps.as_slice() {
+            [Step::Key(k)] if !self.inverse && k == self.body() => Some(k),
+            _ => None,
+        }
+    }
+
     /// Look the path up in a record. `None`: absent (some key on the way is missing).
     /// A path through `[]` collects every element reached into one list.
     pub fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {

@@ -5,13 +5,20 @@
 
 pub mod format;
 pub mod report;
+mod roles;
 pub mod rules;
+mod table;
 pub mod values;
 
 use crate::error::Result;
 use crate::mapping::FieldMap;
-use crate::store::{self, Aside, Entry, Input};
+use crate::output;
+use crate::record::Record;
+use crate::store::{self, Aside, Entry, Input, Keep};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
 use report::Report;
+use roles::{RawPlan, Roles};
 
 /// What a check run was asked.
 #[derive(Debug, Clone)]
@@ -26,28 +33,120 @@ pub struct Options {
     pub expected: Vec<String>,
 }
 
+/// Records read per batch: each batch is read in parallel, then folded in order.
+const BATCH: usize = 4096;
+
+/// Stores smaller than this get no progress bar.
+const PROGRESS_MIN_BYTES: u64 = 32 << 20;
+
 /// Check one store: a single streaming pass through both rule sets.
+///
+/// Records come in batches; each record of a batch is read on any core (`facts`), and the
+/// facts are folded in store order, so the report is the one a record-by-record pass gives.
+/// When every role the checks read is one plain top-level key, the reader keeps only each
+/// record's validated text and the checks read the values they need from it, borrowed
+/// (`roles.rs`); otherwise it builds only the keys the checks look at.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
+    let engrama = FieldMap::parse(&["engrama".to_string()])?;
+    let roles = roles_read();
+    let given_plan = RawPlan::new(&opts.map, &roles, &values::CAPTURE_KEYS);
+    let keep = match &given_plan {
+        Some(_) => Keep::raw_text(),
+        None if opts.map_given => keys_looked_at(&[&opts.map], &roles),
+        None => keys_looked_at(&[&opts.map, &engrama], &roles),
+    };
+    let raw_only = given_plan.is_some();
     let mut map = opts.map.clone();
+    let mut plan = given_plan.as_ref();
     let mut rules: Option<rules::ReferenceRules> = None;
     let mut values = values::ValueChecks::default();
-    let shape = store::read(input, &mut |entry| {
+    let mut batch: Vec<Record> = Vec::with_capacity(BATCH);
+    let bar = progress_bar(input);
+    let mut flush = |batch: &mut Vec<Record>, map: &FieldMap, plan: Option<&RawPlan>| {
+        let rules = rules.get_or_insert_with(|| rules::ReferenceRules::new(map.clone()));
+        let reached = batch.last().map(|r| r.origin.offset);
+        let rules_now: &rules::ReferenceRules = rules;
+        // the records are read, and let go of, on any core; only their facts come back
+        let facts: Vec<_> = batch
+            .par_drain(..)
+            .map(|record| {
+                let roles = Roles::of(&record, rules_now.map(), plan, raw_only);
+                (
+                    rules_now.facts(&roles, record.origin.index),
+                    values::ValueChecks::facts(&roles, record.origin.line),
+                )
+            })
+            .collect();
+        for (rule_facts, value_facts) in facts {
+            rules.fold(&rule_facts);
+            values.fold(value_facts, &rule_facts.name);
+        }
+        if let (Some(bar), Some(offset)) = (&bar, reached) {
+            bar.set_position(offset);
+        }
+    };
+    let shape = store::read_with(input, &keep, &mut |entry| {
         match entry {
             // an engrama dump reads through the engrama map unless the user gave one
             Entry::Aside(Aside::EngramaHeader, _) if !opts.map_given => {
-                map = FieldMap::parse(&["engrama".to_string()])?;
+                map = engrama.clone();
+                plan = None;
             }
             Entry::Record(record) => {
-                let rules = rules.get_or_insert_with(|| rules::ReferenceRules::new(map.clone()));
-                rules.observe(&record);
-                let name = rules::ReferenceRules::name_of(rules.map(), &record);
-                values.observe(rules.map(), &record, &name);
+                batch.push(record);
+                if batch.len() == BATCH {
+                    flush(&mut batch, &map, plan);
+                }
             }
             Entry::Aside(..) => {}
         }
         Ok(())
     })?;
+    if !batch.is_empty() {
+        flush(&mut batch, &map, plan);
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let rules = rules.unwrap_or_else(|| rules::ReferenceRules::new(map));
     values.expect(opts.expected.iter().cloned());
+    // the value checks' tables go before the report's lists of offenders are built
+    values.settle();
     Ok(Report::build(input, opts, shape, rules, values))
+}
+
+/// Every role the checks read.
+fn roles_read() -> Vec<&'static str> {
+    let rules = rules::ReferenceRules::new(FieldMap::identity());
+    let mut roles: Vec<&'static str> = rules.roles();
+    roles.extend(values::ROLES);
+    roles.sort_unstable();
+    roles.dedup();
+    roles
+}
+
+/// The top-level keys the checks read under these maps: the keys their roles' paths start
+/// with (and the literal keys, which win), plus the capture-time keys.
+fn keys_looked_at(maps: &[&FieldMap], roles: &[&str]) -> Keep {
+    let mut keys: Vec<String> = values::CAPTURE_KEYS.iter().map(|k| k.to_string()).collect();
+    for map in maps {
+        for role in roles {
+            keys.extend(map.path(role).top_keys().map(str::to_string));
+        }
+    }
+    Keep::keys(keys)
+}
+
+/// A byte progress bar on stderr for a large store file, when progress is wanted.
+fn progress_bar(input: &Input) -> Option<ProgressBar> {
+    if !output::progress_enabled() {
+        return None;
+    }
+    let len = std::fs::metadata(input.path.as_deref()?).ok()?.len();
+    if len < PROGRESS_MIN_BYTES {
+        return None;
+    }
+    let style = ProgressStyle::with_template("checking {bar:30} {bytes}/{total_bytes} {eta}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    Some(ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style))
 }

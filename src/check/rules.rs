@@ -2,12 +2,19 @@
 //! profile: which fields make each level, which apply to rule or restricted records, which are
 //! SHOULD. Presence only; the values are judged in `values.rs`.
 //!
-//! Memory: one pass, keeping only the names of offending records (the report lists them all)
-//! and, for an inverse-mapped role, the ids pointed at. Nothing grows with the store otherwise.
+//! The work is split in two so a store of millions of records can be checked on every core:
+//! [`ReferenceRules::facts`] reads one record without touching shared state (records are read
+//! in parallel), [`ReferenceRules::fold`] adds those facts to the tally, in store order.
+//!
+//! Memory: one pass, keeping only the names of offending records (the report lists them all),
+//! in one arena per field, and, for an inverse-mapped role, the ids pointed at. Each grows at
+//! most by one entry per record: linear, and nothing else grows with the store.
 
-use crate::mapping::FieldMap;
+use super::roles::{RoleValue, Roles};
+use super::table::Names;
+use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
-use crate::record::{is_filled, is_truthy, py_str, Record};
+use crate::record::{is_filled, py_str, Record};
 use std::collections::HashSet;
 
 /// The one offender of the missing-policy finding.
@@ -24,16 +31,34 @@ pub struct Finding {
 /// Per-field state while the store streams past.
 struct FieldState {
     field: &'static Field,
-    offenders: Vec<String>,
+    /// The role's path read forwards when it is an inverse pointer (`~replaced_by`).
+    inverse: Option<FieldPath>,
+    offenders: Names,
     /// For a `~inverse` role: (name, record_id) of records that lack it unless pointed at.
     deferred: Vec<(String, String)>,
+}
+
+/// What the rules need from one record.
+pub struct RuleFacts {
+    /// The name the reference gives the record (its id, or `#index`).
+    pub name: String,
+    /// Bit i: field i's requirement is met by this record (present, or filled).
+    met: u64,
+    /// Bit i: field i holds a filled, truthy value (the once-per-store policy test).
+    truthy: u64,
+    states_rule: bool,
+    restricted: bool,
+    /// For inverse roles: the ids this record points at, and its own id.
+    pointed: Vec<String>,
+    own_id: String,
 }
 
 pub struct ReferenceRules {
     profile: &'static Profile,
     map: FieldMap,
     fields: Vec<FieldState>,
-    /// ids named by inverse pointers (`supersedes=~replaced_by`).
+    /// ids named by inverse pointers (`supersedes=~replaced_by`): one entry per pointer, so
+    /// linear in the store.
     pointed_at: HashSet<String>,
     policy_in_records: bool,
     restricted: usize,
@@ -43,19 +68,22 @@ pub struct ReferenceRules {
 impl ReferenceRules {
     pub fn new(map: FieldMap) -> Self {
         let profile = Profile::embedded();
+        let fields: Vec<FieldState> = profile
+            .fields
+            .iter()
+            .filter(|f| !f.is_experimental())
+            .map(|field| FieldState {
+                field,
+                inverse: map.inverse_path(&field.id),
+                offenders: Names::default(),
+                deferred: Vec::new(),
+            })
+            .collect();
+        assert!(fields.len() <= 64, "the profile's fields fit a u64 bit set");
         ReferenceRules {
             profile,
             map,
-            fields: profile
-                .fields
-                .iter()
-                .filter(|f| !f.is_experimental())
-                .map(|field| FieldState {
-                    field,
-                    offenders: Vec::new(),
-                    deferred: Vec::new(),
-                })
-                .collect(),
+            fields,
             pointed_at: HashSet::new(),
             policy_in_records: false,
             restricted: 0,
@@ -67,74 +95,118 @@ impl ReferenceRules {
         &self.map
     }
 
-    fn filled(&self, role: &str, record: &Record) -> bool {
-        self.map
-            .get(role, &record.fields)
-            .is_some_and(|v| is_filled(&v))
+    /// The roles these rules read (the profile's fields and the checker's markers).
+    pub fn roles(&self) -> Vec<&'static str> {
+        let checker = &self.profile.checker;
+        self.fields
+            .iter()
+            .map(|s| -> &'static str { s.field.id.as_str() })
+            .chain(checker.rule_markers.iter().map(String::as_str))
+            .chain(checker.restriction_markers.iter().map(String::as_str))
+            .chain(["record_id"])
+            .collect()
     }
 
     /// The name the reference gives a record: its record_id as Python prints it, or `#index`.
     pub fn name_of(map: &FieldMap, record: &Record) -> String {
-        match map.get("record_id", &record.fields) {
-            Some(v) if is_filled(&v) && is_truthy(&v) => py_str(&v),
-            _ => format!("#{}", record.origin.index),
+        Self::name(&Roles::built(map, &record.fields), record.origin.index)
+    }
+
+    fn name(roles: &Roles, index: usize) -> String {
+        match roles.get("record_id") {
+            Some(v) if v.is_filled() && v.is_truthy() => v.py_str(),
+            _ => format!("#{index}"),
         }
     }
 
-    pub fn observe(&mut self, record: &Record) {
-        self.records += 1;
+    /// Read one record (no shared state: safe to run on many records at once); `index` is
+    /// its place among the store's records.
+    pub fn facts(&self, roles: &Roles, index: usize) -> RuleFacts {
         let checker = &self.profile.checker;
-        let states_rule = checker.rule_markers.iter().any(|m| self.filled(m, record));
-        let restricted = checker
-            .restriction_markers
-            .iter()
-            .any(|m| self.filled(m, record));
-        if restricted {
+        let mut facts = RuleFacts {
+            name: Self::name(roles, index),
+            met: 0,
+            truthy: 0,
+            states_rule: checker
+                .rule_markers
+                .iter()
+                .any(|m| roles.filled(m).is_some()),
+            restricted: checker
+                .restriction_markers
+                .iter()
+                .any(|m| roles.filled(m).is_some()),
+            pointed: Vec::new(),
+            own_id: String::new(),
+        };
+        for (i, state) in self.fields.iter().enumerate() {
+            let role = state.field.id.as_str();
+            if let Some(path) = &state.inverse {
+                // an inverse role is read across the store, and only for every-record fields
+                if state.field.check.applies != Applies::EveryRecord {
+                    continue;
+                }
+                if let Some(v) = roles.path(path) {
+                    let mut ids = HashSet::new();
+                    collect_role_ids(&v, &mut ids);
+                    facts.pointed.extend(ids);
+                }
+                facts.own_id = roles
+                    .filled("record_id")
+                    .map(|v| v.py_str())
+                    .unwrap_or_default();
+                continue;
+            }
+            let value = roles.get(role);
+            let met = match state.field.check.counts_when {
+                CountsWhen::Present => value.is_some(),
+                CountsWhen::NonEmpty => value.as_ref().is_some_and(RoleValue::is_filled),
+            };
+            if met {
+                facts.met |= 1 << i;
+            }
+            // the reference tests the policy with Python truthiness (`any(...)`)
+            if value.is_some_and(|v| v.is_filled() && v.is_truthy()) {
+                facts.truthy |= 1 << i;
+            }
+        }
+        facts
+    }
+
+    /// Add one record's facts, in store order.
+    pub fn fold(&mut self, facts: &RuleFacts) {
+        self.records += 1;
+        if facts.restricted {
             self.restricted += 1;
         }
-        let name = Self::name_of(&self.map, record);
-        for i in 0..self.fields.len() {
-            let field = self.fields[i].field;
-            let role = field.id.as_str();
-            let met = match field.check.counts_when {
-                CountsWhen::Present => self.map.get(role, &record.fields).is_some(),
-                CountsWhen::NonEmpty => self.filled(role, record),
-            };
-            match field.check.applies {
-                Applies::EveryRecord => {
-                    if let Some(path) = self.map.inverse_path(role) {
-                        if let Some(v) = path.get(&record.fields) {
-                            collect_ids(&v, &mut self.pointed_at);
-                        }
-                        let id = self
-                            .map
-                            .get("record_id", &record.fields)
-                            .filter(|v| is_filled(v))
-                            .map(|v| py_str(&v))
-                            .unwrap_or_default();
-                        self.fields[i].deferred.push((name.clone(), id));
-                    } else if !met {
-                        self.fields[i].offenders.push(name.clone());
-                    }
+        self.pointed_at.extend(facts.pointed.iter().cloned());
+        for (i, state) in self.fields.iter_mut().enumerate() {
+            let met = facts.met & (1 << i) != 0;
+            match state.field.check.applies {
+                Applies::EveryRecord if state.inverse.is_some() => state
+                    .deferred
+                    .push((facts.name.clone(), facts.own_id.clone())),
+                Applies::EveryRecord if !met => {
+                    state.offenders.push(&facts.name);
                 }
-                // the reference tests this one with Python truthiness (`any(...)`)
-                Applies::OncePerStore
-                    if self
-                        .map
-                        .get(role, &record.fields)
-                        .is_some_and(|v| is_filled(&v) && is_truthy(&v)) =>
-                {
+                Applies::OncePerStore if facts.truthy & (1 << i) != 0 => {
                     self.policy_in_records = true;
                 }
-                Applies::RuleRecords if states_rule && !met => {
-                    self.fields[i].offenders.push(name.clone())
+                Applies::RuleRecords if facts.states_rule && !met => {
+                    state.offenders.push(&facts.name);
                 }
-                Applies::RestrictedRecords if restricted && !met => {
-                    self.fields[i].offenders.push(name.clone())
+                Applies::RestrictedRecords if facts.restricted && !met => {
+                    state.offenders.push(&facts.name);
                 }
                 _ => {}
             }
         }
+    }
+
+    /// Both steps at once, for a caller with one record at a time.
+    pub fn observe(&mut self, record: &Record) {
+        let roles = Roles::built(&self.map, &record.fields);
+        let facts = self.facts(&roles, record.origin.index);
+        self.fold(&facts);
     }
 
     pub fn records(&self) -> usize {
@@ -154,7 +226,7 @@ impl ReferenceRules {
         for state in &mut self.fields {
             for (name, id) in std::mem::take(&mut state.deferred) {
                 if id.is_empty() || !self.pointed_at.contains(&id) {
-                    state.offenders.push(name);
+                    state.offenders.push(&name);
                 }
             }
         }
@@ -162,7 +234,7 @@ impl ReferenceRules {
             self.fields
                 .iter()
                 .find(|s| s.field.id == field.id)
-                .map(|s| s.offenders.clone())
+                .map(|s| s.offenders.to_strings())
                 .unwrap_or_default()
         };
         let finding = |field: &Field, offenders: Vec<String>| Finding {
@@ -209,6 +281,17 @@ impl ReferenceRules {
             }
         }
         (reached, findings)
+    }
+}
+
+/// Record ids named by a role's value.
+pub fn collect_role_ids(value: &RoleValue, out: &mut HashSet<String>) {
+    match value {
+        RoleValue::Text(s) if value.is_filled() => {
+            out.insert(s.to_string());
+        }
+        RoleValue::Text(_) => {}
+        RoleValue::Json(v) => collect_ids(v, out),
     }
 }
 

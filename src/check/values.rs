@@ -2,14 +2,20 @@
 //! that names records and their lines; `--strict` lets each cap the level at the one below the
 //! level of the field it concerns.
 //!
-//! Memory: per record we keep its id (for duplicates, supersession and the register), one
-//! owner per concept and one text per policy: all bounded by the number of distinct ids and
-//! concepts, each a hash map so the whole pass stays linear.
+//! Like the rules, the work is split so records can be read in parallel: [`ValueChecks::facts`]
+//! reads one record alone, [`ValueChecks::fold`] adds its facts in store order.
+//!
+//! Memory: per record we keep at most its id (for duplicates, supersession and the register),
+//! its supersedes targets, one owner per concept and one text per policy. Ids and concepts
+//! live in compact interned tables (`table.rs`: the text in one arena, a hash table of
+//! indices), so the whole pass is linear in time and memory, and a million records need a few
+//! tens of megabytes.
 
+use super::roles::{RoleValue, Roles};
+use super::table::{Interner, Names};
 use crate::mapping::FieldMap;
-use crate::record::{is_filled, is_truthy, py_str, Record};
-use crate::time::{self, Timestamp};
-use serde_json::Value;
+use crate::record::{is_filled, py_str, Record};
+use crate::time::Timestamp;
 use std::collections::{HashMap, HashSet};
 
 /// A record named in a warning.
@@ -116,7 +122,7 @@ fn warning(code: &'static str, message: String, records: Vec<RecordRef>) -> Warn
 }
 
 /// Keys where stores keep the capture (write) time of a record.
-const CAPTURE_KEYS: [&str; 5] = [
+pub const CAPTURE_KEYS: [&str; 5] = [
     "created_at",
     "captured_at",
     "ingested_at",
@@ -124,9 +130,76 @@ const CAPTURE_KEYS: [&str; 5] = [
     "inserted_at",
 ];
 
-struct IdInfo {
+/// The roles the value checks read (besides the literal [`CAPTURE_KEYS`]).
+pub const ROLES: [&str; 9] = [
+    "record_id",
+    "valid_from",
+    "valid_to",
+    "supersedes",
+    "concept",
+    "concept_owner",
+    "conflict_policy",
+    "release_to",
+    "expected_concepts",
+];
+
+/// What the value checks need from one record.
+#[derive(Debug, Default)]
+pub struct ValueFacts {
     line: u64,
+    /// How many of valid_from / valid_to do not parse, and the first one's message.
+    bad_dates: u8,
+    bad_date_example: Option<String>,
+    inverted: bool,
+    id: Option<String>,
     valid_to_written: bool,
+    /// The ids a filled supersedes names (sorted, distinct).
+    supersedes: Option<Vec<String>>,
+    concept: Option<String>,
+    owner: Option<String>,
+    policy: Option<String>,
+    bad_release: bool,
+    /// A capture timestamp was found: whether it equals valid_from.
+    capture_equal: Option<bool>,
+    register: Vec<String>,
+}
+
+/// A supersedes pointer: which record points (its line), and at what.
+#[derive(Debug, Clone, Copy)]
+struct Pointer {
+    from: Node,
+    target: Target,
+    line: u64,
+}
+
+/// A superseding record: an id's index in `ids`, or a name in `nameless`.
+#[derive(Debug, Clone, Copy)]
+enum Node {
+    Id(usize),
+    Nameless(usize),
+}
+
+/// A pointer's target: an id already seen, or text in `pending`.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Id(usize),
+    Pending(usize),
+}
+
+/// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
+#[derive(Default)]
+struct Settled {
+    warnings: Vec<Warning>,
+    expected: Option<(Vec<String>, Vec<String>)>,
+}
+
+/// Where the first owner of a concept was seen.
+#[derive(Debug, Clone, Copy)]
+struct OwnerSeen {
+    owner: usize,
+    line: u64,
+    /// Index into `ValueChecks::owner_refs`.
+    name: usize,
 }
 
 #[derive(Default)]
@@ -135,130 +208,211 @@ pub struct ValueChecks {
     bad_dates: Vec<RecordRef>,
     bad_date_example: Option<String>,
     inverted: Vec<RecordRef>,
-    ids: HashMap<String, IdInfo>,
+    /// Every distinct record id, and by the same index: its line, and whether it carries a
+    /// written valid_to (the top bit). One entry per distinct id.
+    ids: Interner,
+    id_lines: Vec<u64>,
     duplicates: Vec<RecordRef>,
-    /// (record, ids it supersedes)
-    supersedes: Vec<(String, u64, Vec<String>)>,
-    owners: HashMap<String, Vec<(String, RecordRef)>>,
+    /// Every supersedes pointer, in store order. One entry per pointer: linear.
+    pointers: Vec<Pointer>,
+    /// Superseding records without an id in `ids` (by name), and targets not seen yet when
+    /// their pointer was read (resolved at the end, when every id is known).
+    nameless: Names,
+    pending: Names,
+    /// Concepts held, with by the same index the first owner seen; later distinct owners in
+    /// `more_owners`. One entry per distinct concept (and per extra owner).
+    concepts: Interner,
+    first_owner: Vec<Option<OwnerSeen>>,
+    more_owners: HashMap<usize, Vec<OwnerSeen>>,
+    owners: Interner,
+    owner_refs: Names,
     policies: Vec<(String, RecordRef)>,
     bad_release: Vec<RecordRef>,
     capture_equal: Vec<RecordRef>,
     capture_known: usize,
-    concepts_held: HashSet<String>,
     register: Vec<String>,
+    settled: Option<Settled>,
 }
 
+/// The top bit of an `id_lines` entry: the record carries a written valid_to.
+const VALID_TO_WRITTEN: u64 = 1 << 63;
+
 impl ValueChecks {
-    pub fn observe(&mut self, map: &FieldMap, record: &Record, name: &str) {
-        self.records += 1;
-        let here = || RecordRef {
-            name: name.to_string(),
-            line: record.origin.line,
+    /// Read one record (no shared state: safe to run on many records at once); `line` is
+    /// where it starts.
+    pub fn facts(roles: &Roles, line: u64) -> ValueFacts {
+        let get = |role: &str| roles.filled(role);
+        let mut facts = ValueFacts {
+            line,
+            ..ValueFacts::default()
         };
-        let get = |role: &str| map.get(role, &record.fields).filter(|v| is_filled(v));
 
         // dates and their order
         let mut from: Option<Timestamp> = None;
         let mut to: Option<Timestamp> = None;
         for (role, slot) in [("valid_from", &mut from), ("valid_to", &mut to)] {
             if let Some(v) = get(role) {
-                match time::parse_value(&v) {
+                match v.parse_time() {
                     Ok(t) => *slot = Some(t),
                     Err(e) => {
-                        if self.bad_date_example.is_none() {
-                            self.bad_date_example = Some(format!("{role}: {e}"));
+                        if facts.bad_date_example.is_none() {
+                            facts.bad_date_example = Some(format!("{role}: {e}"));
                         }
-                        self.bad_dates.push(here());
+                        facts.bad_dates += 1;
                     }
                 }
             }
         }
         if let (Some(f), Some(t)) = (from, to) {
-            if t.end() < f.start() {
-                self.inverted.push(here());
-            }
+            facts.inverted = t.end() < f.start();
         }
 
         // identity and supersession
-        let id = get("record_id").map(|v| py_str(&v));
-        let valid_to_written = get("valid_to").is_some();
-        if let Some(id) = &id {
-            match self.ids.get(id) {
-                Some(_) => self.duplicates.push(here()),
-                None => {
-                    self.ids.insert(
-                        id.clone(),
-                        IdInfo {
-                            line: record.origin.line,
-                            valid_to_written,
-                        },
-                    );
-                }
-            }
-        }
+        facts.id = get("record_id").map(|v| v.py_str());
+        facts.valid_to_written = get("valid_to").is_some();
         if let Some(v) = get("supersedes") {
             let mut targets = HashSet::new();
-            super::rules::collect_ids(&v, &mut targets);
+            super::rules::collect_role_ids(&v, &mut targets);
             let mut targets: Vec<String> = targets.into_iter().collect();
             targets.sort();
-            self.supersedes.push((
-                id.clone().unwrap_or_else(|| name.to_string()),
-                record.origin.line,
-                targets,
-            ));
+            facts.supersedes = Some(targets);
         }
 
         // one owner per concept
-        if let (Some(concept), Some(owner)) = (get("concept"), get("concept_owner")) {
-            let concept = py_str(&concept);
-            let owner = py_str(&owner);
-            self.concepts_held.insert(concept.clone());
-            let seen = self.owners.entry(concept).or_default();
-            if !seen.iter().any(|(o, _)| *o == owner) {
-                seen.push((owner, here()));
-            }
-        } else if let Some(concept) = get("concept") {
-            self.concepts_held.insert(py_str(&concept));
+        facts.concept = get("concept").map(|v| v.py_str());
+        if facts.concept.is_some() {
+            facts.owner = get("concept_owner").map(|v| v.py_str());
         }
 
         // one policy per store
-        if let Some(p) = get("conflict_policy").filter(|v| is_truthy(v)) {
-            self.policies.push((py_str(&p), here()));
-        }
+        facts.policy = get("conflict_policy")
+            .filter(RoleValue::is_truthy)
+            .map(|p| p.py_str());
 
         // release_to is a list of parties
         if let Some(v) = get("release_to") {
-            let ok = match &*v {
-                Value::Array(items) => items
+            facts.bad_release = !v.as_array().is_some_and(|items| {
+                items
                     .iter()
-                    .all(|i| i.as_str().is_some_and(|s| !crate::record::is_blank(s))),
-                _ => false,
-            };
-            if !ok {
-                self.bad_release.push(here());
-            }
+                    .all(|i| i.as_str().is_some_and(|s| !crate::record::is_blank(s)))
+            });
         }
 
         // validity time is not capture time
         if let Some(f) = from {
-            if let Some(captured) = CAPTURE_KEYS.iter().find_map(|k| {
-                record
-                    .fields
-                    .get(*k)
-                    .and_then(|v| time::parse_value(v).ok())
-            }) {
-                self.capture_known += 1;
-                if captured.nanos == f.nanos {
-                    self.capture_equal.push(here());
-                }
+            if let Some(captured) = CAPTURE_KEYS
+                .iter()
+                .find_map(|k| roles.literal(k).and_then(|v| v.parse_time().ok()))
+            {
+                facts.capture_equal = Some(captured.nanos == f.nanos);
             }
         }
 
         // the experimental register
-        if let Some(Value::Array(items)) = get("expected_concepts").as_deref() {
-            self.register
-                .extend(items.iter().filter(|v| is_filled(v)).map(py_str));
+        if let Some(items) = get("expected_concepts")
+            .as_ref()
+            .and_then(RoleValue::as_array)
+        {
+            facts.register = items.iter().filter(|v| is_filled(v)).map(py_str).collect();
         }
+        facts
+    }
+
+    /// Add one record's facts, in store order; `name` is what the report calls the record.
+    pub fn fold(&mut self, facts: ValueFacts, name: &str) {
+        self.records += 1;
+        let here = || RecordRef {
+            name: name.to_string(),
+            line: facts.line,
+        };
+        if self.bad_date_example.is_none() {
+            self.bad_date_example = facts.bad_date_example.clone();
+        }
+        for _ in 0..facts.bad_dates {
+            self.bad_dates.push(here());
+        }
+        if facts.inverted {
+            self.inverted.push(here());
+        }
+        if let Some(id) = &facts.id {
+            let (_, new) = self.ids.intern(id);
+            if new {
+                let written = if facts.valid_to_written {
+                    VALID_TO_WRITTEN
+                } else {
+                    0
+                };
+                self.id_lines.push(facts.line | written);
+            } else {
+                self.duplicates.push(here());
+            }
+        }
+        if let Some(targets) = &facts.supersedes {
+            let from = facts.id.as_deref().unwrap_or(name);
+            let from = match self.ids.find(from) {
+                Some(i) => Node::Id(i),
+                None => Node::Nameless(self.nameless.push(from)),
+            };
+            for t in targets {
+                let target = match self.ids.find(t) {
+                    Some(i) => Target::Id(i),
+                    None => Target::Pending(self.pending.push(t)),
+                };
+                self.pointers.push(Pointer {
+                    from,
+                    target,
+                    line: facts.line,
+                });
+            }
+        }
+        if let Some(concept) = &facts.concept {
+            let (c, new) = self.concepts.intern(concept);
+            if new {
+                self.first_owner.push(None);
+            }
+            if let Some(owner) = &facts.owner {
+                let (owner, _) = self.owners.intern(owner);
+                match self.first_owner[c] {
+                    None => {
+                        self.first_owner[c] = Some(OwnerSeen {
+                            owner,
+                            line: facts.line,
+                            name: self.owner_refs.push(name),
+                        })
+                    }
+                    Some(first) if first.owner == owner => {}
+                    Some(_) => {
+                        let more = self.more_owners.entry(c).or_default();
+                        if !more.iter().any(|o| o.owner == owner) {
+                            more.push(OwnerSeen {
+                                owner,
+                                line: facts.line,
+                                name: self.owner_refs.push(name),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(p) = &facts.policy {
+            self.policies.push((p.clone(), here()));
+        }
+        if facts.bad_release {
+            self.bad_release.push(here());
+        }
+        if let Some(equal) = facts.capture_equal {
+            self.capture_known += 1;
+            if equal {
+                self.capture_equal.push(here());
+            }
+        }
+        self.register.extend(facts.register);
+    }
+
+    /// Both steps at once, for a caller with one record at a time.
+    pub fn observe(&mut self, map: &FieldMap, record: &Record, name: &str) {
+        let facts = Self::facts(&Roles::built(map, &record.fields), record.origin.line);
+        self.fold(facts, name);
     }
 
     /// Add concepts from `--expected FILE`.
@@ -266,8 +420,23 @@ impl ValueChecks {
         self.register.extend(concepts);
     }
 
+    /// Work out the warnings and the register now, and let go of everything the pass kept
+    /// (ids, concepts, pointers), so what comes next — the report — has that memory. After
+    /// this, [`Self::expected_concepts`] and [`Self::finish`] give what was worked out.
+    pub fn settle(&mut self) {
+        if self.settled.is_some() {
+            return;
+        }
+        let expected = self.expected_concepts();
+        let warnings = std::mem::take(self).finish();
+        self.settled = Some(Settled { warnings, expected });
+    }
+
     /// The register as given and the concepts it names that no record holds.
     pub fn expected_concepts(&self) -> Option<(Vec<String>, Vec<String>)> {
+        if let Some(settled) = &self.settled {
+            return settled.expected.clone();
+        }
         if self.register.is_empty() {
             return None;
         }
@@ -280,13 +449,16 @@ impl ValueChecks {
             .collect();
         let missing = register
             .iter()
-            .filter(|c| !self.concepts_held.contains(*c))
+            .filter(|c| !self.concepts.contains(c))
             .cloned()
             .collect();
         Some((register, missing))
     }
 
     pub fn finish(self) -> Vec<Warning> {
+        if let Some(settled) = self.settled {
+            return settled.warnings;
+        }
         let mut out = Vec::new();
         if !self.bad_dates.is_empty() {
             let example = self.bad_date_example.clone().unwrap_or_default();
@@ -321,10 +493,20 @@ impl ValueChecks {
                 self.capture_equal.clone(),
             ));
         }
-        let mut concepts: Vec<_> = self.owners.iter().filter(|(_, o)| o.len() > 1).collect();
-        concepts.sort_by_key(|(c, _)| (*c).clone());
+        let mut concepts: Vec<(&str, Vec<OwnerSeen>)> = self
+            .more_owners
+            .iter()
+            .filter_map(|(&c, more)| {
+                let first = self.first_owner[c]?;
+                Some((
+                    self.concepts.get(c),
+                    std::iter::once(first).chain(more.iter().copied()).collect(),
+                ))
+            })
+            .collect();
+        concepts.sort_by_key(|(c, _)| *c);
         for (concept, owners) in concepts {
-            let names: Vec<&str> = owners.iter().map(|(o, _)| o.as_str()).collect();
+            let names: Vec<&str> = owners.iter().map(|o| self.owners.get(o.owner)).collect();
             out.push(warning(
                 "value.owners",
                 format!(
@@ -332,7 +514,13 @@ impl ValueChecks {
                     owners.len(),
                     names.join(", ")
                 ),
-                owners.iter().map(|(_, r)| r.clone()).collect(),
+                owners
+                    .iter()
+                    .map(|o| RecordRef {
+                        name: self.owner_refs.get(o.name).to_string(),
+                        line: o.line,
+                    })
+                    .collect(),
             ));
         }
         let distinct: HashSet<&str> = self.policies.iter().map(|(p, _)| p.as_str()).collect();
@@ -367,26 +555,55 @@ impl ValueChecks {
         out
     }
 
+    fn node_name(&self, n: Node) -> &str {
+        match n {
+            Node::Id(i) => self.ids.get(i),
+            Node::Nameless(j) => self.nameless.get(j),
+        }
+    }
+
+    fn target_text(&self, t: Target) -> &str {
+        match t {
+            Target::Id(i) => self.ids.get(i),
+            Target::Pending(j) => self.pending.get(j),
+        }
+    }
+
     fn supersession(&self, out: &mut Vec<Warning>) {
         let mut unknown = Vec::new();
         let mut hand_written = Vec::new();
-        let mut edges: HashMap<&str, Vec<&str>> = HashMap::new();
-        for (id, line, targets) in &self.supersedes {
-            for t in targets {
-                match self.ids.get(t) {
-                    None => unknown.push(RecordRef {
-                        name: format!("{id} → {t}"),
-                        line: *line,
-                    }),
-                    Some(info) => {
-                        if info.valid_to_written {
-                            hand_written.push(RecordRef {
-                                name: t.clone(),
-                                line: info.line,
-                            });
-                        }
-                        edges.entry(id.as_str()).or_default().push(t.as_str());
+        // The graph's nodes are numbers: the store's ids by their index, then the records
+        // that supersede without an id of their own (by their name). Edges are pairs, kept
+        // in store order: linear memory, no map keyed by text.
+        let ids = self.ids.len();
+        let node = |n: Node| match n {
+            Node::Id(i) => i,
+            Node::Nameless(j) => ids + j,
+        };
+        let mut edges: Vec<(usize, usize)> = Vec::with_capacity(self.pointers.len());
+        for p in &self.pointers {
+            let target = match p.target {
+                Target::Id(i) => Some(i),
+                Target::Pending(j) => self.ids.find(self.pending.get(j)),
+            };
+            match target {
+                None => unknown.push(RecordRef {
+                    name: format!(
+                        "{} → {}",
+                        self.node_name(p.from),
+                        self.target_text(p.target)
+                    ),
+                    line: p.line,
+                }),
+                Some(target) => {
+                    let info = self.id_lines[target];
+                    if info & VALID_TO_WRITTEN != 0 {
+                        hand_written.push(RecordRef {
+                            name: self.ids.get(target).to_string(),
+                            line: info & !VALID_TO_WRITTEN,
+                        });
                     }
+                    edges.push((node(p.from), target));
                 }
             }
         }
@@ -397,22 +614,31 @@ impl ValueChecks {
                 unknown,
             ));
         }
-        let cycles = find_cycles(&edges);
-        if !cycles.is_empty() {
-            for cycle in cycles {
-                let records = cycle[..cycle.len() - 1]
-                    .iter()
-                    .map(|id| RecordRef {
-                        name: id.to_string(),
-                        line: self.ids.get(*id).map_or(0, |i| i.line),
-                    })
-                    .collect();
-                out.push(warning(
-                    "value.supersedes_cycle",
-                    format!("supersedes forms a cycle: {}", cycle.join(" → ")),
-                    records,
-                ));
+        let name = |n: usize| {
+            if n < ids {
+                self.ids.get(n)
+            } else {
+                self.nameless.get(n - ids)
             }
+        };
+        for cycle in find_cycles(ids + self.nameless.len(), &edges, &name) {
+            let records = cycle[..cycle.len() - 1]
+                .iter()
+                .map(|&node| RecordRef {
+                    name: name(node).to_string(),
+                    line: if node < ids {
+                        self.id_lines[node] & !VALID_TO_WRITTEN
+                    } else {
+                        0
+                    },
+                })
+                .collect();
+            let path: Vec<&str> = cycle.iter().map(|&node| name(node)).collect();
+            out.push(warning(
+                "value.supersedes_cycle",
+                format!("supersedes forms a cycle: {}", path.join(" → ")),
+                records,
+            ));
         }
         if !hand_written.is_empty() {
             hand_written.sort_by_key(|r| r.line);
@@ -426,45 +652,81 @@ impl ValueChecks {
     }
 }
 
-/// The cycles of a supersedes graph (iterative depth-first search, linear in its size).
-fn find_cycles<'a>(edges: &HashMap<&'a str, Vec<&'a str>>) -> Vec<Vec<&'a str>> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        Active,
-        Done,
+/// The cycles of a supersedes graph of `nodes` numbered nodes, given its edges in order
+/// (iterative depth-first search from each node with edges, in the order of their names,
+/// following each node's edges in the order given: linear in the graph's size).
+fn find_cycles<'n>(
+    nodes: usize,
+    edges: &[(usize, usize)],
+    name: &dyn Fn(usize) -> &'n str,
+) -> Vec<Vec<usize>> {
+    // each node's targets, in the order given (a counting sort by source); u32 positions:
+    // a graph of more than 2^32 edges is beyond any memory this pass could have
+    let mut first = vec![0u32; nodes + 1];
+    for &(from, _) in edges {
+        first[from + 1] += 1;
     }
-    let mut marks: HashMap<&str, Mark> = HashMap::new();
+    for i in 0..nodes {
+        first[i + 1] += first[i];
+    }
+    let mut fill = first.clone();
+    let mut targets = vec![0u32; edges.len()];
+    for &(from, to) in edges {
+        targets[fill[from] as usize] = to as u32;
+        fill[from] += 1;
+    }
+    drop(fill);
+    let out_of = |node: usize| &targets[first[node] as usize..first[node + 1] as usize];
+    let starts: Vec<usize> = (0..nodes).filter(|&n| !out_of(n).is_empty()).collect();
+    // A graph has a cycle whatever order a search starts in; only when it has one does the
+    // order matter (which cycles are reported, from where): then search in name order.
+    if search(&starts, nodes, &out_of).is_empty() {
+        return Vec::new();
+    }
+    let mut starts = starts;
+    starts.sort_by(|a, b| name(*a).cmp(name(*b)));
+    search(&starts, nodes, &out_of)
+}
+
+/// The cycles a depth-first search finds, starting from each of `starts` in turn.
+fn search<'t>(
+    starts: &[usize],
+    nodes: usize,
+    out_of: &dyn Fn(usize) -> &'t [u32],
+) -> Vec<Vec<usize>> {
+    const NEW: u8 = 0;
+    const ACTIVE: u8 = 1;
+    let mut marks = vec![NEW; nodes];
     let mut cycles = Vec::new();
-    let mut starts: Vec<&&str> = edges.keys().collect();
-    starts.sort();
     for &start in starts {
-        if marks.contains_key(start) {
+        if marks[start] != NEW {
             continue;
         }
-        let mut stack: Vec<(&str, usize)> = vec![(start, 0)];
-        marks.insert(start, Mark::Active);
-        while let Some((node, i)) = stack.last().copied() {
-            let next = edges.get(node).and_then(|e| e.get(i)).copied();
-            match next {
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        marks[start] = ACTIVE;
+        while let Some(&(node, i)) = stack.last() {
+            match out_of(node).get(i).map(|&n| n as usize) {
                 Some(n) => {
-                    stack.last_mut().expect("non-empty").1 += 1;
-                    match marks.get(n) {
-                        None => {
-                            marks.insert(n, Mark::Active);
+                    if let Some(top) = stack.last_mut() {
+                        top.1 += 1;
+                    }
+                    match marks[n] {
+                        NEW => {
+                            marks[n] = ACTIVE;
                             stack.push((n, 0));
                         }
-                        Some(Mark::Active) => {
+                        ACTIVE => {
                             let from = stack.iter().position(|(s, _)| *s == n).unwrap_or(0);
-                            let mut cycle: Vec<&str> =
+                            let mut cycle: Vec<usize> =
                                 stack[from..].iter().map(|(s, _)| *s).collect();
                             cycle.push(n);
                             cycles.push(cycle);
                         }
-                        Some(Mark::Done) => {}
+                        _ => {}
                     }
                 }
                 None => {
-                    marks.insert(node, Mark::Done);
+                    marks[node] = 2; // done
                     stack.pop();
                 }
             }
@@ -487,13 +749,9 @@ mod tests {
 
     #[test]
     fn cycles_are_found_once() {
-        let mut e: HashMap<&str, Vec<&str>> = HashMap::new();
-        e.insert("a", vec!["b"]);
-        e.insert("b", vec!["c"]);
-        e.insert("c", vec!["a"]);
-        e.insert("d", vec!["a"]);
-        let c = find_cycles(&e);
-        assert_eq!(c.len(), 1);
-        assert_eq!(c[0].first(), c[0].last());
+        let names = ["a", "b", "c", "d"];
+        let name = |n: usize| names[n];
+        let c = find_cycles(4, &[(0, 1), (1, 2), (2, 0), (3, 0)], &name);
+        assert_eq!(c, vec![vec![0, 1, 2, 0]]);
     }
 }

@@ -152,6 +152,36 @@ impl Source {
         }
     }
 
+    /// Read about `want` bytes of whole lines into `block` (more when one line is longer; less
+    /// at the end of the input, where the last line may lack its `\n`). Empty at the end.
+    /// Leaves `line` and `offset` to the caller, which splits the block into lines.
+    pub fn read_block(&mut self, block: &mut Vec<u8>, want: usize) -> Result<()> {
+        block.clear();
+        loop {
+            let buf = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.io_error(&e)),
+            };
+            if buf.is_empty() {
+                return Ok(());
+            }
+            let take = if block.len() + buf.len() < want {
+                buf.len()
+            } else {
+                // enough: stop after the last line ending in this buffer, if it has one
+                memchr::memrchr(b'\n', buf).map_or(buf.len(), |i| i + 1)
+            };
+            let done = take < buf.len()
+                || (take > 0 && buf[take - 1] == b'\n' && block.len() + take >= want);
+            block.extend_from_slice(&buf[..take]);
+            self.reader.consume(take);
+            if done {
+                return Ok(());
+            }
+        }
+    }
+
     /// Read one line (without its `\n`; a trailing `\r` is kept for the caller to strip) into
     /// `buf`. Returns false at the end of the input. Advances line and offset.
     pub fn next_line(&mut self, buf: &mut Vec<u8>) -> Result<bool> {

@@ -2,7 +2,9 @@
 //! `{"engrama_export": 1, …}`) and an envelope object (`{"results": […]}`, on one line or
 //! pretty-printed over many).
 
+use super::batch;
 use super::input::Source;
+use super::keep::Keep;
 use super::locate::{json_error, not_object, utf8_error};
 use super::{Aside, Entry, Shape, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
@@ -15,7 +17,11 @@ struct Line {
     origin: Origin,
 }
 
-pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result<Shape> {
+pub fn read(
+    src: &mut Source,
+    keep: &Keep,
+    visit: &mut dyn FnMut(Entry) -> Result<()>,
+) -> Result<Shape> {
     let mut buf = Vec::with_capacity(4096);
     let Some(first) = next_nonblank(src, &mut buf)? else {
         return Ok(Shape::Empty);
@@ -29,7 +35,7 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
         .as_object()
         .is_some_and(|o| o.contains_key("engrama_export"))
     {
-        return read_engrama(src, first, first_value, &mut buf, visit);
+        return read_engrama(src, first, first_value, keep, visit);
     }
     let second = next_nonblank(src, &mut buf)?;
     if second.is_none() {
@@ -39,22 +45,27 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
     }
     let name = src.name.clone();
     let mut index = 0;
-    let mut emit = |line: Line, value: Value| -> Result<()> {
-        let fields = into_object(&name, &line, value)?;
-        let origin = Origin {
-            index,
-            ..line.origin
-        };
+    let mut emit = |mut record: Record| -> Result<()> {
+        record.origin.index = index;
         index += 1;
-        visit(Entry::Record(Record::new(fields, line.text, origin)))
+        visit(Entry::Record(record))
     };
-    emit(first, first_value)?;
-    let mut pending = second;
-    while let Some(line) = pending {
-        let value = parse_line(&name, &line)?;
-        emit(line, value)?;
-        pending = next_nonblank(src, &mut buf)?;
-    }
+    let mut fields = into_object(&name, &first.text, first.origin.line, first_value)?;
+    keep.trim(&mut fields);
+    emit(new_record(keep, fields, first.text, first.origin))?;
+    let Some(second) = second else {
+        return Ok(Shape::JsonLines);
+    };
+    let fields = decode_fields(&name, keep, &second.text, second.origin.line)?;
+    emit(new_record(keep, fields, second.text, second.origin))?;
+    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Record>> {
+        let Some(text) = line_text(&name, bytes, origin.line)? else {
+            return Ok(None);
+        };
+        let fields = decode_fields(&name, keep, text, origin.line)?;
+        Ok(Some(new_record(keep, fields, text, origin)))
+    };
+    batch::for_each_line(src, &decode, &mut emit)?;
     Ok(Shape::JsonLines)
 }
 
@@ -66,16 +77,9 @@ fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<Line>> {
         if !src.next_line(buf)? {
             return Ok(None);
         }
-        if buf.last() == Some(&b'\r') {
-            buf.pop();
-        }
-        let text = match std::str::from_utf8(buf) {
-            Ok(t) => t,
-            Err(e) => return Err(utf8_error(&src.name, buf, line_no, &e)),
-        };
-        if is_blank(text) {
+        let Some(text) = line_text(&src.name, buf, line_no)? else {
             continue;
-        }
+        };
         return Ok(Some(Line {
             text: text.to_string(),
             origin: Origin {
@@ -87,22 +91,46 @@ fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<Line>> {
     }
 }
 
-fn parse_line(name: &str, line: &Line) -> Result<Value> {
-    serde_json::from_str(&line.text).map_err(|e| json_error(name, &line.text, line.origin.line, &e))
+/// A line's text: UTF-8 with a trailing `\r` removed; `None` when it is blank.
+fn line_text<'a>(name: &str, bytes: &'a [u8], line_no: u64) -> Result<Option<&'a str>> {
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| utf8_error(name, bytes, line_no, &e))?;
+    Ok((!is_blank(text)).then_some(text))
 }
 
-fn into_object(name: &str, line: &Line, value: Value) -> Result<Map<String, Value>> {
+/// A line's fields: only the kept keys when the fast path takes the line, else the whole value
+/// (which gives the canonical error, and the kind of a non-object), trimmed to the kept keys.
+fn decode_fields(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Map<String, Value>> {
+    if let Some(fields) = keep.decode_object(text) {
+        return Ok(fields);
+    }
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| json_error(name, text, line_no, &e))?;
+    let mut fields = into_object(name, text, line_no, value)?;
+    keep.trim(&mut fields);
+    Ok(fields)
+}
+
+/// A record as read: its raw text only when the records may be written back.
+fn new_record(
+    keep: &Keep,
+    fields: Map<String, Value>,
+    text: impl Into<Box<str>>,
+    origin: Origin,
+) -> Record {
+    if keep.wants_raw() {
+        Record::new(fields, text, origin)
+    } else {
+        Record::new(fields, "", origin)
+    }
+}
+
+fn into_object(name: &str, text: &str, line: u64, value: Value) -> Result<Map<String, Value>> {
     match value {
         Value::Object(map) => Ok(map),
         other => {
-            let at = line.text.len() - line.text.trim_start().len();
-            Err(not_object(
-                name,
-                &line.text,
-                line.origin.line,
-                at,
-                kind_name(&other),
-            ))
+            let at = text.len() - text.trim_start().len();
+            Err(not_object(name, text, line, at, kind_name(&other)))
         }
     }
 }
@@ -222,52 +250,57 @@ fn read_document(
 }
 
 /// An engrama NDJSON dump: the envelope line, node lines (the records), relation and vector
-/// lines (carried along as asides).
+/// lines (carried along as asides). The envelope line is kept whole.
 fn read_engrama(
     src: &mut Source,
     first: Line,
     header: Value,
-    buf: &mut Vec<u8>,
+    keep: &Keep,
     visit: &mut dyn FnMut(Entry) -> Result<()>,
 ) -> Result<Shape> {
     let name = src.name.clone();
-    let header_fields = into_object(&name, &first, header)?;
+    let header_fields = into_object(&name, &first.text, first.origin.line, header)?;
     visit(Entry::Aside(
         Aside::EngramaHeader,
         Record::new(header_fields, first.text, first.origin),
     ))?;
-    let mut index = 0;
-    while let Some(line) = next_nonblank(src, buf)? {
-        let value = parse_line(&name, &line)?;
-        let fields = into_object(&name, &line, value)?;
-        let kind = fields.get("type").and_then(Value::as_str).unwrap_or("");
-        let entry = match kind {
-            "node" => {
-                let origin = Origin {
-                    index,
-                    ..line.origin
-                };
-                index += 1;
-                Entry::Record(Record::new(fields, line.text, origin))
-            }
-            "relation" => {
-                Entry::Aside(Aside::Relation, Record::new(fields, line.text, line.origin))
-            }
-            "vector" => Entry::Aside(Aside::Vector, Record::new(fields, line.text, line.origin)),
+    // the reader sorts the lines by their `type`
+    let keep = keep.with("type");
+    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Entry>> {
+        let Some(text) = line_text(&name, bytes, origin.line)? else {
+            return Ok(None);
+        };
+        let fields = decode_fields(&name, &keep, text, origin.line)?;
+        let aside = match fields.get("type").and_then(Value::as_str).unwrap_or("") {
+            "node" => None,
+            "relation" => Some(Aside::Relation),
+            "vector" => Some(Aside::Vector),
             other => {
-                let at = line.text.find("\"type\"").unwrap_or(0);
+                let at = text.find("\"type\"").unwrap_or(0);
                 return Err(VercyError::Shape {
-                    path: name,
+                    path: name.clone(),
                     pos: crate::error::Position {
-                        line: line.origin.line,
-                        column: line.text[..at].chars().count() as u64 + 1,
+                        line: origin.line,
+                        column: text[..at].chars().count() as u64 + 1,
                     },
                     message: format!("an engrama dump line of unknown type {other:?}"),
                     help: "engrama NDJSON v1 lines have \"type\": \"node\", \"relation\" or \"vector\"".into(),
                 });
             }
         };
-        visit(entry)?;
-    }
+        let record = new_record(&keep, fields, text, origin);
+        Ok(Some(match aside {
+            None => Entry::Record(record),
+            Some(aside) => Entry::Aside(aside, record),
+        }))
+    };
+    let mut index = 0;
+    batch::for_each_line(src, &decode, &mut |mut entry| {
+        if let Entry::Record(record) = &mut entry {
+            record.origin.index = index;
+            index += 1;
+        }
+        visit(entry)
+    })?;
     Ok(Shape::Engrama)
 }

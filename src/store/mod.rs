@@ -3,12 +3,19 @@
 //! [`read`] detects the shape from the first bytes and streams records to a visitor, so a
 //! store of millions of records is never held in memory. Shapes: JSON lines, a JSON array, an
 //! envelope object (`{"results": […]}` and friends), an engrama NDJSON dump, a compact file.
+//!
+//! Speed lives here, not in the commands: the line shapes are read in large blocks, split with
+//! memchr and decoded in parallel while the visitor works on the block before (`batch`);
+//! commands that only look at a few keys say which ([`read_with`], [`Keep`]) and the other keys
+//! are stepped over without being built.
 
 mod array;
+mod batch;
 pub mod compact;
 pub mod engrama;
 mod input;
 pub mod json_array;
+mod keep;
 pub mod jsonl;
 mod lines;
 mod locate;
@@ -16,6 +23,7 @@ pub mod merge;
 pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
+pub use keep::{KeySlots, Keep, RawFields};
 pub use locate::{json_error, not_object};
 
 use crate::error::Result;
@@ -70,13 +78,24 @@ pub const ENVELOPE_KEYS: [&str; 6] = ["results", "facts", "edges", "memories", "
 
 /// Read a store, calling `visit` for every entry in order. Returns the shape found.
 pub fn read(input: &Input, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result<Shape> {
+    read_with(input, &Keep::all(), visit)
+}
+
+/// [`read`], building only the keys `keep` names in each record (JSON lines and engrama node
+/// lines; the other shapes are small or built whole, and hand over every key). Records read
+/// with [`Keep::keys`] carry no raw text: they are for looking at, not for writing back.
+pub fn read_with(
+    input: &Input,
+    keep: &Keep,
+    visit: &mut dyn FnMut(Entry) -> Result<()>,
+) -> Result<Shape> {
     let mut source = input.open()?;
     let first = source.skip_leading_space()?;
     match first {
         None => Ok(Shape::Empty),
         Some(b'[') => array::read(&mut source, visit),
         Some(b'#') => compact::read(&mut source, visit),
-        Some(_) => lines::read(&mut source, visit),
+        Some(_) => lines::read(&mut source, keep, visit),
     }
 }
 

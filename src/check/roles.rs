@@ -1,0 +1,196 @@
+//! A record's roles as the checks read them, from either form a record comes in:
+//!
+//! - built fields (`Record::fields`) read through the field map: any map, any shape;
+//! - the record's raw text, when every role the checks read is one top-level key (the identity
+//!   map, plain renames): the values are then borrowed from the text, and a plain string —
+//!   most values — is never copied. This is what makes a check of a million-record store take
+//!   about as long as reading it.
+//!
+//! Both give the same answers: a role's value is the same JSON value either way, only held
+//! differently ([`RoleValue`]).
+
+use crate::mapping::{FieldMap, FieldPath};
+use crate::record::{is_blank, is_filled, is_truthy, py_str, Record};
+use crate::store::{KeySlots, RawFields};
+use crate::time::{self, DateError, Timestamp};
+use hashbrown::{DefaultHashBuilder, HashMap};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// One role's value: a string borrowed from the record's text, or a JSON value.
+#[derive(Debug, Clone)]
+pub enum RoleValue<'a> {
+    Text(Cow<'a, str>),
+    Json(Cow<'a, Value>),
+}
+
+impl<'a> RoleValue<'a> {
+    fn of_raw(raw: &'a RawValue) -> RoleValue<'a> {
+        let text = raw.get();
+        if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {
+            return RoleValue::Text(Cow::Borrowed(&text[1..text.len() - 1]));
+        }
+        // the reader validated the text with the same parser, so this cannot fail
+        RoleValue::Json(Cow::Owned(
+            serde_json::from_str(text).unwrap_or(Value::Null),
+        ))
+    }
+
+    /// Present and not empty (the reference's rule).
+    pub fn is_filled(&self) -> bool {
+        match self {
+            RoleValue::Text(s) => !is_blank(s),
+            RoleValue::Json(v) => is_filled(v),
+        }
+    }
+
+    /// Python's truthiness of the value.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            RoleValue::Text(s) => !is_blank(s),
+            RoleValue::Json(v) => is_truthy(v),
+        }
+    }
+
+    /// The text the reference prints for the value.
+    pub fn py_str(&self) -> String {
+        match self {
+            RoleValue::Text(s) => s.to_string(),
+            RoleValue::Json(v) => py_str(v),
+        }
+    }
+
+    pub fn parse_time(&self) -> Result<Timestamp, DateError> {
+        match self {
+            RoleValue::Text(s) => time::parse(s),
+            RoleValue::Json(v) => time::parse_value(v),
+        }
+    }
+
+    /// The value as JSON (a string is built only here).
+    pub fn json(&self) -> Cow<'_, Value> {
+        match self {
+            RoleValue::Text(s) => Cow::Owned(Value::String(s.to_string())),
+            RoleValue::Json(v) => Cow::Borrowed(v),
+        }
+    }
+
+    /// The items when the value is a list.
+    pub fn as_array(&self) -> Option<&[Value]> {
+        match self {
+            RoleValue::Json(v) => v.as_array().map(Vec::as_slice),
+            RoleValue::Text(_) => None,
+        }
+    }
+}
+
+/// How roles are found in records read as raw text: the key of each role, by slot.
+pub struct RawPlan {
+    pub slots: KeySlots,
+    /// The slot of each role's key, for the roles the checks read.
+    roles: HashMap<String, usize, DefaultHashBuilder>,
+}
+
+impl RawPlan {
+    /// A plan when every role is one plain top-level key under `map` (else `None`: the
+    /// records must be built and read through the map). `literal` keys are read as they are.
+    pub fn new(map: &FieldMap, roles: &[&str], literal: &[&str]) -> Option<RawPlan> {
+        let mut keys: Vec<(String, String)> = Vec::new();
+        for role in roles {
+            let key = map.path(role).single_key()?.to_string();
+            keys.push((role.to_string(), key));
+        }
+        let slots = KeySlots::new(
+            keys.iter()
+                .map(|(_, k)| k.as_str())
+                .chain(literal.iter().copied()),
+        );
+        let roles = keys
+            .into_iter()
+            .filter_map(|(role, key)| Some((role, slots.slot(&key)?)))
+            .collect();
+        Some(RawPlan { slots, roles })
+    }
+}
+
+/// A record's roles, ready to be read.
+pub enum Roles<'a> {
+    Built {
+        map: &'a FieldMap,
+        fields: Cow<'a, Map<String, Value>>,
+    },
+    Raw {
+        plan: &'a RawPlan,
+        fields: RawFields<'a>,
+    },
+}
+
+impl<'a> Roles<'a> {
+    /// The roles of built fields, read through the map.
+    pub fn built(map: &'a FieldMap, fields: &'a Map<String, Value>) -> Roles<'a> {
+        Roles::Built {
+            map,
+            fields: Cow::Borrowed(fields),
+        }
+    }
+
+    /// The roles of a record: from its raw text when there is a plan; else from its fields,
+    /// built here from the raw text when the reader kept only the text (`raw_only`).
+    pub fn of(
+        record: &'a Record,
+        map: &'a FieldMap,
+        plan: Option<&'a RawPlan>,
+        raw_only: bool,
+    ) -> Roles<'a> {
+        if let Some(plan) = plan {
+            if let Some(fields) = RawFields::parse(&record.raw, &plan.slots) {
+                return Roles::Raw { plan, fields };
+            }
+        }
+        if raw_only {
+            if let Ok(fields) = serde_json::from_str::<Map<String, Value>>(&record.raw) {
+                return Roles::Built {
+                    map,
+                    fields: Cow::Owned(fields),
+                };
+            }
+        }
+        Roles::built(map, &record.fields)
+    }
+
+    /// The value of a role (`None` when absent; inverse roles read as absent).
+    pub fn get(&self, role: &str) -> Option<RoleValue<'_>> {
+        match self {
+            Roles::Built { map, fields } => map.get(role, fields).map(RoleValue::Json),
+            Roles::Raw { plan, fields } => {
+                let slot = *plan.roles.get(role)?;
+                fields.get(slot).map(RoleValue::of_raw)
+            }
+        }
+    }
+
+    /// The value of a role when it is filled.
+    pub fn filled(&self, role: &str) -> Option<RoleValue<'_>> {
+        self.get(role).filter(RoleValue::is_filled)
+    }
+
+    /// The value under a literal top-level key, whatever the map says.
+    pub fn literal(&self, key: &str) -> Option<RoleValue<'_>> {
+        match self {
+            Roles::Built { fields, .. } => {
+                fields.get(key).map(|v| RoleValue::Json(Cow::Borrowed(v)))
+            }
+            Roles::Raw { plan, fields } => fields.get(plan.slots.slot(key)?).map(RoleValue::of_raw),
+        }
+    }
+
+    /// The value at a path, read forwards (an inverse role's pointers).
+    pub fn path(&self, path: &FieldPath) -> Option<RoleValue<'_>> {
+        match self {
+            Roles::Built { fields, .. } => path.get(fields).map(RoleValue::Json),
+            // a plan exists only when no role is inverse: no path is read from raw text
+            Roles::Raw { .. } => None,
+        }
+    }
+}

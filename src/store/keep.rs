@@ -1,0 +1,347 @@
+//! Which keys of each record the reader builds.
+//!
+//! Commands that rewrite records read them whole ([`Keep::all`]: every key, the raw text).
+//! Commands that only look at a few roles (`check`) name the keys they look at
+//! ([`Keep::keys`]); for each JSON line the reader then builds only those keys' values and
+//! steps over the rest without building them (no strings, no maps, no raw copy). Or they take
+//! the validated raw text alone ([`Keep::raw_text`]) and read the few values they need from it
+//! as borrowed JSON text ([`RawFields`]), on any core.
+//!
+//! Stepping over is not skimming: a skipped value goes through serde_json's own `deserialize_any`
+//! path, so it is validated exactly as when the whole record is built (escapes, lone surrogates,
+//! control characters, the nesting limit). A line the fast path cannot take (not an object, or
+//! any error) is decoded again the whole way, so errors and their positions are the ones a full
+//! read gives.
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+/// The keys to build (all, or a set), and whether to keep each record's raw text.
+#[derive(Debug, Clone)]
+pub struct Keep {
+    /// `None`: every key.
+    keys: Option<Arc<HashSet<String>>>,
+    raw: bool,
+}
+
+impl Default for Keep {
+    fn default() -> Self {
+        Keep::all()
+    }
+}
+
+impl Keep {
+    /// Every key, and the record's raw text: records that may be written back.
+    pub fn all() -> Keep {
+        Keep {
+            keys: None,
+            raw: true,
+        }
+    }
+
+    /// Only these top-level keys (a record lacking one simply lacks it), and no raw text.
+    /// Records read this way are for looking at, never for writing back.
+    pub fn keys<I, S>(keys: I) -> Keep
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Keep {
+            keys: Some(Arc::new(keys.into_iter().map(Into::into).collect())),
+            raw: false,
+        }
+    }
+
+    /// No keys built at all, only the raw text of each record, validated exactly as a whole
+    /// read validates it: for a caller that reads the few values it needs from the text
+    /// itself ([`RawFields`]), on any core.
+    pub fn raw_text() -> Keep {
+        Keep {
+            keys: Some(Arc::new(HashSet::new())),
+            raw: true,
+        }
+    }
+
+    /// This set plus one more key (the reader needs `type` to sort engrama lines).
+    pub fn with(&self, key: &str) -> Keep {
+        match &self.keys {
+            Some(keys) if !keys.contains(key) => {
+                let mut keys = HashSet::clone(keys);
+                keys.insert(key.to_string());
+                Keep {
+                    keys: Some(Arc::new(keys)),
+                    raw: self.raw,
+                }
+            }
+            _ => self.clone(),
+        }
+    }
+
+    pub fn wants_raw(&self) -> bool {
+        self.raw
+    }
+
+    /// Drop the keys this set does not keep (for a record that was built whole).
+    pub fn trim(&self, fields: &mut Map<String, Value>) {
+        if let Some(keys) = &self.keys {
+            fields.retain(|k, _| keys.contains(k));
+        }
+    }
+
+    /// Decode one line holding a JSON object into only the kept keys. `None` when the fast
+    /// path does not apply or fails: the caller decodes the line whole instead (which gives the
+    /// canonical error, or the kind of a non-object).
+    pub fn decode_object(&self, text: &str) -> Option<Map<String, Value>> {
+        let keys = self.keys.as_deref()?;
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let fields = Projection { keys }.deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        Some(fields)
+    }
+}
+
+/// Where each wanted key goes: a dense slot number per key, for [`RawFields`].
+#[derive(Debug, Clone, Default)]
+pub struct KeySlots {
+    slots: HashMap<String, usize, hashbrown::DefaultHashBuilder>,
+}
+
+impl KeySlots {
+    /// Slots for these keys (a repeated key keeps its first slot).
+    pub fn new<'a>(keys: impl IntoIterator<Item = &'a str>) -> KeySlots {
+        let mut slots: HashMap<String, usize, hashbrown::DefaultHashBuilder> = HashMap::default();
+        for key in keys {
+            let next = slots.len();
+            slots.entry(key.to_string()).or_insert(next);
+        }
+        KeySlots { slots }
+    }
+
+    pub fn slot(&self, key: &str) -> Option<usize> {
+        self.slots.get(key).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+}
+
+/// The wanted keys of one JSON object, as raw JSON text borrowed from the object's text, by
+/// slot. For text the reader has already validated ([`Keep::raw_text`]): the other keys are
+/// stepped over without a second validation.
+#[derive(Debug)]
+pub struct RawFields<'a> {
+    values: Vec<Option<&'a RawValue>>,
+}
+
+impl<'a> RawFields<'a> {
+    /// `None` when the text is not one JSON object.
+    pub fn parse(text: &'a str, slots: &KeySlots) -> Option<RawFields<'a>> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let fields = RawSeed { slots }.deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        Some(fields)
+    }
+
+    /// The raw text of the key in this slot (a repeated key: the last one, as a whole read
+    /// keeps it).
+    pub fn get(&self, slot: usize) -> Option<&'a RawValue> {
+        self.values.get(slot).copied().flatten()
+    }
+}
+
+struct RawSeed<'s> {
+    slots: &'s KeySlots,
+}
+
+impl<'de> DeserializeSeed<'de> for RawSeed<'_> {
+    type Value = RawFields<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RawSeed<'_> {
+    type Value = RawFields<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut values = vec![None; self.slots.len()];
+        while let Some(Key(key)) = map.next_key()? {
+            match self.slots.slot(&key) {
+                Some(slot) => values[slot] = Some(map.next_value::<&'de RawValue>()?),
+                None => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(RawFields { values })
+    }
+}
+
+/// A JSON object, building only the listed keys.
+struct Projection<'k> {
+    keys: &'k HashSet<String>,
+}
+
+impl<'de> DeserializeSeed<'de> for Projection<'_> {
+    type Value = Map<String, Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Projection<'_> {
+    type Value = Map<String, Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut fields = Map::new();
+        while let Some(Key(key)) = map.next_key()? {
+            if self.keys.contains(key.as_ref()) {
+                // a repeated key replaces the earlier value in place, as a whole read does
+                let value: Value = map.next_value()?;
+                fields.insert(key.into_owned(), value);
+            } else {
+                map.next_value::<Skip>()?;
+            }
+        }
+        Ok(fields)
+    }
+}
+
+/// A key, borrowed from the line when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A value stepped over: parsed and validated like any other (through `deserialize_any`, so
+/// strings are decoded and the nesting limit applies), then dropped without being built.
+struct Skip;
+
+impl<'de> de::Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Skip)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_none<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skip, A::Error> {
+        while seq.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    // objects, and numbers (serde_json's arbitrary_precision hands a number over as a map)
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skip, A::Error> {
+        while map.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keep(keys: &[&str]) -> Keep {
+        Keep::keys(keys.iter().copied())
+    }
+
+    #[test]
+    fn builds_only_the_kept_keys_and_agrees_with_a_whole_read() {
+        let line = r#"{"a": 1, "b": {"x": [1, 2.50, "s"]}, "c": "t\u00e9", "a": 2, "d": null}"#;
+        let got = keep(&["a", "c", "z"]).decode_object(line).unwrap();
+        let mut whole: Map<String, Value> = serde_json::from_str(line).unwrap();
+        keep(&["a", "c", "z"]).trim(&mut whole);
+        assert_eq!(got, whole);
+        assert_eq!(serde_json::to_string(&got).unwrap(), r#"{"a":2,"c":"té"}"#);
+        let slots = KeySlots::new(["c", "a", "z"]);
+        let raw = RawFields::parse(line, &slots).unwrap();
+        assert_eq!(raw.get(0).unwrap().get(), r#""t\u00e9""#);
+        assert_eq!(raw.get(1).unwrap().get(), "2");
+        assert!(raw.get(2).is_none());
+        assert!(RawFields::parse("[1]", &slots).is_none());
+    }
+
+    #[test]
+    fn what_a_whole_read_refuses_the_fast_path_refuses_too() {
+        let k = keep(&["a"]);
+        let deep = format!(r#"{{"a": 1, "b": {}{}}}"#, "[".repeat(200), "]".repeat(200));
+        for bad in [
+            r#"{"a": 1, "b": "\ud800"}"#,
+            r#"{"a": 1, "b": "tab	inside"}"#,
+            r#"{"a": 1, "b": "\q"}"#,
+            r#"{"a": 1, "b": 01}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": 1, "b": [1,]}"#,
+            deep.as_str(),
+        ] {
+            assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad}");
+            assert!(k.decode_object(bad).is_none(), "{bad}");
+        }
+        assert!(k.decode_object("[1]").is_none());
+        assert!(k.decode_object("17").is_none());
+        assert!(Keep::all().decode_object(r#"{"a": 1}"#).is_none());
+        assert_eq!(
+            Keep::raw_text().decode_object(r#"{"a": 1}"#),
+            Some(Map::new())
+        );
+        assert!(Keep::raw_text()
+            .decode_object(r#"{"a": "\ud800"}"#)
+            .is_none());
+    }
+}
