@@ -22,7 +22,14 @@ pub struct Record {
     /// element). Empty for records that were built rather than read.
     pub raw: Box<str>,
     pub origin: Origin,
+    /// For records read for looking only, with the keys a command asked for by slot
+    /// (`store::Keep::slots`): where each such key's value lies in `raw` (byte start and end),
+    /// so the command reads it from the text without anything being built. `None` otherwise.
+    pub spans: Option<Box<[Option<Span>]>>,
 }
+
+/// Where a value lies in a record's raw text: byte start and end.
+pub type Span = (u32, u32);
 
 impl Record {
     pub fn new(fields: Map<String, Value>, raw: impl Into<Box<str>>, origin: Origin) -> Self {
@@ -30,7 +37,14 @@ impl Record {
             fields,
             raw: raw.into(),
             origin,
+            spans: None,
         }
+    }
+
+    /// The raw JSON text of the value in a slot (see `spans`).
+    pub fn span_text(&self, slot: usize) -> Option<&str> {
+        let (start, end) = (*self.spans.as_ref()?.get(slot)?)?;
+        self.raw.get(start as usize..end as usize)
     }
 }
 

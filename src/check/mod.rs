@@ -51,7 +51,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let roles = roles_read();
     let given_plan = RawPlan::new(&opts.map, &roles, &values::CAPTURE_KEYS);
     let keep = match &given_plan {
-        Some(_) => Keep::raw_text(),
+        Some(plan) => Keep::slots(plan.slots.clone()),
         None if opts.map_given => keys_looked_at(&[&opts.map], &roles),
         None => keys_looked_at(&[&opts.map, &engrama], &roles),
     };

@@ -14,7 +14,6 @@ use crate::record::{is_blank, is_filled, is_truthy, py_str, Record};
 use crate::store::{KeySlots, RawFields};
 use crate::time::{self, DateError, Timestamp};
 use hashbrown::{DefaultHashBuilder, HashMap};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -26,8 +25,7 @@ pub enum RoleValue<'a> {
 }
 
 impl<'a> RoleValue<'a> {
-    fn of_raw(raw: &'a RawValue) -> RoleValue<'a> {
-        let text = raw.get();
+    fn of_raw(text: &'a str) -> RoleValue<'a> {
         if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {
             return RoleValue::Text(Cow::Borrowed(&text[1..text.len() - 1]));
         }
@@ -120,6 +118,12 @@ pub enum Roles<'a> {
         map: &'a FieldMap,
         fields: Cow<'a, Map<String, Value>>,
     },
+    /// Values read from the raw text at the places the reader noted.
+    Spans {
+        plan: &'a RawPlan,
+        record: &'a Record,
+    },
+    /// Values read from the raw text, found by parsing it (records of other shapes).
     Raw {
         plan: &'a RawPlan,
         fields: RawFields<'a>,
@@ -144,6 +148,9 @@ impl<'a> Roles<'a> {
         raw_only: bool,
     ) -> Roles<'a> {
         if let Some(plan) = plan {
+            if record.spans.is_some() {
+                return Roles::Spans { plan, record };
+            }
             if let Some(fields) = RawFields::parse(&record.raw, &plan.slots) {
                 return Roles::Raw { plan, fields };
             }
@@ -163,6 +170,10 @@ impl<'a> Roles<'a> {
     pub fn get(&self, role: &str) -> Option<RoleValue<'_>> {
         match self {
             Roles::Built { map, fields } => map.get(role, fields).map(RoleValue::Json),
+            Roles::Spans { plan, record } => {
+                let slot = *plan.roles.get(role)?;
+                record.span_text(slot).map(RoleValue::of_raw)
+            }
             Roles::Raw { plan, fields } => {
                 let slot = *plan.roles.get(role)?;
                 fields.get(slot).map(RoleValue::of_raw)
@@ -181,6 +192,9 @@ impl<'a> Roles<'a> {
             Roles::Built { fields, .. } => {
                 fields.get(key).map(|v| RoleValue::Json(Cow::Borrowed(v)))
             }
+            Roles::Spans { plan, record } => record
+                .span_text(plan.slots.slot(key)?)
+                .map(RoleValue::of_raw),
             Roles::Raw { plan, fields } => fields.get(plan.slots.slot(key)?).map(RoleValue::of_raw),
         }
     }
@@ -190,7 +204,7 @@ impl<'a> Roles<'a> {
         match self {
             Roles::Built { fields, .. } => path.get(fields).map(RoleValue::Json),
             // a plan exists only when no role is inverse: no path is read from raw text
-            Roles::Raw { .. } => None,
+            Roles::Spans { .. } | Roles::Raw { .. } => None,
         }
     }
 }

@@ -4,8 +4,9 @@
 //! Commands that only look at a few roles (`check`) name the keys they look at
 //! ([`Keep::keys`]); for each JSON line the reader then builds only those keys' values and
 //! steps over the rest without building them (no strings, no maps, no raw copy). Or they take
-//! the validated raw text alone ([`Keep::raw_text`]) and read the few values they need from it
-//! as borrowed JSON text ([`RawFields`]), on any core.
+//! the validated raw text alone with the places of the values they want noted
+//! ([`Keep::slots`], `Record::spans`), and read those values from the text, borrowed, on any
+//! core.
 //!
 //! Stepping over is not skimming: a skipped value goes through serde_json's own `deserialize_any`
 //! path, so it is validated exactly as when the whole record is built (escapes, lone surrogates,
@@ -13,6 +14,7 @@
 //! any error) is decoded again the whole way, so errors and their positions are the ones a full
 //! read gives.
 
+use crate::record::Span;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -27,6 +29,14 @@ pub struct Keep {
     /// `None`: every key.
     keys: Option<Arc<HashSet<String>>>,
     raw: bool,
+    /// Keys whose values' places in the raw text are noted (`Record::spans`), by slot.
+    slots: Option<Arc<KeySlots>>,
+}
+
+/// One line decoded under a [`Keep`]: the kept keys built, the slotted keys' places noted.
+pub struct Decoded {
+    pub fields: Map<String, Value>,
+    pub spans: Option<Box<[Option<Span>]>>,
 }
 
 impl Default for Keep {
@@ -41,6 +51,7 @@ impl Keep {
         Keep {
             keys: None,
             raw: true,
+            slots: None,
         }
     }
 
@@ -54,16 +65,18 @@ impl Keep {
         Keep {
             keys: Some(Arc::new(keys.into_iter().map(Into::into).collect())),
             raw: false,
+            slots: None,
         }
     }
 
-    /// No keys built at all, only the raw text of each record, validated exactly as a whole
-    /// read validates it: for a caller that reads the few values it needs from the text
-    /// itself ([`RawFields`]), on any core.
-    pub fn raw_text() -> Keep {
+    /// No keys built; the raw text kept, validated exactly as a whole read validates it, with
+    /// the place of each slotted key's value noted (`Record::spans`): a command that only
+    /// looks reads those values from the text, borrowed, on any core.
+    pub fn slots(slots: KeySlots) -> Keep {
         Keep {
             keys: Some(Arc::new(HashSet::new())),
             raw: true,
+            slots: Some(Arc::new(slots)),
         }
     }
 
@@ -76,6 +89,7 @@ impl Keep {
                 Keep {
                     keys: Some(Arc::new(keys)),
                     raw: self.raw,
+                    slots: self.slots.clone(),
                 }
             }
             _ => self.clone(),
@@ -93,18 +107,33 @@ impl Keep {
         }
     }
 
-    /// Decode one line holding a JSON object into only the kept keys. `None` when the fast
-    /// path does not apply or fails: the caller decodes the line whole instead (which gives the
-    /// canonical error, or the kind of a non-object).
-    pub fn decode_object(&self, text: &str) -> Option<Map<String, Value>> {
+    /// Decode one line holding a JSON object into only the kept keys (and the slotted keys'
+    /// places). `None` when the fast path does not apply or fails: the caller decodes the line
+    /// whole instead (which gives the canonical error, or the kind of a non-object).
+    pub fn decode_object(&self, text: &str) -> Option<Decoded> {
         let keys = self.keys.as_deref()?;
-        if !text.trim_start().starts_with('{') {
+        if !text.trim_start().starts_with('{') || u32::try_from(text.len()).is_err() {
             return None;
         }
         let mut de = serde_json::Deserializer::from_str(text);
-        let fields = Projection { keys }.deserialize(&mut de).ok()?;
+        let seed = Projection {
+            keys,
+            slots: self.slots.as_deref(),
+            text,
+        };
+        let decoded = seed.deserialize(&mut de).ok()?;
         de.end().ok()?;
-        Some(fields)
+        Some(decoded)
+    }
+
+    /// The fields of a line decoded whole, as this set keeps them (no spans: a line that
+    /// needed the whole decode is read from its fields).
+    pub fn trimmed(&self, mut fields: Map<String, Value>) -> Decoded {
+        self.trim(&mut fields);
+        Decoded {
+            fields,
+            spans: None,
+        }
     }
 }
 
@@ -139,11 +168,11 @@ impl KeySlots {
 }
 
 /// The wanted keys of one JSON object, as raw JSON text borrowed from the object's text, by
-/// slot. For text the reader has already validated ([`Keep::raw_text`]): the other keys are
+/// slot. For text the reader has already validated (an array element, say): the other keys are
 /// stepped over without a second validation.
 #[derive(Debug)]
 pub struct RawFields<'a> {
-    values: Vec<Option<&'a RawValue>>,
+    values: Vec<Option<&'a str>>,
 }
 
 impl<'a> RawFields<'a> {
@@ -157,7 +186,7 @@ impl<'a> RawFields<'a> {
 
     /// The raw text of the key in this slot (a repeated key: the last one, as a whole read
     /// keeps it).
-    pub fn get(&self, slot: usize) -> Option<&'a RawValue> {
+    pub fn get(&self, slot: usize) -> Option<&'a str> {
         self.values.get(slot).copied().flatten()
     }
 }
@@ -182,7 +211,7 @@ impl<'de> Visitor<'de> for RawSeed<'_> {
         let mut values = vec![None; self.slots.len()];
         while let Some(Key(key)) = map.next_key()? {
             match self.slots.slot(&key) {
-                Some(slot) => values[slot] = Some(map.next_value::<&'de RawValue>()?),
+                Some(slot) => values[slot] = Some(map.next_value::<&'de RawValue>()?.get()),
                 None => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
@@ -192,27 +221,55 @@ impl<'de> Visitor<'de> for RawSeed<'_> {
     }
 }
 
-/// A JSON object, building only the listed keys.
+/// A JSON object, building only the listed keys and noting where the slotted keys' values
+/// lie in `text` (the object's whole text).
 struct Projection<'k> {
     keys: &'k HashSet<String>,
+    slots: Option<&'k KeySlots>,
+    text: &'k str,
 }
 
 impl<'de> DeserializeSeed<'de> for Projection<'_> {
-    type Value = Map<String, Value>;
+    type Value = Decoded;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
     }
 }
 
+/// Deeper than this, a slotted value is left to the whole decode (which applies serde_json's
+/// nesting limit counted from the record, not from the value).
+const SLOTTED_MAX_OPENINGS: usize = 64;
+
 impl<'de> Visitor<'de> for Projection<'_> {
-    type Value = Map<String, Value>;
+    type Value = Decoded;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut fields = Map::new();
+        let mut spans = self.slots.map(|s| vec![None; s.len()]);
         while let Some(Key(key)) = map.next_key()? {
-            if self.keys.contains(key.as_ref()) {
+            let slot = self.slots.and_then(|s| s.slot(&key));
+            if let (Some(slot), Some(spans)) = (slot, spans.as_mut()) {
+                // borrowed from the text; then validated as a whole read validates it
+                let raw: &'de RawValue = map.next_value()?;
+                let value = raw.get();
+                let openings = value.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
+                if openings > SLOTTED_MAX_OPENINGS {
+                    return Err(de::Error::custom("deep value: decode the record whole"));
+                }
+                let mut check = serde_json::Deserializer::from_str(value);
+                <Skip as de::Deserialize>::deserialize(&mut check).map_err(de::Error::custom)?;
+                let start = (value.as_ptr() as usize)
+                    .checked_sub(self.text.as_ptr() as usize)
+                    .filter(|s| s + value.len() <= self.text.len())
+                    .ok_or_else(|| de::Error::custom("a value outside its record"))?;
+                spans[slot] = Some((start as u32, (start + value.len()) as u32));
+                if self.keys.contains(key.as_ref()) {
+                    let built: Value = serde_json::from_str(value).map_err(de::Error::custom)?;
+                    fields.insert(key.into_owned(), built);
+                }
+            } else if self.keys.contains(key.as_ref()) {
                 // a repeated key replaces the earlier value in place, as a whole read does
                 let value: Value = map.next_value()?;
                 fields.insert(key.into_owned(), value);
@@ -220,7 +277,10 @@ impl<'de> Visitor<'de> for Projection<'_> {
                 map.next_value::<Skip>()?;
             }
         }
-        Ok(fields)
+        Ok(Decoded {
+            fields,
+            spans: spans.map(Vec::into_boxed_slice),
+        })
     }
 }
 
@@ -304,15 +364,15 @@ mod tests {
     #[test]
     fn builds_only_the_kept_keys_and_agrees_with_a_whole_read() {
         let line = r#"{"a": 1, "b": {"x": [1, 2.50, "s"]}, "c": "t\u00e9", "a": 2, "d": null}"#;
-        let got = keep(&["a", "c", "z"]).decode_object(line).unwrap();
+        let got = keep(&["a", "c", "z"]).decode_object(line).unwrap().fields;
         let mut whole: Map<String, Value> = serde_json::from_str(line).unwrap();
         keep(&["a", "c", "z"]).trim(&mut whole);
         assert_eq!(got, whole);
         assert_eq!(serde_json::to_string(&got).unwrap(), r#"{"a":2,"c":"té"}"#);
         let slots = KeySlots::new(["c", "a", "z"]);
         let raw = RawFields::parse(line, &slots).unwrap();
-        assert_eq!(raw.get(0).unwrap().get(), r#""t\u00e9""#);
-        assert_eq!(raw.get(1).unwrap().get(), "2");
+        assert_eq!(raw.get(0).unwrap(), r#""t\u00e9""#);
+        assert_eq!(raw.get(1).unwrap(), "2");
         assert!(raw.get(2).is_none());
         assert!(RawFields::parse("[1]", &slots).is_none());
     }
@@ -336,12 +396,16 @@ mod tests {
         assert!(k.decode_object("[1]").is_none());
         assert!(k.decode_object("17").is_none());
         assert!(Keep::all().decode_object(r#"{"a": 1}"#).is_none());
-        assert_eq!(
-            Keep::raw_text().decode_object(r#"{"a": 1}"#),
-            Some(Map::new())
-        );
-        assert!(Keep::raw_text()
-            .decode_object(r#"{"a": "\ud800"}"#)
-            .is_none());
+        let slotted = Keep::slots(KeySlots::new(["b", "a"]));
+        for bad in [r#"{"a": "\ud800"}"#, r#"{"b": [1,]}"#, deep.as_str()] {
+            assert!(slotted.decode_object(bad).is_none(), "{bad}");
+        }
+        let line = r#"{"a": "x", "b": [1, {"c": null}], "d": "\ud83d\ude00"}"#;
+        let got = slotted.decode_object(line).unwrap();
+        assert!(got.fields.is_empty());
+        let spans = got.spans.unwrap();
+        let text = |slot: usize| spans[slot].map(|(s, e)| &line[s as usize..e as usize]);
+        assert_eq!(text(0), Some(r#"[1, {"c": null}]"#));
+        assert_eq!(text(1), Some(r#""x""#));
     }
 }

@@ -4,7 +4,7 @@
 
 use super::batch;
 use super::input::Source;
-use super::keep::Keep;
+use super::keep::{Decoded, Keep};
 use super::locate::{json_error, not_object, utf8_error};
 use super::{Aside, Entry, Shape, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
@@ -50,20 +50,24 @@ pub fn read(
         index += 1;
         visit(Entry::Record(record))
     };
-    let mut fields = into_object(&name, &first.text, first.origin.line, first_value)?;
-    keep.trim(&mut fields);
-    emit(new_record(keep, fields, first.text, first.origin))?;
+    let fields = into_object(&name, &first.text, first.origin.line, first_value)?;
+    emit(new_record(
+        keep,
+        keep.trimmed(fields),
+        first.text,
+        first.origin,
+    ))?;
     let Some(second) = second else {
         return Ok(Shape::JsonLines);
     };
-    let fields = decode_fields(&name, keep, &second.text, second.origin.line)?;
-    emit(new_record(keep, fields, second.text, second.origin))?;
+    let decoded = decode(&name, keep, &second.text, second.origin.line)?;
+    emit(new_record(keep, decoded, second.text, second.origin))?;
     let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Record>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
-        let fields = decode_fields(&name, keep, text, origin.line)?;
-        Ok(Some(new_record(keep, fields, text, origin)))
+        let decoded = decode(&name, keep, text, origin.line)?;
+        Ok(Some(new_record(keep, decoded, text, origin)))
     };
     batch::for_each_line(src, &decode, &mut emit)?;
     Ok(Shape::JsonLines)
@@ -98,31 +102,27 @@ fn line_text<'a>(name: &str, bytes: &'a [u8], line_no: u64) -> Result<Option<&'a
     Ok((!is_blank(text)).then_some(text))
 }
 
-/// A line's fields: only the kept keys when the fast path takes the line, else the whole value
-/// (which gives the canonical error, and the kind of a non-object), trimmed to the kept keys.
-fn decode_fields(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Map<String, Value>> {
-    if let Some(fields) = keep.decode_object(text) {
-        return Ok(fields);
+/// A line's fields: only the kept keys (and the slotted keys' places) when the fast path takes
+/// the line, else the whole value (which gives the canonical error, and the kind of a
+/// non-object), trimmed to the kept keys.
+fn decode(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> {
+    if let Some(decoded) = keep.decode_object(text) {
+        return Ok(decoded);
     }
     let value: Value =
         serde_json::from_str(text).map_err(|e| json_error(name, text, line_no, &e))?;
-    let mut fields = into_object(name, text, line_no, value)?;
-    keep.trim(&mut fields);
-    Ok(fields)
+    Ok(keep.trimmed(into_object(name, text, line_no, value)?))
 }
 
-/// A record as read: its raw text only when the records may be written back.
-fn new_record(
-    keep: &Keep,
-    fields: Map<String, Value>,
-    text: impl Into<Box<str>>,
-    origin: Origin,
-) -> Record {
-    if keep.wants_raw() {
-        Record::new(fields, text, origin)
+/// A record as read: its raw text only when the records may be written back or looked at.
+fn new_record(keep: &Keep, decoded: Decoded, text: impl Into<Box<str>>, origin: Origin) -> Record {
+    let mut record = if keep.wants_raw() {
+        Record::new(decoded.fields, text, origin)
     } else {
-        Record::new(fields, "", origin)
-    }
+        Record::new(decoded.fields, "", origin)
+    };
+    record.spans = decoded.spans;
+    record
 }
 
 fn into_object(name: &str, text: &str, line: u64, value: Value) -> Result<Map<String, Value>> {
@@ -270,8 +270,13 @@ fn read_engrama(
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
-        let fields = decode_fields(&name, &keep, text, origin.line)?;
-        let aside = match fields.get("type").and_then(Value::as_str).unwrap_or("") {
+        let decoded = decode(&name, &keep, text, origin.line)?;
+        let aside = match decoded
+            .fields
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+        {
             "node" => None,
             "relation" => Some(Aside::Relation),
             "vector" => Some(Aside::Vector),
@@ -288,7 +293,7 @@ fn read_engrama(
                 });
             }
         };
-        let record = new_record(&keep, fields, text, origin);
+        let record = new_record(&keep, decoded, text, origin);
         Ok(Some(match aside {
             None => Entry::Record(record),
             Some(aside) => Entry::Aside(aside, record),

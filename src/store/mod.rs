@@ -23,7 +23,7 @@ pub mod merge;
 pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
-pub use keep::{KeySlots, Keep, RawFields};
+pub use keep::{Decoded, KeySlots, Keep, RawFields};
 pub use locate::{json_error, not_object};
 
 use crate::error::Result;
