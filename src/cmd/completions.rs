@@ -18,23 +18,3 @@ pub fn run(args: CompletionsArgs) -> Result<Outcome> {
     output::print_stdout(&script(args.shell))?;
     Ok(Outcome::Success)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap_complete::Shell;
-
-    #[test]
-    fn every_shell_completes_every_subcommand() {
-        for shell in [Shell::Bash, Shell::Zsh, Shell::Fish, Shell::PowerShell] {
-            let s = script(shell);
-            for sub in ["check", "compact", "export", "import", "recency", "status"] {
-                assert!(s.contains(sub), "{shell:?} completions lack {sub}");
-            }
-            assert!(
-                s.contains("min-level"),
-                "{shell:?} completions lack check's flags"
-            );
-        }
-    }
-}
