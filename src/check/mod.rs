@@ -150,3 +150,65 @@ fn progress_bar(input: &Input) -> Option<ProgressBar> {
         .unwrap_or_else(|_| ProgressStyle::default_bar());
     Some(ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every record's facts, read the fast way (values borrowed from the raw text at the
+    /// places the reader noted) and the general way (fields built, read through the map).
+    fn facts_both_ways(path: &str) -> Option<Vec<(String, String)>> {
+        let map = FieldMap::identity();
+        let roles = roles_read();
+        let plan = RawPlan::new(&map, &roles, &values::CAPTURE_KEYS).expect("identity plan");
+        let rules = rules::ReferenceRules::new(map.clone());
+        let read = |keep: &Keep, plan: Option<&RawPlan>| -> Option<Vec<String>> {
+            let mut out = Vec::new();
+            let read = store::read_with(&Input::new(path), keep, &mut |entry| {
+                if let Entry::Record(record) = entry {
+                    let roles = Roles::of(&record, &map, plan, plan.is_some());
+                    out.push(format!(
+                        "{:?} {:?}",
+                        rules.facts(&roles, record.origin.index),
+                        values::ValueChecks::facts(&roles, record.origin.line)
+                    ));
+                }
+                Ok(())
+            });
+            read.ok().map(|_| out)
+        };
+        let fast = read(&Keep::slots(plan.slots.clone()), Some(&plan));
+        let general = read(&Keep::all(), None);
+        // a store one way cannot read, the other cannot read either
+        assert_eq!(fast.is_some(), general.is_some(), "{path}");
+        let (fast, general) = (fast?, general?);
+        assert_eq!(fast.len(), general.len(), "{path}");
+        Some(fast.into_iter().zip(general).collect())
+    }
+
+    #[test]
+    fn borrowed_and_built_reads_give_the_same_facts() {
+        let mut checked = 0;
+        for dir in [
+            "fixtures/edge",
+            "fixtures/values",
+            "fixtures/quirks",
+            "fixtures/bad",
+            "fixtures",
+        ] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for entry in std::fs::read_dir(&dir).expect("fixtures") {
+                let path = entry.expect("entry").path();
+                let name = path.to_string_lossy().to_string();
+                if !(name.ends_with(".jsonl") || name.ends_with(".json")) {
+                    continue;
+                }
+                for (fast, general) in facts_both_ways(&name).unwrap_or_default() {
+                    assert_eq!(fast, general, "{name}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} records compared");
+    }
+}

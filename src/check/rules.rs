@@ -39,6 +39,7 @@ struct FieldState {
 }
 
 /// What the rules need from one record.
+#[derive(Debug, PartialEq, Eq)]
 pub struct RuleFacts {
     /// The name the reference gives the record (its id, or `#index`).
     pub name: String,

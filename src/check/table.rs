@@ -2,6 +2,7 @@
 //! arena, so remembering a record id costs its bytes plus a few integers (about 30 bytes for
 //! a 9-character id) instead of an allocation of its own, and 1,000,000 ids stay near 30 MiB.
 
+use hashbrown::hash_table::Entry;
 use hashbrown::{DefaultHashBuilder, HashTable};
 use std::hash::BuildHasher;
 
@@ -36,9 +37,13 @@ impl Names {
         (wraps << 32) | self.ends[i] as usize
     }
 
+    /// The string at `i` (empty past the end).
     pub fn get(&self, i: usize) -> &str {
+        if i >= self.ends.len() {
+            return "";
+        }
         let start = if i == 0 { 0 } else { self.end(i - 1) };
-        &self.text[start..self.end(i)]
+        self.text.get(start..self.end(i)).unwrap_or("")
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
@@ -76,17 +81,25 @@ impl Interner {
     /// far beyond any memory) a new string is still counted but no longer remembered.
     pub fn intern(&mut self, s: &str) -> (usize, bool) {
         let h = self.hash(s);
-        let names = &self.names;
-        let same = |&(i, hi): &(u32, u32)| hi == h && names.get(i as usize) == s;
-        if let Some(&(i, _)) = self.table.find(spread(h), same) {
-            return (i as usize, false);
+        let names = &mut self.names;
+        let next = names.len();
+        let Ok(small) = u32::try_from(next) else {
+            return match self.find(s) {
+                Some(i) => (i, false),
+                None => (self.names.push(s), true),
+            };
+        };
+        match self.table.entry(
+            spread(h),
+            |&(i, hi)| hi == h && names.get(i as usize) == s,
+            |&(_, hi)| spread(hi),
+        ) {
+            Entry::Occupied(e) => (e.get().0 as usize, false),
+            Entry::Vacant(e) => {
+                e.insert((small, h));
+                (names.push(s), true)
+            }
         }
-        let i = self.names.push(s);
-        if let Ok(small) = u32::try_from(i) {
-            self.table
-                .insert_unique(spread(h), (small, h), |&(_, hi)| spread(hi));
-        }
-        (i, true)
     }
 
     pub fn find(&self, s: &str) -> Option<usize> {

@@ -144,7 +144,7 @@ pub const ROLES: [&str; 9] = [
 ];
 
 /// What the value checks need from one record.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct ValueFacts {
     line: u64,
     /// How many of valid_from / valid_to do not parse, and the first one's message.
@@ -175,15 +175,21 @@ struct Pointer {
 /// A superseding record: an id's index in `ids`, or a name in `nameless`.
 #[derive(Debug, Clone, Copy)]
 enum Node {
-    Id(usize),
-    Nameless(usize),
+    Id(u32),
+    Nameless(u32),
 }
 
 /// A pointer's target: an id already seen, or text in `pending`.
 #[derive(Debug, Clone, Copy)]
 enum Target {
-    Id(usize),
-    Pending(usize),
+    Id(u32),
+    Pending(u32),
+}
+
+/// An index as stored in the compact tables (u32: 4 billion distinct ids is beyond any memory
+/// this pass could have; past it an index saturates rather than fail).
+fn small(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
@@ -196,10 +202,10 @@ struct Settled {
 /// Where the first owner of a concept was seen.
 #[derive(Debug, Clone, Copy)]
 struct OwnerSeen {
-    owner: usize,
-    line: u64,
+    owner: u32,
     /// Index into `ValueChecks::owner_refs`.
-    name: usize,
+    name: u32,
+    line: u64,
 }
 
 #[derive(Default)]
@@ -334,8 +340,10 @@ impl ValueChecks {
         if facts.inverted {
             self.inverted.push(here());
         }
+        let mut own = None;
         if let Some(id) = &facts.id {
-            let (_, new) = self.ids.intern(id);
+            let (i, new) = self.ids.intern(id);
+            own = Some(i);
             if new {
                 let written = if facts.valid_to_written {
                     VALID_TO_WRITTEN
@@ -348,15 +356,18 @@ impl ValueChecks {
             }
         }
         if let Some(targets) = &facts.supersedes {
-            let from = facts.id.as_deref().unwrap_or(name);
-            let from = match self.ids.find(from) {
-                Some(i) => Node::Id(i),
-                None => Node::Nameless(self.nameless.push(from)),
+            // the record's own id was just interned; a record without one points by name
+            let from = match own {
+                Some(i) => Node::Id(small(i)),
+                None => match self.ids.find(name) {
+                    Some(i) => Node::Id(small(i)),
+                    None => Node::Nameless(small(self.nameless.push(name))),
+                },
             };
             for t in targets {
                 let target = match self.ids.find(t) {
-                    Some(i) => Target::Id(i),
-                    None => Target::Pending(self.pending.push(t)),
+                    Some(i) => Target::Id(small(i)),
+                    None => Target::Pending(small(self.pending.push(t))),
                 };
                 self.pointers.push(Pointer {
                     from,
@@ -371,13 +382,13 @@ impl ValueChecks {
                 self.first_owner.push(None);
             }
             if let Some(owner) = &facts.owner {
-                let (owner, _) = self.owners.intern(owner);
+                let owner = small(self.owners.intern(owner).0);
                 match self.first_owner[c] {
                     None => {
                         self.first_owner[c] = Some(OwnerSeen {
                             owner,
                             line: facts.line,
-                            name: self.owner_refs.push(name),
+                            name: small(self.owner_refs.push(name)),
                         })
                     }
                     Some(first) if first.owner == owner => {}
@@ -387,7 +398,7 @@ impl ValueChecks {
                             more.push(OwnerSeen {
                                 owner,
                                 line: facts.line,
-                                name: self.owner_refs.push(name),
+                                name: small(self.owner_refs.push(name)),
                             });
                         }
                     }
@@ -506,7 +517,10 @@ impl ValueChecks {
             .collect();
         concepts.sort_by_key(|(c, _)| *c);
         for (concept, owners) in concepts {
-            let names: Vec<&str> = owners.iter().map(|o| self.owners.get(o.owner)).collect();
+            let names: Vec<&str> = owners
+                .iter()
+                .map(|o| self.owners.get(o.owner as usize))
+                .collect();
             out.push(warning(
                 "value.owners",
                 format!(
@@ -517,7 +531,7 @@ impl ValueChecks {
                 owners
                     .iter()
                     .map(|o| RecordRef {
-                        name: self.owner_refs.get(o.name).to_string(),
+                        name: self.owner_refs.get(o.name as usize).to_string(),
                         line: o.line,
                     })
                     .collect(),
@@ -557,15 +571,15 @@ impl ValueChecks {
 
     fn node_name(&self, n: Node) -> &str {
         match n {
-            Node::Id(i) => self.ids.get(i),
-            Node::Nameless(j) => self.nameless.get(j),
+            Node::Id(i) => self.ids.get(i as usize),
+            Node::Nameless(j) => self.nameless.get(j as usize),
         }
     }
 
     fn target_text(&self, t: Target) -> &str {
         match t {
-            Target::Id(i) => self.ids.get(i),
-            Target::Pending(j) => self.pending.get(j),
+            Target::Id(i) => self.ids.get(i as usize),
+            Target::Pending(j) => self.pending.get(j as usize),
         }
     }
 
@@ -577,14 +591,14 @@ impl ValueChecks {
         // in store order: linear memory, no map keyed by text.
         let ids = self.ids.len();
         let node = |n: Node| match n {
-            Node::Id(i) => i,
-            Node::Nameless(j) => ids + j,
+            Node::Id(i) => i as usize,
+            Node::Nameless(j) => ids + j as usize,
         };
         let mut edges: Vec<(usize, usize)> = Vec::with_capacity(self.pointers.len());
         for p in &self.pointers {
             let target = match p.target {
-                Target::Id(i) => Some(i),
-                Target::Pending(j) => self.ids.find(self.pending.get(j)),
+                Target::Id(i) => Some(i as usize),
+                Target::Pending(j) => self.ids.find(self.pending.get(j as usize)),
             };
             match target {
                 None => unknown.push(RecordRef {
