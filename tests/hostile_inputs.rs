@@ -307,6 +307,38 @@ fn deep(cmd: Cmd) {
     }
 }
 
+/// A bad line after megabytes of good ones (the reader works in blocks of about a megabyte):
+/// the diagnostic still names the right line and column, from a file and from stdin, with
+/// LF and CRLF line ends; the good lines alone are all read.
+fn bad_line_after_megabytes(cmd: Cmd) {
+    let dir = tempfile::tempdir().unwrap();
+    const GOOD: usize = 30_000; // about 4 MB
+    for (name, eol) in [("late-lf.jsonl", "\n"), ("late-crlf.jsonl", "\r\n")] {
+        let mut text = String::with_capacity(GOOD * 140);
+        for i in 0..GOOD {
+            text.push_str(&format!(
+                r#"{{"record_id": "L-{i}", "valid_from": "2025-01-01", "valid_to": null, "source": "S", "note": "{}"}}{eol}"#,
+                "n".repeat(i % 50)
+            ));
+        }
+        let good_only = format!("good-{name}");
+        std::fs::write(dir.path().join(&good_only), &text).unwrap();
+        text.push_str(&format!(
+            r#"{{"record_id": "BAD", "valid_from": 2025-01-01}}{eol}"#
+        ));
+        text.push_str(&format!(
+            r#"{{"record_id": "AFTER", "valid_from": "2025-01-01", "valid_to": null}}{eol}"#
+        ));
+        std::fs::write(dir.path().join(name), &text).unwrap();
+        let at = ErrorAt(GOOD as u64 + 1, Some(40));
+        run_case(cmd, dir.path(), name, None, name, at);
+        if cmd != Cmd::Decay {
+            run_case(cmd, dir.path(), "-", Some(text.into_bytes()), "<stdin>", at);
+        }
+        run_case(cmd, dir.path(), &good_only, None, &good_only, Records(GOOD));
+    }
+}
+
 /// A directory, a missing file, an unreadable file: exit 2 with a diagnostic saying so.
 fn not_files(cmd: Cmd) {
     let dir = tempfile::tempdir().unwrap();
@@ -475,6 +507,10 @@ macro_rules! hostile {
             #[test]
             fn a_directory_a_missing_file_an_unreadable_file() {
                 not_files($cmd);
+            }
+            #[test]
+            fn a_bad_line_after_megabytes_of_good_ones() {
+                bad_line_after_megabytes($cmd);
             }
             #[test]
             fn a_64_mb_record() {
