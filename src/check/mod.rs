@@ -48,12 +48,12 @@ const PROGRESS_MIN_BYTES: u64 = 32 << 20;
 /// (`roles.rs`); otherwise it builds only the keys the checks look at.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let engrama = FieldMap::parse(&["engrama".to_string()])?;
-    let roles = roles_read();
-    let given_plan = RawPlan::new(&opts.map, &roles, &values::CAPTURE_KEYS);
+    let roles = roles::role_names();
+    let given_plan = RawPlan::new(&opts.map, &values::CAPTURE_KEYS);
     let keep = match &given_plan {
         Some(plan) => Keep::slots(plan.slots.clone()),
-        None if opts.map_given => keys_looked_at(&[&opts.map], &roles),
-        None => keys_looked_at(&[&opts.map, &engrama], &roles),
+        None if opts.map_given => keys_looked_at(&[&opts.map], roles),
+        None => keys_looked_at(&[&opts.map, &engrama], roles),
     };
     let raw_only = given_plan.is_some();
     let mut map = opts.map.clone();
@@ -115,16 +115,6 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     Ok(Report::build(input, opts, shape, rules, values))
 }
 
-/// Every role the checks read.
-fn roles_read() -> Vec<&'static str> {
-    let rules = rules::ReferenceRules::new(FieldMap::identity());
-    let mut roles: Vec<&'static str> = rules.roles();
-    roles.extend(values::ROLES);
-    roles.sort_unstable();
-    roles.dedup();
-    roles
-}
-
 /// The top-level keys the checks read under these maps: the keys their roles' paths start
 /// with (and the literal keys, which win), plus the capture-time keys.
 fn keys_looked_at(maps: &[&FieldMap], roles: &[&str]) -> Keep {
@@ -159,8 +149,7 @@ mod tests {
     /// places the reader noted) and the general way (fields built, read through the map).
     fn facts_both_ways(path: &str) -> Option<Vec<(String, String)>> {
         let map = FieldMap::identity();
-        let roles = roles_read();
-        let plan = RawPlan::new(&map, &roles, &values::CAPTURE_KEYS).expect("identity plan");
+        let plan = RawPlan::new(&map, &values::CAPTURE_KEYS).expect("identity plan");
         let rules = rules::ReferenceRules::new(map.clone());
         let read = |keep: &Keep, plan: Option<&RawPlan>| -> Option<Vec<String>> {
             let mut out = Vec::new();

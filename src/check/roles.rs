@@ -13,9 +13,9 @@ use crate::mapping::{FieldMap, FieldPath};
 use crate::record::{is_blank, is_filled, is_truthy, py_str, Record};
 use crate::store::{KeySlots, RawFields};
 use crate::time::{self, DateError, Timestamp};
-use hashbrown::{DefaultHashBuilder, HashMap};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// One role's value: a string borrowed from the record's text, or a JSON value.
 #[derive(Debug, Clone)]
@@ -83,32 +83,62 @@ impl<'a> RoleValue<'a> {
     }
 }
 
-/// How roles are found in records read as raw text: the key of each role, by slot.
+/// Every role the checks read, in a fixed order: a role is asked for by its number, so reading
+/// one from raw text is an index into a table, not a lookup by name.
+pub fn role_names() -> &'static [&'static str] {
+    static NAMES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let mut roles = super::rules::ReferenceRules::role_names();
+        roles.extend(super::values::ROLES);
+        roles.sort_unstable();
+        roles.dedup();
+        roles
+    })
+}
+
+/// A role the checks ask for: its name (read through the map) and its number (read from raw
+/// text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Role {
+    pub name: &'static str,
+    index: usize,
+}
+
+impl Role {
+    pub fn named(name: &'static str) -> Role {
+        Role {
+            name,
+            index: role_names().binary_search(&name).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+/// How roles are found in records read as raw text: the slot of each role's key, by role
+/// number.
 pub struct RawPlan {
     pub slots: KeySlots,
-    /// The slot of each role's key, for the roles the checks read.
-    roles: HashMap<String, usize, DefaultHashBuilder>,
+    slot_of: Vec<Option<usize>>,
 }
 
 impl RawPlan {
     /// A plan when every role is one plain top-level key under `map` (else `None`: the
     /// records must be built and read through the map). `literal` keys are read as they are.
-    pub fn new(map: &FieldMap, roles: &[&str], literal: &[&str]) -> Option<RawPlan> {
-        let mut keys: Vec<(String, String)> = Vec::new();
-        for role in roles {
-            let key = map.path(role).single_key()?.to_string();
-            keys.push((role.to_string(), key));
+    pub fn new(map: &FieldMap, literal: &[&str]) -> Option<RawPlan> {
+        let mut keys: Vec<String> = Vec::new();
+        for role in role_names() {
+            keys.push(map.path(role).single_key()?.to_string());
         }
         let slots = KeySlots::new(
             keys.iter()
-                .map(|(_, k)| k.as_str())
+                .map(String::as_str)
                 .chain(literal.iter().copied()),
         );
-        let roles = keys
-            .into_iter()
-            .filter_map(|(role, key)| Some((role, slots.slot(&key)?)))
-            .collect();
-        Some(RawPlan { slots, roles })
+        let slot_of = keys.iter().map(|key| slots.slot(key)).collect();
+        Some(RawPlan { slots, slot_of })
+    }
+
+    fn slot(&self, role: Role) -> Option<usize> {
+        self.slot_of.get(role.index).copied().flatten()
     }
 }
 
@@ -167,22 +197,18 @@ impl<'a> Roles<'a> {
     }
 
     /// The value of a role (`None` when absent; inverse roles read as absent).
-    pub fn get(&self, role: &str) -> Option<RoleValue<'_>> {
+    pub fn get(&self, role: Role) -> Option<RoleValue<'_>> {
         match self {
-            Roles::Built { map, fields } => map.get(role, fields).map(RoleValue::Json),
+            Roles::Built { map, fields } => map.get(role.name, fields).map(RoleValue::Json),
             Roles::Spans { plan, record } => {
-                let slot = *plan.roles.get(role)?;
-                record.span_text(slot).map(RoleValue::of_raw)
+                record.span_text(plan.slot(role)?).map(RoleValue::of_raw)
             }
-            Roles::Raw { plan, fields } => {
-                let slot = *plan.roles.get(role)?;
-                fields.get(slot).map(RoleValue::of_raw)
-            }
+            Roles::Raw { plan, fields } => fields.get(plan.slot(role)?).map(RoleValue::of_raw),
         }
     }
 
     /// The value of a role when it is filled.
-    pub fn filled(&self, role: &str) -> Option<RoleValue<'_>> {
+    pub fn filled(&self, role: Role) -> Option<RoleValue<'_>> {
         self.get(role).filter(RoleValue::is_filled)
     }
 

@@ -10,7 +10,7 @@
 //! in one arena per field, and, for an inverse-mapped role, the ids pointed at. Each grows at
 //! most by one entry per record: linear, and nothing else grows with the store.
 
-use super::roles::{RoleValue, Roles};
+use super::roles::{Role, RoleValue, Roles};
 use super::table::Names;
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
@@ -31,6 +31,7 @@ pub struct Finding {
 /// Per-field state while the store streams past.
 struct FieldState {
     field: &'static Field,
+    role: Role,
     /// The role's path read forwards when it is an inverse pointer (`~replaced_by`).
     inverse: Option<FieldPath>,
     offenders: Names,
@@ -57,6 +58,10 @@ pub struct RuleFacts {
 pub struct ReferenceRules {
     profile: &'static Profile,
     map: FieldMap,
+    /// The checker's markers: a record states a rule, or is restricted, when it fills one.
+    rule_markers: Vec<Role>,
+    restriction_markers: Vec<Role>,
+    record_id: Role,
     fields: Vec<FieldState>,
     /// ids named by inverse pointers (`supersedes=~replaced_by`): one entry per pointer, so
     /// linear in the store.
@@ -75,15 +80,22 @@ impl ReferenceRules {
             .filter(|f| !f.is_experimental())
             .map(|field| FieldState {
                 field,
+                role: Role::named(field.id.as_str()),
                 inverse: map.inverse_path(&field.id),
                 offenders: Names::default(),
                 deferred: Vec::new(),
             })
             .collect();
         assert!(fields.len() <= 64, "the profile's fields fit a u64 bit set");
+        let markers = |names: &'static [String]| -> Vec<Role> {
+            names.iter().map(|m| Role::named(m.as_str())).collect()
+        };
         ReferenceRules {
             profile,
             map,
+            rule_markers: markers(&profile.checker.rule_markers),
+            restriction_markers: markers(&profile.checker.restriction_markers),
+            record_id: Role::named("record_id"),
             fields,
             pointed_at: HashSet::new(),
             policy_in_records: false,
@@ -97,11 +109,14 @@ impl ReferenceRules {
     }
 
     /// The roles these rules read (the profile's fields and the checker's markers).
-    pub fn roles(&self) -> Vec<&'static str> {
-        let checker = &self.profile.checker;
-        self.fields
+    pub fn role_names() -> Vec<&'static str> {
+        let profile = Profile::embedded();
+        let checker = &profile.checker;
+        profile
+            .fields
             .iter()
-            .map(|s| -> &'static str { s.field.id.as_str() })
+            .filter(|f| !f.is_experimental())
+            .map(|f| f.id.as_str())
             .chain(checker.rule_markers.iter().map(String::as_str))
             .chain(checker.restriction_markers.iter().map(String::as_str))
             .chain(["record_id"])
@@ -110,11 +125,15 @@ impl ReferenceRules {
 
     /// The name the reference gives a record: its record_id as Python prints it, or `#index`.
     pub fn name_of(map: &FieldMap, record: &Record) -> String {
-        Self::name(&Roles::built(map, &record.fields), record.origin.index)
+        Self::name(
+            &Roles::built(map, &record.fields),
+            Role::named("record_id"),
+            record.origin.index,
+        )
     }
 
-    fn name(roles: &Roles, index: usize) -> String {
-        match roles.get("record_id") {
+    fn name(roles: &Roles, record_id: Role, index: usize) -> String {
+        match roles.get(record_id) {
             Some(v) if v.is_filled() && v.is_truthy() => v.py_str(),
             _ => format!("#{index}"),
         }
@@ -123,24 +142,19 @@ impl ReferenceRules {
     /// Read one record (no shared state: safe to run on many records at once); `index` is
     /// its place among the store's records.
     pub fn facts(&self, roles: &Roles, index: usize) -> RuleFacts {
-        let checker = &self.profile.checker;
         let mut facts = RuleFacts {
-            name: Self::name(roles, index),
+            name: Self::name(roles, self.record_id, index),
             met: 0,
             truthy: 0,
-            states_rule: checker
-                .rule_markers
-                .iter()
-                .any(|m| roles.filled(m).is_some()),
-            restricted: checker
+            states_rule: self.rule_markers.iter().any(|&m| roles.filled(m).is_some()),
+            restricted: self
                 .restriction_markers
                 .iter()
-                .any(|m| roles.filled(m).is_some()),
+                .any(|&m| roles.filled(m).is_some()),
             pointed: Vec::new(),
             own_id: String::new(),
         };
         for (i, state) in self.fields.iter().enumerate() {
-            let role = state.field.id.as_str();
             if let Some(path) = &state.inverse {
                 // an inverse role is read across the store, and only for every-record fields
                 if state.field.check.applies != Applies::EveryRecord {
@@ -152,12 +166,12 @@ impl ReferenceRules {
                     facts.pointed.extend(ids);
                 }
                 facts.own_id = roles
-                    .filled("record_id")
+                    .filled(self.record_id)
                     .map(|v| v.py_str())
                     .unwrap_or_default();
                 continue;
             }
-            let value = roles.get(role);
+            let value = roles.get(state.role);
             let met = match state.field.check.counts_when {
                 CountsWhen::Present => value.is_some(),
                 CountsWhen::NonEmpty => value.as_ref().is_some_and(RoleValue::is_filled),

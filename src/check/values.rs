@@ -11,12 +11,13 @@
 //! indices), so the whole pass is linear in time and memory, and a million records need a few
 //! tens of megabytes.
 
-use super::roles::{RoleValue, Roles};
+use super::roles::{Role, RoleValue, Roles};
 use super::table::{Interner, Names};
 use crate::mapping::FieldMap;
 use crate::record::{is_filled, py_str, Record};
 use crate::time::Timestamp;
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 /// A record named in a warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,6 +144,38 @@ pub const ROLES: [&str; 9] = [
     "expected_concepts",
 ];
 
+/// The roles of [`ROLES`], numbered once.
+struct ValueRoles {
+    record_id: Role,
+    valid_from: Role,
+    valid_to: Role,
+    supersedes: Role,
+    concept: Role,
+    concept_owner: Role,
+    conflict_policy: Role,
+    release_to: Role,
+    expected_concepts: Role,
+}
+
+fn value_roles() -> &'static ValueRoles {
+    static ROLE_KEYS: OnceLock<ValueRoles> = OnceLock::new();
+    ROLE_KEYS.get_or_init(|| {
+        let [record_id, valid_from, valid_to, supersedes, concept, concept_owner, conflict_policy, release_to, expected_concepts] =
+            ROLES.map(Role::named);
+        ValueRoles {
+            record_id,
+            valid_from,
+            valid_to,
+            supersedes,
+            concept,
+            concept_owner,
+            conflict_policy,
+            release_to,
+            expected_concepts,
+        }
+    })
+}
+
 /// What the value checks need from one record.
 #[derive(Debug, Default, PartialEq)]
 pub struct ValueFacts {
@@ -247,7 +280,8 @@ impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
     pub fn facts(roles: &Roles, line: u64) -> ValueFacts {
-        let get = |role: &str| roles.filled(role);
+        let r = value_roles();
+        let get = |role: Role| roles.filled(role);
         let mut facts = ValueFacts {
             line,
             ..ValueFacts::default()
@@ -256,13 +290,13 @@ impl ValueChecks {
         // dates and their order
         let mut from: Option<Timestamp> = None;
         let mut to: Option<Timestamp> = None;
-        for (role, slot) in [("valid_from", &mut from), ("valid_to", &mut to)] {
+        for (role, slot) in [(r.valid_from, &mut from), (r.valid_to, &mut to)] {
             if let Some(v) = get(role) {
                 match v.parse_time() {
                     Ok(t) => *slot = Some(t),
                     Err(e) => {
                         if facts.bad_date_example.is_none() {
-                            facts.bad_date_example = Some(format!("{role}: {e}"));
+                            facts.bad_date_example = Some(format!("{}: {e}", role.name));
                         }
                         facts.bad_dates += 1;
                     }
@@ -274,9 +308,9 @@ impl ValueChecks {
         }
 
         // identity and supersession
-        facts.id = get("record_id").map(|v| v.py_str());
-        facts.valid_to_written = get("valid_to").is_some();
-        if let Some(v) = get("supersedes") {
+        facts.id = get(r.record_id).map(|v| v.py_str());
+        facts.valid_to_written = get(r.valid_to).is_some();
+        if let Some(v) = get(r.supersedes) {
             let mut targets = HashSet::new();
             super::rules::collect_role_ids(&v, &mut targets);
             let mut targets: Vec<String> = targets.into_iter().collect();
@@ -285,18 +319,18 @@ impl ValueChecks {
         }
 
         // one owner per concept
-        facts.concept = get("concept").map(|v| v.py_str());
+        facts.concept = get(r.concept).map(|v| v.py_str());
         if facts.concept.is_some() {
-            facts.owner = get("concept_owner").map(|v| v.py_str());
+            facts.owner = get(r.concept_owner).map(|v| v.py_str());
         }
 
         // one policy per store
-        facts.policy = get("conflict_policy")
+        facts.policy = get(r.conflict_policy)
             .filter(RoleValue::is_truthy)
             .map(|p| p.py_str());
 
         // release_to is a list of parties
-        if let Some(v) = get("release_to") {
+        if let Some(v) = get(r.release_to) {
             facts.bad_release = !v.as_array().is_some_and(|items| {
                 items
                     .iter()
@@ -315,7 +349,7 @@ impl ValueChecks {
         }
 
         // the experimental register
-        if let Some(items) = get("expected_concepts")
+        if let Some(items) = get(r.expected_concepts)
             .as_ref()
             .and_then(RoleValue::as_array)
         {
