@@ -7,6 +7,8 @@ mod fuzz_checks;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -21,13 +23,27 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Run `check` on every file, and name every file it panics on.
-fn replay(check: fn(&[u8]), files: &[PathBuf]) -> Vec<String> {
+/// Longer than any input here may take; past it, the input is reported as a hang.
+const HANG: Duration = Duration::from_secs(60);
+
+/// Run `check` on every file, and name every file it panics or hangs on (a hung input's
+/// thread is left behind; the test fails naming it instead of never ending).
+fn replay(check: fuzz_checks::Check, files: &[PathBuf]) -> Vec<String> {
     let mut failed = Vec::new();
     for file in files {
         let bytes = std::fs::read(file).unwrap();
-        if catch_unwind(AssertUnwindSafe(|| check(&bytes))).is_err() {
-            failed.push(file.display().to_string());
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(catch_unwind(AssertUnwindSafe(|| check(&bytes))).is_ok());
+        });
+        match rx.recv_timeout(HANG) {
+            Ok(true) => {}
+            Ok(false) | Err(RecvTimeoutError::Disconnected) => {
+                failed.push(format!("{} (panicked)", file.display()))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                failed.push(format!("{} (still running after {HANG:?})", file.display()))
+            }
         }
     }
     failed
