@@ -25,10 +25,11 @@ pub struct Record {
     /// For records read for looking only, with the keys a command asked for by slot
     /// (`store::Keep::slots`): where each such key's value lies in `raw` (byte start and end),
     /// so the command reads it from the text without anything being built. `None` otherwise.
-    pub spans: Option<Box<[Option<Span>]>>,
+    pub spans: Option<Box<[Span]>>,
 }
 
-/// Where a value lies in a record's raw text: byte start and end.
+/// Where a value lies in a record's raw text: byte start and end; `(0, 0)` when the record
+/// has no such key (no value ends at 0: a value comes after its key).
 pub type Span = (u32, u32);
 
 impl Record {
@@ -43,7 +44,10 @@ impl Record {
 
     /// The raw JSON text of the value in a slot (see `spans`).
     pub fn span_text(&self, slot: usize) -> Option<&str> {
-        let (start, end) = (*self.spans.as_ref()?.get(slot)?)?;
+        let (start, end) = *self.spans.as_ref()?.get(slot)?;
+        if end == 0 {
+            return None;
+        }
         self.raw.get(start as usize..end as usize)
     }
 }

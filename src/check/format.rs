@@ -48,15 +48,11 @@ pub fn to_python_json(value: &Value) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-fn shown(names: &[String], limit: usize) -> String {
-    let mut s = names
-        .iter()
-        .take(limit)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > limit {
-        s.push_str(&format!(" and {} more", names.len() - limit));
+fn shown<'a>(names: impl ExactSizeIterator<Item = &'a str>, limit: usize) -> String {
+    let total = names.len();
+    let mut s = names.take(limit).collect::<Vec<_>>().join(", ");
+    if total > limit {
+        s.push_str(&format!(" and {} more", total - limit));
     }
     s
 }
@@ -108,7 +104,7 @@ fn human(r: &Report, quiet: bool) -> String {
                     "    {:<18} {:<40} {}\n",
                     f.field,
                     f.requirement,
-                    shown(&f.offenders, 6)
+                    shown(f.offenders.iter(), 6)
                 ));
             }
         }
@@ -129,7 +125,11 @@ fn human(r: &Report, quiet: bool) -> String {
                     .collect();
                 out.push_str(&format!("    {:<26} {}\n", w.code, w.message));
                 if !names.is_empty() {
-                    out.push_str(&format!("    {:<26} {}\n", "", shown(&names, 4)));
+                    out.push_str(&format!(
+                        "    {:<26} {}\n",
+                        "",
+                        shown(names.iter().map(String::as_str), 4)
+                    ));
                 }
             }
         }
@@ -196,7 +196,7 @@ fn github(r: &Report) -> String {
                 "{} record{}: {}",
                 f.offenders.len(),
                 plural(f.offenders.len()),
-                shown(&f.offenders, 20)
+                shown(f.offenders.iter(), 20)
             ))
         ));
     }
@@ -241,7 +241,7 @@ fn sarif(reports: &[Report]) -> Value {
                 "ruleId": format!("profile.{}", f.field),
                 "level": if f.requirement == "SHOULD" { "note" } else { "error" },
                 "message": {"text": format!("{} ({}): {} record{}: {}", f.field, f.requirement,
-                    f.offenders.len(), plural(f.offenders.len()), shown(&f.offenders, 20))},
+                    f.offenders.len(), plural(f.offenders.len()), shown(f.offenders.iter(), 20))},
                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.store}}}],
             }));
         }

@@ -34,7 +34,7 @@ pub struct Options {
 }
 
 /// Records read per batch: each batch is read in parallel, then folded in order.
-const BATCH: usize = 4096;
+const BATCH: usize = 2048;
 
 /// Stores smaller than this get no progress bar.
 const PROGRESS_MIN_BYTES: u64 = 32 << 20;
@@ -62,6 +62,12 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let mut values = values::ValueChecks::default();
     let mut batch: Vec<Record> = Vec::with_capacity(BATCH);
     let bar = progress_bar(input);
+    let file_size = input
+        .path
+        .as_deref()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len());
+    let mut first_batch = true;
     let mut flush = |batch: &mut Vec<Record>, map: &FieldMap, plan: Option<&RawPlan>| {
         let rules = rules.get_or_insert_with(|| rules::ReferenceRules::new(map.clone()));
         let reached = batch.last().map(|r| r.origin.offset);
@@ -77,6 +83,18 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
                 )
             })
             .collect();
+        if first_batch {
+            // the first batch tells how large the records are: size the id table once for
+            // the whole file rather than let it grow by doubling
+            first_batch = false;
+            if let (Some(size), Some(end)) = (file_size, reached.filter(|&e| e > 0)) {
+                let records = (facts.len() as u64).saturating_mul(size) / end;
+                let records = usize::try_from(records + records / 8).unwrap_or(usize::MAX);
+                let id_bytes: usize = facts.iter().map(|(_, v)| v.id_len()).sum();
+                let per_id = id_bytes / facts.len().max(1) + 1;
+                values.expect_records(records, records.saturating_mul(per_id));
+            }
+        }
         for (rule_facts, value_facts) in facts {
             rules.fold(&rule_facts);
             values.fold(value_facts, &rule_facts.name);

@@ -25,7 +25,42 @@ pub const NO_POLICY: &str = "no conflict policy anywhere in the store";
 pub struct Finding {
     pub field: String,
     pub requirement: String,
-    pub offenders: Vec<String>,
+    pub offenders: Offenders,
+}
+
+/// The names of the records a finding is about, in store order, in one arena: a finding about
+/// most of a million records stays a few megabytes, not one allocation per name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Offenders(Names);
+
+impl Offenders {
+    pub fn one(name: &str) -> Offenders {
+        let mut names = Names::default();
+        names.push(name);
+        Offenders(names)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.len() == 0
+    }
+
+    pub fn first(&self) -> Option<&str> {
+        self.iter().next()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.0.iter()
+    }
+}
+
+impl serde::Serialize for Offenders {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 /// Per-field state while the store streams past.
@@ -245,14 +280,14 @@ impl ReferenceRules {
                 }
             }
         }
-        let offenders = |field: &Field| -> Vec<String> {
+        let offenders = |field: &Field| -> Offenders {
             self.fields
                 .iter()
                 .find(|s| s.field.id == field.id)
-                .map(|s| s.offenders.to_strings())
+                .map(|s| Offenders(s.offenders.clone()))
                 .unwrap_or_default()
         };
-        let finding = |field: &Field, offenders: Vec<String>| Finding {
+        let finding = |field: &Field, offenders: Offenders| Finding {
             field: field.id.clone(),
             requirement: field.check.label.clone(),
             offenders,
@@ -264,10 +299,10 @@ impl ReferenceRules {
             for field in self.profile.level_fields(level) {
                 let missing = match field.check.applies {
                     Applies::OncePerStore if !policy_outside_records && !self.policy_in_records => {
-                        vec![NO_POLICY.to_string()]
+                        Offenders::one(NO_POLICY)
                     }
-                    Applies::OncePerStore => Vec::new(),
-                    Applies::RestrictedRecords if self.restricted == 0 => Vec::new(),
+                    Applies::OncePerStore => Offenders::default(),
+                    Applies::RestrictedRecords if self.restricted == 0 => Offenders::default(),
                     _ => offenders(field),
                 };
                 if !missing.is_empty() {

@@ -7,7 +7,7 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 use std::hash::BuildHasher;
 
 /// An append-only list of strings in one arena.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Names {
     text: String,
     /// Where each string ends in `text`, modulo 2^32 (4 bytes a string instead of 8) ...
@@ -32,6 +32,12 @@ impl Names {
         self.ends.len()
     }
 
+    /// Room for `n` more strings of `bytes` in all.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        self.ends.reserve(n);
+        self.text.reserve(bytes);
+    }
+
     fn end(&self, i: usize) -> usize {
         let wraps = self.wraps.partition_point(|&w| w <= i);
         (wraps << 32) | self.ends[i] as usize
@@ -46,12 +52,8 @@ impl Names {
         self.text.get(start..self.end(i)).unwrap_or("")
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         (0..self.len()).map(|i| self.get(i))
-    }
-
-    pub fn to_strings(&self) -> Vec<String> {
-        self.iter().map(str::to_string).collect()
     }
 }
 
@@ -61,54 +63,51 @@ impl Names {
 #[derive(Default)]
 pub struct Interner {
     names: Names,
-    /// (index into `names`, 32 bits of its hash): the hash bits let the table grow, and most
-    /// mismatches be rejected, without reading the arena.
-    table: HashTable<(u32, u32)>,
+    /// Indices into `names`, found by the hash of their text (4 bytes a string; growing the
+    /// table hashes the texts again, which [`Interner::reserve`] spares a set of known size).
+    table: HashTable<u32>,
     hasher: DefaultHashBuilder,
 }
 
-/// The table's hash from the 32 bits kept per entry (spread over 64 bits for hashbrown).
-fn spread(h: u32) -> u64 {
-    u64::from(h).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-}
-
 impl Interner {
-    fn hash(&self, s: &str) -> u32 {
-        (self.hasher.hash_one(s) >> 32) as u32
-    }
-
     /// The index of `s`, and whether it was new. Past 2^32 − 1 distinct strings (a store
     /// far beyond any memory) a new string is still counted but no longer remembered.
     pub fn intern(&mut self, s: &str) -> (usize, bool) {
-        let h = self.hash(s);
-        let names = &mut self.names;
-        let next = names.len();
-        let Ok(small) = u32::try_from(next) else {
+        let hash = self.hasher.hash_one(s);
+        let Ok(small) = u32::try_from(self.names.len()) else {
             return match self.find(s) {
                 Some(i) => (i, false),
                 None => (self.names.push(s), true),
             };
         };
+        let (names, hasher) = (&mut self.names, &self.hasher);
         match self.table.entry(
-            spread(h),
-            |&(i, hi)| hi == h && names.get(i as usize) == s,
-            |&(_, hi)| spread(hi),
+            hash,
+            |&i| names.get(i as usize) == s,
+            |&i| hasher.hash_one(names.get(i as usize)),
         ) {
-            Entry::Occupied(e) => (e.get().0 as usize, false),
+            Entry::Occupied(e) => (*e.get() as usize, false),
             Entry::Vacant(e) => {
-                e.insert((small, h));
+                e.insert(small);
                 (names.push(s), true)
             }
         }
     }
 
-    pub fn find(&self, s: &str) -> Option<usize> {
-        let h = self.hash(s);
+    /// Room for `n` more strings of `bytes` in all: a set sized once neither rehashes nor
+    /// leaves the buffers of its smaller sizes behind as it grows.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        self.names.reserve(n, bytes);
+        let (names, hasher) = (&self.names, &self.hasher);
         self.table
-            .find(spread(h), |&(i, hi)| {
-                hi == h && self.names.get(i as usize) == s
-            })
-            .map(|&(i, _)| i as usize)
+            .reserve(n, |&i| hasher.hash_one(names.get(i as usize)));
+    }
+
+    pub fn find(&self, s: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(s);
+        self.table
+            .find(hash, |&i| self.names.get(i as usize) == s)
+            .map(|&i| i as usize)
     }
 
     pub fn get(&self, i: usize) -> &str {
@@ -148,6 +147,6 @@ mod tests {
         n.push("x");
         n.push("");
         n.push("yz");
-        assert_eq!(n.to_strings(), vec!["x", "", "yz"]);
+        assert_eq!(n.iter().collect::<Vec<_>>(), vec!["x", "", "yz"]);
     }
 }

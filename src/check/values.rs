@@ -276,6 +276,13 @@ pub struct ValueChecks {
 /// The top bit of an `id_lines` entry: the record carries a written valid_to.
 const VALID_TO_WRITTEN: u64 = 1 << 63;
 
+impl ValueFacts {
+    /// The length of the record's id (0 without one).
+    pub fn id_len(&self) -> usize {
+        self.id.as_ref().map_or(0, String::len)
+    }
+}
+
 impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
@@ -356,6 +363,12 @@ impl ValueChecks {
             facts.register = items.iter().filter(|v| is_filled(v)).map(py_str).collect();
         }
         facts
+    }
+
+    /// Make room for about `records` more records whose ids take `id_bytes` in all.
+    pub fn expect_records(&mut self, records: usize, id_bytes: usize) {
+        self.ids.reserve(records, id_bytes);
+        self.id_lines.reserve(records);
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.

@@ -36,7 +36,7 @@ pub struct Keep {
 /// One line decoded under a [`Keep`]: the kept keys built, the slotted keys' places noted.
 pub struct Decoded {
     pub fields: Map<String, Value>,
-    pub spans: Option<Box<[Option<Span>]>>,
+    pub spans: Option<Box<[Span]>>,
 }
 
 impl Default for Keep {
@@ -247,7 +247,7 @@ impl<'de> Visitor<'de> for Projection<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut fields = Map::new();
-        let mut spans = self.slots.map(|s| vec![None; s.len()]);
+        let mut spans = self.slots.map(|s| vec![(0, 0); s.len()]);
         while let Some(Key(key)) = map.next_key()? {
             let slot = self.slots.and_then(|s| s.slot(&key));
             if let (Some(slot), Some(spans)) = (slot, spans.as_mut()) {
@@ -264,7 +264,7 @@ impl<'de> Visitor<'de> for Projection<'_> {
                     .checked_sub(self.text.as_ptr() as usize)
                     .filter(|s| s + value.len() <= self.text.len())
                     .ok_or_else(|| de::Error::custom("a value outside its record"))?;
-                spans[slot] = Some((start as u32, (start + value.len()) as u32));
+                spans[slot] = (start as u32, (start + value.len()) as u32);
                 if self.keys.contains(key.as_ref()) {
                     let built: Value = serde_json::from_str(value).map_err(de::Error::custom)?;
                     fields.insert(key.into_owned(), built);
@@ -404,8 +404,11 @@ mod tests {
         let got = slotted.decode_object(line).unwrap();
         assert!(got.fields.is_empty());
         let spans = got.spans.unwrap();
-        let text = |slot: usize| spans[slot].map(|(s, e)| &line[s as usize..e as usize]);
-        assert_eq!(text(0), Some(r#"[1, {"c": null}]"#));
-        assert_eq!(text(1), Some(r#""x""#));
+        let text = |slot: usize| {
+            let (s, e) = spans[slot];
+            &line[s as usize..e as usize]
+        };
+        assert_eq!(text(0), r#"[1, {"c": null}]"#);
+        assert_eq!(text(1), r#""x""#);
     }
 }
