@@ -33,7 +33,7 @@ fn the_readme_sets_up_with_two_commands() {
         "the README's Set up section: {commands:?}"
     );
     assert!(
-        commands[0].starts_with("cargo install --path ."),
+        commands[0].starts_with("cargo install --locked --path ."),
         "{}",
         commands[0]
     );
