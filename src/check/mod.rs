@@ -71,15 +71,20 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let mut flush = |batch: &mut Vec<Record>, map: &FieldMap, plan: Option<&RawPlan>| {
         let rules = rules.get_or_insert_with(|| rules::ReferenceRules::new(map.clone()));
         let reached = batch.last().map(|r| r.origin.offset);
+        // each record is read on any core; the facts borrow from the records, which go once
+        // the batch is folded
+        let roles: Vec<Roles> = batch
+            .par_iter()
+            .map(|record| Roles::of(record, map, plan, raw_only))
+            .collect();
         let rules_now: &rules::ReferenceRules = rules;
-        // the records are read, and let go of, on any core; only their facts come back
-        let facts: Vec<_> = batch
-            .par_drain(..)
-            .map(|record| {
-                let roles = Roles::of(&record, rules_now.map(), plan, raw_only);
+        let facts: Vec<_> = roles
+            .par_iter()
+            .zip(batch.par_iter())
+            .map(|(roles, record)| {
                 (
-                    rules_now.facts(&roles, record.origin.index),
-                    values::ValueChecks::facts(&roles, record.origin.line),
+                    rules_now.facts(roles, record.origin.index),
+                    values::ValueChecks::facts(roles, record.origin.line),
                 )
             })
             .collect();
@@ -99,6 +104,8 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             rules.fold(&rule_facts);
             values.fold(value_facts, &rule_facts.name);
         }
+        drop(roles);
+        batch.clear();
         if let (Some(bar), Some(offset)) = (&bar, reached) {
             bar.set_position(offset);
         }

@@ -51,6 +51,15 @@ impl<'a> RoleValue<'a> {
         }
     }
 
+    /// The text the reference prints for the value, borrowed from the record when it can be.
+    pub fn text(&self) -> Cow<'a, str> {
+        match self {
+            RoleValue::Text(Cow::Borrowed(s)) => Cow::Borrowed(s),
+            RoleValue::Text(Cow::Owned(s)) => Cow::Owned(s.clone()),
+            RoleValue::Json(v) => Cow::Owned(py_str(v)),
+        }
+    }
+
     /// The text the reference prints for the value.
     pub fn py_str(&self) -> String {
         match self {

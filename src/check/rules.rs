@@ -15,6 +15,7 @@ use super::table::Names;
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
 use crate::record::{is_filled, py_str, Record};
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// The one offender of the missing-policy finding.
@@ -76,9 +77,10 @@ struct FieldState {
 
 /// What the rules need from one record.
 #[derive(Debug, PartialEq, Eq)]
-pub struct RuleFacts {
-    /// The name the reference gives the record (its id, or `#index`).
-    pub name: String,
+pub struct RuleFacts<'a> {
+    /// The name the reference gives the record (its id, or `#index`), borrowed from the
+    /// record when it can be.
+    pub name: Cow<'a, str>,
     /// Bit i: field i's requirement is met by this record (present, or filled).
     met: u64,
     /// Bit i: field i holds a filled, truthy value (the once-per-store policy test).
@@ -165,18 +167,19 @@ impl ReferenceRules {
             Role::named("record_id"),
             record.origin.index,
         )
+        .into_owned()
     }
 
-    fn name(roles: &Roles, record_id: Role, index: usize) -> String {
+    fn name<'a>(roles: &'a Roles, record_id: Role, index: usize) -> Cow<'a, str> {
         match roles.get(record_id) {
-            Some(v) if v.is_filled() && v.is_truthy() => v.py_str(),
-            _ => format!("#{index}"),
+            Some(v) if v.is_filled() && v.is_truthy() => v.text(),
+            _ => Cow::Owned(format!("#{index}")),
         }
     }
 
     /// Read one record (no shared state: safe to run on many records at once); `index` is
     /// its place among the store's records.
-    pub fn facts(&self, roles: &Roles, index: usize) -> RuleFacts {
+    pub fn facts<'a>(&self, roles: &'a Roles, index: usize) -> RuleFacts<'a> {
         let mut facts = RuleFacts {
             name: Self::name(roles, self.record_id, index),
             met: 0,
@@ -234,7 +237,7 @@ impl ReferenceRules {
             match state.field.check.applies {
                 Applies::EveryRecord if state.inverse.is_some() => state
                     .deferred
-                    .push((facts.name.clone(), facts.own_id.clone())),
+                    .push((facts.name.to_string(), facts.own_id.clone())),
                 Applies::EveryRecord if !met => {
                     state.offenders.push(&facts.name);
                 }
@@ -250,13 +253,6 @@ impl ReferenceRules {
                 _ => {}
             }
         }
-    }
-
-    /// Both steps at once, for a caller with one record at a time.
-    pub fn observe(&mut self, record: &Record) {
-        let roles = Roles::built(&self.map, &record.fields);
-        let facts = self.facts(&roles, record.origin.index);
-        self.fold(&facts);
     }
 
     pub fn records(&self) -> usize {

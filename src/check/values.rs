@@ -13,9 +13,9 @@
 
 use super::roles::{Role, RoleValue, Roles};
 use super::table::{Interner, Names};
-use crate::mapping::FieldMap;
-use crate::record::{is_filled, py_str, Record};
+use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -178,19 +178,20 @@ fn value_roles() -> &'static ValueRoles {
 
 /// What the value checks need from one record.
 #[derive(Debug, Default, PartialEq)]
-pub struct ValueFacts {
+pub struct ValueFacts<'a> {
     line: u64,
     /// How many of valid_from / valid_to do not parse, and the first one's message.
     bad_dates: u8,
     bad_date_example: Option<String>,
     inverted: bool,
-    id: Option<String>,
+    // texts borrowed from the record when they can be
+    id: Option<Cow<'a, str>>,
     valid_to_written: bool,
     /// The ids a filled supersedes names (sorted, distinct).
-    supersedes: Option<Vec<String>>,
-    concept: Option<String>,
-    owner: Option<String>,
-    policy: Option<String>,
+    supersedes: Option<Vec<Cow<'a, str>>>,
+    concept: Option<Cow<'a, str>>,
+    owner: Option<Cow<'a, str>>,
+    policy: Option<Cow<'a, str>>,
     bad_release: bool,
     /// A capture timestamp was found: whether it equals valid_from.
     capture_equal: Option<bool>,
@@ -276,17 +277,17 @@ pub struct ValueChecks {
 /// The top bit of an `id_lines` entry: the record carries a written valid_to.
 const VALID_TO_WRITTEN: u64 = 1 << 63;
 
-impl ValueFacts {
+impl ValueFacts<'_> {
     /// The length of the record's id (0 without one).
     pub fn id_len(&self) -> usize {
-        self.id.as_ref().map_or(0, String::len)
+        self.id.as_ref().map_or(0, |id| id.len())
     }
 }
 
 impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
-    pub fn facts(roles: &Roles, line: u64) -> ValueFacts {
+    pub fn facts<'a>(roles: &'a Roles, line: u64) -> ValueFacts<'a> {
         let r = value_roles();
         let get = |role: Role| roles.filled(role);
         let mut facts = ValueFacts {
@@ -315,26 +316,33 @@ impl ValueChecks {
         }
 
         // identity and supersession
-        facts.id = get(r.record_id).map(|v| v.py_str());
+        facts.id = get(r.record_id).map(|v| v.text());
         facts.valid_to_written = get(r.valid_to).is_some();
         if let Some(v) = get(r.supersedes) {
-            let mut targets = HashSet::new();
-            super::rules::collect_role_ids(&v, &mut targets);
-            let mut targets: Vec<String> = targets.into_iter().collect();
+            let mut targets: Vec<Cow<str>> = match &v {
+                // one id, as written
+                RoleValue::Text(_) => vec![v.text()],
+                RoleValue::Json(json) => {
+                    let mut ids = HashSet::new();
+                    super::rules::collect_ids(json, &mut ids);
+                    ids.into_iter().map(Cow::Owned).collect()
+                }
+            };
             targets.sort();
+            targets.dedup();
             facts.supersedes = Some(targets);
         }
 
         // one owner per concept
-        facts.concept = get(r.concept).map(|v| v.py_str());
+        facts.concept = get(r.concept).map(|v| v.text());
         if facts.concept.is_some() {
-            facts.owner = get(r.concept_owner).map(|v| v.py_str());
+            facts.owner = get(r.concept_owner).map(|v| v.text());
         }
 
         // one policy per store
         facts.policy = get(r.conflict_policy)
             .filter(RoleValue::is_truthy)
-            .map(|p| p.py_str());
+            .map(|p| p.text());
 
         // release_to is a list of parties
         if let Some(v) = get(r.release_to) {
@@ -372,7 +380,7 @@ impl ValueChecks {
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.
-    pub fn fold(&mut self, facts: ValueFacts, name: &str) {
+    pub fn fold(&mut self, facts: ValueFacts<'_>, name: &str) {
         self.records += 1;
         let here = || RecordRef {
             name: name.to_string(),
@@ -453,7 +461,7 @@ impl ValueChecks {
             }
         }
         if let Some(p) = &facts.policy {
-            self.policies.push((p.clone(), here()));
+            self.policies.push((p.to_string(), here()));
         }
         if facts.bad_release {
             self.bad_release.push(here());
@@ -465,12 +473,6 @@ impl ValueChecks {
             }
         }
         self.register.extend(facts.register);
-    }
-
-    /// Both steps at once, for a caller with one record at a time.
-    pub fn observe(&mut self, map: &FieldMap, record: &Record, name: &str) {
-        let facts = Self::facts(&Roles::built(map, &record.fields), record.origin.line);
-        self.fold(facts, name);
     }
 
     /// Add concepts from `--expected FILE`.
