@@ -251,15 +251,28 @@ impl<'de> Visitor<'de> for Projection<'_> {
         while let Some(Key(key)) = map.next_key()? {
             let slot = self.slots.and_then(|s| s.slot(&key));
             if let (Some(slot), Some(spans)) = (slot, spans.as_mut()) {
-                // borrowed from the text; then validated as a whole read validates it
+                // Borrowed from the text. Stepping over it checked everything a whole read
+                // checks except the nesting limit and what an escape decodes to (a lone
+                // surrogate): a value with escapes is parsed once more, and a deep one is
+                // left to the whole decode.
                 let raw: &'de RawValue = map.next_value()?;
                 let value = raw.get();
-                let openings = value.bytes().filter(|b| matches!(b, b'[' | b'{')).count();
+                let (mut openings, mut escapes) = (0, false);
+                for b in value.bytes() {
+                    match b {
+                        b'[' | b'{' => openings += 1,
+                        b'\\' => escapes = true,
+                        _ => {}
+                    }
+                }
                 if openings > SLOTTED_MAX_OPENINGS {
                     return Err(de::Error::custom("deep value: decode the record whole"));
                 }
-                let mut check = serde_json::Deserializer::from_str(value);
-                <Skip as de::Deserialize>::deserialize(&mut check).map_err(de::Error::custom)?;
+                if escapes {
+                    let mut check = serde_json::Deserializer::from_str(value);
+                    <Skip as de::Deserialize>::deserialize(&mut check)
+                        .map_err(de::Error::custom)?;
+                }
                 let start = (value.as_ptr() as usize)
                     .checked_sub(self.text.as_ptr() as usize)
                     .filter(|s| s + value.len() <= self.text.len())
@@ -397,7 +410,19 @@ mod tests {
         assert!(k.decode_object("17").is_none());
         assert!(Keep::all().decode_object(r#"{"a": 1}"#).is_none());
         let slotted = Keep::slots(KeySlots::new(["b", "a"]));
-        for bad in [r#"{"a": "\ud800"}"#, r#"{"b": [1,]}"#, deep.as_str()] {
+        for bad in [
+            r#"{"a": "\ud800"}"#,
+            r#"{"b": [1,]}"#,
+            r#"{"a": 01}"#,
+            r#"{"a": 1.}"#,
+            r#"{"a": -}"#,
+            r#"{"a": tru}"#,
+            r#"{"a": "tab	inside"}"#,
+            r#"{"b": {"x" 1}}"#,
+            r#"{"b": [NaN]}"#,
+            deep.as_str(),
+        ] {
+            assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad}");
             assert!(slotted.decode_object(bad).is_none(), "{bad}");
         }
         let line = r#"{"a": "x", "b": [1, {"c": null}], "d": "\ud83d\ude00"}"#;
@@ -410,5 +435,22 @@ mod tests {
         };
         assert_eq!(text(0), r#"[1, {"c": null}]"#);
         assert_eq!(text(1), r#""x""#);
+    }
+
+    proptest::proptest! {
+        /// Whatever line a fast path takes, a whole read takes too (and the other way round
+        /// for flat objects): the fast paths never accept what the reader would refuse.
+        #[test]
+        fn fast_paths_accept_only_what_a_whole_read_accepts(
+            body in r#"[\[\]{}",:0-9a-z\\. \-]{0,40}"#
+        ) {
+            let line = format!(r#"{{"a": {body}, "b": {body}}}"#);
+            let whole = serde_json::from_str::<Value>(&line).is_ok();
+            let slotted = Keep::slots(KeySlots::new(["a"]));
+            for k in [slotted, keep(&["a"]), keep(&["z"])] {
+                let fast = k.decode_object(&line).is_some();
+                proptest::prop_assert_eq!(fast, whole, "{}", line);
+            }
+        }
     }
 }
