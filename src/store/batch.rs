@@ -36,46 +36,50 @@ struct Line {
 }
 
 /// Decode every remaining line of `src` with `decode` (in parallel; `None` skips the line) and
-/// visit the results in order. `decode` gets the line's bytes without its `\n` and its origin
-/// (`index` is left 0: the visitor knows which lines count as records).
+/// visit the results in order, each with its line's bytes. `decode` gets the line's bytes
+/// without its `\n` and its origin (`index` is left 0: the visitor knows which lines count as
+/// records).
 pub fn for_each_line<T: Send>(
     src: &mut Source,
     decode: &Decode<'_, T>,
-    visit: &mut dyn FnMut(T) -> Result<()>,
+    visit: &mut dyn FnMut(T, &[u8]) -> Result<()>,
 ) -> Result<()> {
+    /// A decoded block: its bytes, each line's place in them, and what each line decoded to.
+    type Decoded<T> = (Vec<u8>, Vec<Line>, Vec<Result<Option<T>>>);
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Result<Vec<Result<Option<T>>>>>(IN_FLIGHT);
-        scope.spawn(move || {
+        let (tx, rx) = mpsc::sync_channel::<Result<Decoded<T>>>(IN_FLIGHT);
+        scope.spawn(move || loop {
+            // a block of its own: it travels with its lines to the visitor
             let mut block = Vec::with_capacity(BLOCK + (BLOCK >> 2));
-            loop {
-                let decoded = next_block(src, &mut block).map(|lines| {
-                    lines
-                        .par_iter()
-                        .with_min_len(MIN_LINES_PER_TASK)
-                        .map(|l| {
-                            let origin = Origin {
-                                line: l.number,
-                                offset: l.offset,
-                                index: 0,
-                            };
-                            decode(&block[l.start..l.end], origin)
-                        })
-                        .collect::<Vec<_>>()
-                });
-                let stop = match &decoded {
-                    Ok(items) => items.is_empty(),
-                    Err(_) => true,
-                };
-                // a closed channel means the visitor stopped: so does the producer
-                if tx.send(decoded).is_err() || stop {
-                    return;
-                }
+            let decoded = next_block(src, &mut block).map(|lines| {
+                let items = lines
+                    .par_iter()
+                    .with_min_len(MIN_LINES_PER_TASK)
+                    .map(|l| {
+                        let origin = Origin {
+                            line: l.number,
+                            offset: l.offset,
+                            index: 0,
+                        };
+                        decode(&block[l.start..l.end], origin)
+                    })
+                    .collect::<Vec<_>>();
+                (block, lines, items)
+            });
+            let stop = match &decoded {
+                Ok((_, lines, _)) => lines.is_empty(),
+                Err(_) => true,
+            };
+            // a closed channel means the visitor stopped: so does the producer
+            if tx.send(decoded).is_err() || stop {
+                return;
             }
         });
         for decoded in rx {
-            for item in decoded? {
+            let (block, lines, items) = decoded?;
+            for (line, item) in lines.iter().zip(items) {
                 if let Some(value) = item? {
-                    visit(value)?;
+                    visit(value, &block[line.start..line.end])?;
                 }
             }
         }

@@ -100,6 +100,11 @@ impl Keep {
         self.raw
     }
 
+    /// The places of some keys' values are noted (`Keep::slots`).
+    pub fn has_slots(&self) -> bool {
+        self.slots.is_some()
+    }
+
     /// Drop the keys this set does not keep (for a record that was built whole).
     pub fn trim(&self, fields: &mut Map<String, Value>) {
         if let Some(keys) = &self.keys {
