@@ -130,7 +130,8 @@ Examples:
     Import(ImportArgs),
 
     /// [deprecated] Changes nothing: stored confidence no longer decays; see `vercy recency`
-    #[command(after_help = "\
+    #[command(
+        after_help = "\
 Kept so legacy cron scripts keep working: it accepts the old flags (--rate/-r, --min-confidence/-c, \
 --max-age/-a, --label, --dry-run) and anything else, writes nothing and exits 0. \
 With a store path it prints a read-only report. It will be removed in a later minor release.

@@ -327,7 +327,10 @@ fn envelopes_and_engrama_dumps_are_read_through_the_same_reader() {
     let r = json_of(&out);
     assert_eq!(r["shape"], "engrama NDJSON dump");
     assert_eq!(r["mapping"]["record_id"], "properties.engrama_id");
-    assert_eq!(r["records"], 6, "node lines are the records; relation lines ride along");
+    assert_eq!(
+        r["records"], 6,
+        "node lines are the records; relation lines ride along"
+    );
 }
 
 #[test]

@@ -47,7 +47,8 @@ fn timestamp() -> impl Strategy<Value = String> {
             .prop_map(|(h, m, neg)| format!("{}{h:02}:{m:02}", if neg { '-' } else { '+' })),
     ];
     prop_oneof![
-        date.clone().prop_map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}")),
+        date.clone()
+            .prop_map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}")),
         (date, time, fraction, zone).prop_map(|((y, mo, d), (h, mi, s), f, z)| {
             format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{f}{z}")
         }),

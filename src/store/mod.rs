@@ -15,15 +15,15 @@ pub mod compact;
 pub mod engrama;
 mod input;
 pub mod json_array;
-mod keep;
 pub mod jsonl;
+mod keep;
 mod lines;
 mod locate;
 pub mod merge;
 pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
-pub use keep::{Decoded, KeySlots, Keep, RawFields};
+pub use keep::{Decoded, Keep, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
 
 use crate::error::Result;
