@@ -2,7 +2,8 @@
 //! folder, a missing path or nothing at all, exits 0, prints one notice on stderr, and leaves
 //! every byte, modification time and directory entry as it was.
 
-use assert_cmd::Command;
+mod common;
+use common::vercy;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs;
@@ -12,18 +13,9 @@ use std::time::{Duration, SystemTime};
 
 const NOTICE_MARK: &str = "is deprecated and changes nothing";
 
+/// A file of fixtures/recency/.
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/recency")
-        .join(name)
-}
-
-fn vercy() -> Command {
-    let mut c = Command::cargo_bin("vercy").unwrap();
-    c.env_remove("ENGRAMA_RECENCY_HALF_LIFE")
-        .env_remove("ENGRAMA_RECENCY_INSIGHT_HALF_LIFE")
-        .env_remove("ENGRAMA_RECENCY_DEGREE");
-    c
+    common::fixture("recency").join(name)
 }
 
 /// Everything a write could change: for each entry under `root` (and root itself), its bytes

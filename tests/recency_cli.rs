@@ -5,24 +5,17 @@
 //! with engrama's SQL and scores with `engrama.core.temporal.recency` at a frozen clock
 //! (`tests/recency/compare.py` runs the whole comparison; the difference is 0 on every dump).
 
+mod common;
 use assert_cmd::Command;
+use common::vercy;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const AS_OF: &str = "2026-12-01T00:00:00Z";
 
+/// A file of fixtures/recency/.
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/recency")
-        .join(name)
-}
-
-fn vercy() -> Command {
-    let mut c = Command::cargo_bin("vercy").unwrap();
-    c.env_remove("ENGRAMA_RECENCY_HALF_LIFE")
-        .env_remove("ENGRAMA_RECENCY_INSIGHT_HALF_LIFE")
-        .env_remove("ENGRAMA_RECENCY_DEGREE");
-    c
+    common::fixture("recency").join(name)
 }
 
 fn recency_json(cmd: &mut Command) -> Vec<Value> {
