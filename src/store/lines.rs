@@ -195,7 +195,8 @@ fn unwrap_envelope(
         unreachable!("envelope_key checked it")
     };
     for (index, item) in items.into_iter().enumerate() {
-        let raw = serde_json::to_string(&item).unwrap_or_default();
+        // an element has no line of its own: its text is what a JSON-lines store would hold
+        let raw = super::jsonl::python_text(&item);
         match item {
             Value::Object(fields) => visit(Entry::Record(Record::new(
                 fields,
