@@ -7,6 +7,10 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The longest line a store may hold: a 64 MB record reads, `/dev/zero` does not grow memory
+/// without bound.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+
 /// A store named on the command line, or held in memory by a library caller.
 #[derive(Debug, Clone)]
 pub struct Input {
@@ -179,6 +183,25 @@ impl Source {
             if done {
                 return Ok(());
             }
+            // past `want`, the block only grows to finish one line: bound that line
+            if block.len() > want + MAX_LINE_BYTES {
+                return Err(self.line_too_long());
+            }
+        }
+    }
+
+    fn line_too_long(&self) -> VercyError {
+        VercyError::Shape {
+            path: self.name.clone(),
+            pos: crate::error::Position {
+                line: self.line,
+                column: 1,
+            },
+            message: format!(
+                "a line longer than {} MiB without a line break",
+                MAX_LINE_BYTES >> 20
+            ),
+            help: "a store holds one record per line; this is not a store, or a record too large to read".into(),
         }
     }
 
@@ -186,12 +209,15 @@ impl Source {
     /// `buf`. Returns false at the end of the input. Advances line and offset.
     pub fn next_line(&mut self, buf: &mut Vec<u8>) -> Result<bool> {
         buf.clear();
-        let n = self
-            .reader
+        let n = (&mut self.reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', buf)
             .map_err(|e| self.io_error(&e))?;
         if n == 0 {
             return Ok(false);
+        }
+        if n > MAX_LINE_BYTES {
+            return Err(self.line_too_long());
         }
         self.offset += n as u64;
         self.line += 1;
