@@ -547,3 +547,18 @@ fn map_paths_reach_nested_keys_and_named_maps_lift_real_shapes() {
         "the help lists the named maps"
     );
 }
+
+#[test]
+fn an_endless_line_is_refused_with_bounded_memory() {
+    let out = vercy()
+        .args(["check", "/dev/zero"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("/dev/zero:1:1: a line longer than 256 MiB"),
+        "{}",
+        stderr_of(&out)
+    );
+}
