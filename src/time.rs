@@ -97,6 +97,14 @@ fn parse_epoch_millis(text: &str) -> Option<Timestamp> {
 /// Parse a date or date-time string. Accepted: `YYYY-MM-DD`; `YYYY-MM-DDTHH:MM[:SS[.f…]]`
 /// with `Z`, `±HH:MM` or `±HHMM` (or none: naive, read as UTC); `T`, `t` or a space between
 /// date and time; 1–9 fraction digits; a string of 12–16 digits as epoch milliseconds.
+///
+/// ```
+/// use vercy::time::{parse, Precision};
+/// let z = parse("2026-01-02T03:04:05Z").unwrap();
+/// assert_eq!(z.nanos, parse("2026-01-02T05:04:05+02:00").unwrap().nanos);
+/// assert_eq!(parse("2026-03-31").unwrap().precision, Precision::Date);
+/// assert!(parse("2026-02-29").is_err());
+/// ```
 pub fn parse(text: &str) -> Result<Timestamp, DateError> {
     let t = text.trim();
     let b = t.as_bytes();
