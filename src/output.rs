@@ -7,6 +7,8 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static COLOR: AtomicBool = AtomicBool::new(false);
+/// Colour for reports on stdout (auto follows stdout's terminal, not stderr's).
+static COLOR_STDOUT: AtomicBool = AtomicBool::new(false);
 static QUIET: AtomicBool = AtomicBool::new(false);
 static PROGRESS: AtomicBool = AtomicBool::new(false);
 /// `--progress always`: the user asked for bars even where they would not be drawn.
@@ -15,7 +17,7 @@ static PROGRESS_FORCED: AtomicBool = AtomicBool::new(false);
 /// Settle colour, quiet and progress once, from the flags and the environment.
 pub fn configure(global: &GlobalArgs) {
     let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-    let color = match global.color {
+    let decide = |terminal: bool| match global.color {
         When::Always => true,
         When::Never => false,
         When::Auto => {
@@ -24,11 +26,13 @@ pub fn configure(global: &GlobalArgs) {
             } else if std::env::var("CLICOLOR_FORCE").is_ok_and(|v| !v.is_empty() && v != "0") {
                 true
             } else {
-                io::stderr().is_terminal()
+                terminal
             }
         }
     };
+    let color = decide(io::stderr().is_terminal());
     COLOR.store(color, Ordering::Relaxed);
+    COLOR_STDOUT.store(decide(io::stdout().is_terminal()), Ordering::Relaxed);
     QUIET.store(global.quiet, Ordering::Relaxed);
     let progress = match global.progress {
         When::Always => true,
@@ -50,6 +54,31 @@ pub fn configure(global: &GlobalArgs) {
                 .build(),
         )
     }));
+}
+
+/// How a piece of a human report is shown when colour is on.
+#[derive(Debug, Clone, Copy)]
+pub enum Paint {
+    Bold,
+    Good,
+    Bad,
+    Warn,
+    Dim,
+}
+
+/// `text` styled for stdout when colour is on there, else as it is.
+pub fn paint(text: &str, style: Paint) -> String {
+    if !COLOR_STDOUT.load(Ordering::Relaxed) {
+        return text.to_string();
+    }
+    let code = match style {
+        Paint::Bold => "1",
+        Paint::Good => "1;32",
+        Paint::Bad => "1;31",
+        Paint::Warn => "33",
+        Paint::Dim => "2",
+    };
+    format!("\x1b[{code}m{text}\x1b[0m")
 }
 
 pub fn color() -> bool {

@@ -562,3 +562,33 @@ fn an_endless_line_is_refused_with_bounded_memory() {
         stderr_of(&out)
     );
 }
+
+#[test]
+fn human_output_is_coloured_only_when_asked_and_machine_formats_never() {
+    let always = vercy()
+        .args([
+            "check",
+            "fixtures/reference-store.jsonl",
+            "--color",
+            "always",
+        ])
+        .output()
+        .unwrap();
+    assert!(stdout_of(&always).contains("\u{1b}[1;32mpass\u{1b}[0m"));
+    // NO_COLOR is set by vercy(): auto means none, and a pipe is not a terminal either
+    let auto = vercy()
+        .args(["check", "fixtures/reference-store.jsonl"])
+        .output()
+        .unwrap();
+    assert!(!stdout_of(&auto).contains('\u{1b}'));
+    let forced = vercy()
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1")
+        .args(["check", "fixtures/reference-store.jsonl", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        !stdout_of(&forced).contains('\u{1b}'),
+        "JSON is never coloured"
+    );
+}

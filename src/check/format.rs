@@ -2,6 +2,7 @@
 //! reports alone. Adding a form is one variant and one function.
 
 use super::report::{plural, Report};
+use crate::output::{paint, Paint};
 use crate::profile::Profile;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -61,8 +62,12 @@ fn human(r: &Report, quiet: bool) -> String {
     let profile = Profile::embedded();
     let top = profile.top_level();
     let mut out = String::new();
-    let verdict = if r.pass { "pass" } else { "FAIL" };
-    out.push_str(&format!("{}\n", r.store));
+    let verdict = if r.pass {
+        paint("pass", Paint::Good)
+    } else {
+        paint("FAIL", Paint::Bad)
+    };
+    out.push_str(&format!("{}\n", paint(&r.store, Paint::Bold)));
     if r.records == 0 {
         out.push_str(&format!(
             "  level 0 of {top} · {verdict} · no records found ({})\n",
@@ -77,8 +82,8 @@ fn human(r: &Report, quiet: bool) -> String {
         String::new()
     };
     out.push_str(&format!(
-        "  level {} of {top}{strict} · {verdict} (needs level {}) · {} record{} · {}\n",
-        r.level,
+        "  {}{strict} · {verdict} (needs level {}) · {} record{} · {}\n",
+        paint(&format!("level {} of {top}", r.level), Paint::Bold),
         r.min_level,
         r.records,
         plural(r.records),
@@ -100,9 +105,14 @@ fn human(r: &Report, quiet: bool) -> String {
         if !r.findings.is_empty() {
             out.push_str("  findings:\n");
             for f in &r.findings {
+                let style = if f.requirement == "SHOULD" {
+                    Paint::Dim
+                } else {
+                    Paint::Warn
+                };
                 out.push_str(&format!(
-                    "    {:<18} {:<40} {}\n",
-                    f.field,
+                    "    {} {:<40} {}\n",
+                    paint(&format!("{:<18}", f.field), style),
                     f.requirement,
                     shown(f.offenders.iter(), 6)
                 ));
@@ -123,7 +133,11 @@ fn human(r: &Report, quiet: bool) -> String {
                     .iter()
                     .map(|x| format!("{} (line {})", x.name, x.line))
                     .collect();
-                out.push_str(&format!("    {:<26} {}\n", w.code, w.message));
+                out.push_str(&format!(
+                    "    {} {}\n",
+                    paint(&format!("{:<26}", w.code), Paint::Warn),
+                    w.message
+                ));
                 if !names.is_empty() {
                     out.push_str(&format!(
                         "    {:<26} {}\n",
