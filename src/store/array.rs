@@ -29,11 +29,7 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
     let mut expect_value = true; // after `[` or `,`
     let mut seen_any = false;
     loop {
-        let buf = match src.reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(src.io_error(&e)),
-        };
+        let buf = super::input::fill(&mut src.reader, &src.name)?;
         if buf.is_empty() {
             break;
         }

@@ -102,6 +102,24 @@ pub fn io_reason(e: &io::Error) -> String {
     }
 }
 
+/// The reader's next bytes (empty at the end of the input), retrying a read that a signal
+/// interrupted. A free function over the two fields it needs, so a caller can go on updating
+/// its position while it holds the bytes.
+pub fn fill<'a>(reader: &'a mut BufReader<Box<dyn Read + Send>>, name: &str) -> Result<&'a [u8]> {
+    loop {
+        match reader.fill_buf() {
+            Ok(_) => return Ok(reader.buffer()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(VercyError::Read {
+                    path: name.to_string(),
+                    reason: io_reason(&e),
+                })
+            }
+        }
+    }
+}
+
 /// An open store with a cursor that knows its line and byte offset.
 pub struct Source {
     pub name: String,
@@ -127,11 +145,7 @@ impl Source {
     pub fn skip_leading_space(&mut self) -> Result<Option<u8>> {
         let mut first_block = true;
         loop {
-            let buf = match self.reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.io_error(&e)),
-            };
+            let buf = fill(&mut self.reader, &self.name)?;
             if buf.is_empty() {
                 return Ok(None);
             }
@@ -162,11 +176,7 @@ impl Source {
     pub fn read_block(&mut self, block: &mut Vec<u8>, want: usize) -> Result<()> {
         block.clear();
         loop {
-            let buf = match self.reader.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(self.io_error(&e)),
-            };
+            let buf = fill(&mut self.reader, &self.name)?;
             if buf.is_empty() {
                 return Ok(());
             }
