@@ -10,7 +10,6 @@ use crate::error::{Result, VercyError};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 const MAPS_YAML: &str = include_str!("../maps.yaml");
@@ -292,14 +291,6 @@ impl FieldMap {
             m.insert(r.to_string(), Value::String(p.to_string()));
         }
         Value::Object(m)
-    }
-
-    /// The map as role → path for display, including roles that fall back to their own name.
-    pub fn describe(&self, roles: &[&str]) -> BTreeMap<String, String> {
-        roles
-            .iter()
-            .map(|r| (r.to_string(), self.path(r).text.clone()))
-            .collect()
     }
 }
 

@@ -40,13 +40,6 @@ impl Timestamp {
             _ => self.nanos,
         }
     }
-    /// Seconds since the epoch as a float, for recency arithmetic.
-    pub fn seconds(&self) -> f64 {
-        self.nanos as f64 / 1e9
-    }
-    pub fn is_noted(&self) -> bool {
-        matches!(self.precision, Precision::Naive | Precision::EpochMillis)
-    }
 }
 
 impl PartialOrd for Timestamp {

@@ -106,14 +106,3 @@ pub fn read_records(input: &Input, visit: &mut dyn FnMut(Record) -> Result<()>) 
         Entry::Aside(..) => Ok(()),
     })
 }
-
-/// Read every entry of a store into memory (for commands that must see the whole store,
-/// such as a merge). Prefer [`read`] where a single pass will do.
-pub fn read_all(input: &Input) -> Result<(Shape, Vec<Entry>)> {
-    let mut entries = Vec::new();
-    let shape = read(input, &mut |e| {
-        entries.push(e);
-        Ok(())
-    })?;
-    Ok((shape, entries))
-}
