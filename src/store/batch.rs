@@ -27,6 +27,9 @@ const MIN_LINES_PER_TASK: usize = 64;
 /// skip the line.
 pub type Decode<'a, T> = dyn Fn(&[u8], Origin) -> Result<Option<T>> + Sync + 'a;
 
+/// What turns a decoded line into what the visitor gets, on any core.
+pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
+
 /// One line of a block: its bytes (without the `\n`) and where it starts in the file.
 struct Line {
     start: usize,
@@ -35,51 +38,62 @@ struct Line {
     offset: u64,
 }
 
-/// Decode every remaining line of `src` with `decode` (in parallel; `None` skips the line) and
-/// visit the results in order, each with its line's bytes. `decode` gets the line's bytes
-/// without its `\n` and its origin (`index` is left 0: the visitor knows which lines count as
-/// records).
-pub fn for_each_line<T: Send>(
+/// Decode every remaining line of `src` and visit the results in order.
+///
+/// Three stages per block: `decode` each line in parallel (`None` skips the line; it gets the
+/// line's bytes without its `\n` and its origin, `index` left 0); `number` each decoded line
+/// in file order on the reading thread (cheap: it is where a running count such as a record's
+/// index is given); `work` on each in parallel again. Only what `work` returns crosses to the
+/// visitor, so a command's per-record work runs on every core, and what it drops is dropped
+/// on the thread that built it.
+pub fn for_each_line<T: Send, U: Send>(
     src: &mut Source,
     decode: &Decode<'_, T>,
-    visit: &mut dyn FnMut(T, &[u8]) -> Result<()>,
+    number: &mut (dyn FnMut(&mut T) + Send),
+    work: &Work<'_, T, U>,
+    visit: &mut dyn FnMut(U) -> Result<()>,
 ) -> Result<()> {
-    /// A decoded block: its bytes, each line's place in them, and what each line decoded to.
-    type Decoded<T> = (Vec<u8>, Vec<Line>, Vec<Result<Option<T>>>);
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Result<Decoded<T>>>(IN_FLIGHT);
-        scope.spawn(move || loop {
-            // a block of its own: it travels with its lines to the visitor
+        let (tx, rx) = mpsc::sync_channel::<Result<Vec<Result<Option<U>>>>>(IN_FLIGHT);
+        scope.spawn(move || {
             let mut block = Vec::with_capacity(BLOCK + (BLOCK >> 2));
-            let decoded = next_block(src, &mut block).map(|lines| {
-                let items = lines
-                    .par_iter()
-                    .with_min_len(MIN_LINES_PER_TASK)
-                    .map(|l| {
-                        let origin = Origin {
-                            line: l.number,
-                            offset: l.offset,
-                            index: 0,
-                        };
-                        decode(&block[l.start..l.end], origin)
-                    })
-                    .collect::<Vec<_>>();
-                (block, lines, items)
-            });
-            let stop = match &decoded {
-                Ok((_, lines, _)) => lines.is_empty(),
-                Err(_) => true,
-            };
-            // a closed channel means the visitor stopped: so does the producer
-            if tx.send(decoded).is_err() || stop {
-                return;
+            loop {
+                let done = next_block(src, &mut block).map(|lines| {
+                    let mut items = lines
+                        .par_iter()
+                        .with_min_len(MIN_LINES_PER_TASK)
+                        .map(|l| {
+                            let origin = Origin {
+                                line: l.number,
+                                offset: l.offset,
+                                index: 0,
+                            };
+                            decode(&block[l.start..l.end], origin)
+                        })
+                        .collect::<Vec<_>>();
+                    for item in items.iter_mut().flatten().flatten() {
+                        number(item);
+                    }
+                    items
+                        .into_par_iter()
+                        .with_min_len(MIN_LINES_PER_TASK)
+                        .map(|item| item.and_then(|t| t.map(work).transpose()))
+                        .collect::<Vec<_>>()
+                });
+                let stop = match &done {
+                    Ok(items) => items.is_empty(),
+                    Err(_) => true,
+                };
+                // a closed channel means the visitor stopped: so does the producer
+                if tx.send(done).is_err() || stop {
+                    return;
+                }
             }
         });
-        for decoded in rx {
-            let (block, lines, items) = decoded?;
-            for (line, item) in lines.iter().zip(items) {
+        for done in rx {
+            for item in done? {
                 if let Some(value) = item? {
-                    visit(value, &block[line.start..line.end])?;
+                    visit(value)?;
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! `{"engrama_export": 1, …}`) and an envelope object (`{"results": […]}`, on one line or
 //! pretty-printed over many).
 
-use super::batch;
+use super::batch::{self, Work};
 use super::input::Source;
 use super::keep::{Decoded, Keep};
 use super::locate::{json_error, not_object, utf8_error};
@@ -17,11 +17,15 @@ struct Line {
     origin: Origin,
 }
 
-pub fn read(
+/// Read the line shapes: `work` runs on each entry (in parallel past the first lines), `visit`
+/// gets what it returns in file order.
+pub fn read<T: Send>(
     src: &mut Source,
     keep: &Keep,
-    visit: &mut dyn FnMut(Entry) -> Result<()>,
+    work: &Work<'_, Entry, T>,
+    visit: &mut dyn FnMut(T) -> Result<()>,
 ) -> Result<Shape> {
+    let mut visit_entry = |entry: Entry| visit(work(entry)?);
     let mut buf = Vec::with_capacity(4096);
     let Some(first) = next_nonblank(src, &mut buf)? else {
         return Ok(Shape::Empty);
@@ -29,50 +33,49 @@ pub fn read(
     let first_value: Value = match serde_json::from_str(&first.text) {
         Ok(v) => v,
         // Not one JSON value per line: maybe one object pretty-printed over many lines.
-        Err(line_err) => return read_document(src, first, &line_err, visit),
+        Err(line_err) => return read_document(src, first, &line_err, &mut visit_entry),
     };
     if first_value
         .as_object()
         .is_some_and(|o| o.contains_key("engrama_export"))
     {
-        return read_engrama(src, first, first_value, keep, visit);
+        return read_engrama(src, first, first_value, keep, work, visit);
     }
     let second = next_nonblank(src, &mut buf)?;
     if second.is_none() {
         if let Some(key) = envelope_key(&first_value) {
-            return unwrap_envelope(&src.name, &first, first_value, &key, visit);
+            return unwrap_envelope(&src.name, &first, first_value, &key, &mut visit_entry);
         }
     }
     let name = src.name.clone();
-    let mut index = 0;
-    let mut emit = |mut record: Record| -> Result<()> {
+    let mut emit = |mut record: Record, index: usize| -> Result<()> {
         record.origin.index = index;
-        index += 1;
-        visit(Entry::Record(record))
+        visit_entry(Entry::Record(record))
     };
     let fields = into_object(&name, &first.text, first.origin.line, first_value)?;
-    emit(new_record(
-        keep,
-        keep.trimmed(fields),
-        first.text,
-        first.origin,
-    ))?;
+    emit(
+        new_record(keep, keep.trimmed(fields), first.text, first.origin),
+        0,
+    )?;
     let Some(second) = second else {
         return Ok(Shape::JsonLines);
     };
     let decoded = decode(&name, keep, &second.text, second.origin.line)?;
-    emit(new_record(keep, decoded, second.text, second.origin))?;
+    emit(new_record(keep, decoded, second.text, second.origin), 1)?;
     let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Record>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
         let decoded = decode(&name, keep, text, origin.line)?;
-        Ok(Some(decoded_record(keep, decoded, text, origin)))
+        Ok(Some(new_record(keep, decoded, text, origin)))
     };
-    batch::for_each_line(src, &decode, &mut |mut record, bytes| {
-        take_raw(&name, keep, &mut record, bytes)?;
-        emit(record)
-    })?;
+    let mut index = 2;
+    let mut number = |record: &mut Record| {
+        record.origin.index = index;
+        index += 1;
+    };
+    let work = |record: Record| work(Entry::Record(record));
+    batch::for_each_line(src, &decode, &mut number, &work, visit)?;
     Ok(Shape::JsonLines)
 }
 
@@ -126,36 +129,6 @@ fn new_record(keep: &Keep, decoded: Decoded, text: impl Into<Box<str>>, origin: 
     };
     record.spans = decoded.spans;
     record
-}
-
-/// [`new_record`] on a decoding thread: a record read whole gets its text later, on the
-/// visitor's thread ([`take_raw`]).
-fn decoded_record(keep: &Keep, decoded: Decoded, text: &str, origin: Origin) -> Record {
-    if raw_on_visitor(keep) {
-        let mut record = Record::new(decoded.fields, "", origin);
-        record.spans = decoded.spans;
-        record
-    } else {
-        new_record(keep, decoded, text, origin)
-    }
-}
-
-/// Records read whole are kept by the commands that read them (a merge keeps every line):
-/// their text is copied on the visitor's thread, so what lives on is allocated where it is
-/// used, apart from the decoding's short-lived values (with glibc, mixing the two on the
-/// decoding threads made a 1M-node import several times slower).
-fn raw_on_visitor(keep: &Keep) -> bool {
-    keep.wants_raw() && !keep.has_slots()
-}
-
-/// Give a record read whole its raw text, from its line's bytes.
-fn take_raw(name: &str, keep: &Keep, record: &mut Record, bytes: &[u8]) -> Result<()> {
-    if raw_on_visitor(keep) {
-        if let Some(text) = line_text(name, bytes, record.origin.line)? {
-            record.raw = text.into();
-        }
-    }
-    Ok(())
 }
 
 fn into_object(name: &str, text: &str, line: u64, value: Value) -> Result<Map<String, Value>> {
@@ -285,19 +258,21 @@ fn read_document(
 
 /// An engrama NDJSON dump: the envelope line, node lines (the records), relation and vector
 /// lines (carried along as asides). The envelope line is kept whole.
-fn read_engrama(
+fn read_engrama<T: Send>(
     src: &mut Source,
     first: Line,
     header: Value,
     keep: &Keep,
-    visit: &mut dyn FnMut(Entry) -> Result<()>,
+    work: &Work<'_, Entry, T>,
+    visit: &mut dyn FnMut(T) -> Result<()>,
 ) -> Result<Shape> {
     let name = src.name.clone();
     let header_fields = into_object(&name, &first.text, first.origin.line, header)?;
-    visit(Entry::Aside(
+    // the header is worked on and visited before any other line is read
+    visit(work(Entry::Aside(
         Aside::EngramaHeader,
         Record::new(header_fields, first.text, first.origin),
-    ))?;
+    ))?)?;
     // the reader sorts the lines by their `type`
     let keep = keep.with("type");
     let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Entry>> {
@@ -327,21 +302,19 @@ fn read_engrama(
                 });
             }
         };
-        let record = decoded_record(&keep, decoded, text, origin);
+        let record = new_record(&keep, decoded, text, origin);
         Ok(Some(match aside {
             None => Entry::Record(record),
             Some(aside) => Entry::Aside(aside, record),
         }))
     };
     let mut index = 0;
-    batch::for_each_line(src, &decode, &mut |mut entry, bytes| {
-        let (Entry::Record(record) | Entry::Aside(_, record)) = &mut entry;
-        take_raw(&name, &keep, record, bytes)?;
-        if let Entry::Record(record) = &mut entry {
+    let mut number = |entry: &mut Entry| {
+        if let Entry::Record(record) = entry {
             record.origin.index = index;
             index += 1;
         }
-        visit(entry)
-    })?;
+    };
+    batch::for_each_line(src, &decode, &mut number, work, visit)?;
     Ok(Shape::Engrama)
 }

@@ -10,7 +10,7 @@
 //! are stepped over without being built.
 
 mod array;
-mod batch;
+pub mod batch;
 pub mod compact;
 pub mod engrama;
 mod input;
@@ -89,13 +89,31 @@ pub fn read_with(
     keep: &Keep,
     visit: &mut dyn FnMut(Entry) -> Result<()>,
 ) -> Result<Shape> {
+    read_parallel(input, keep, &Ok, visit)
+}
+
+/// [`read_with`], running `work` on every entry (records and asides) on the decoding threads,
+/// several at once, and visiting what it returns in store order on the calling thread: the
+/// place for a command's per-record work (encoding a line, reading a record's facts), so it
+/// runs on every core. Entries carry their final `origin` (index included).
+///
+/// The first entries of a file (an engrama dump's header line, the first two JSON lines) are
+/// worked on and visited before anything else is read, so what `work` learns from a header
+/// (through a `OnceLock`, say) holds for every record after it. The array, envelope and
+/// compact shapes are read on the calling thread, `work` included.
+pub fn read_parallel<T: Send>(
+    input: &Input,
+    keep: &Keep,
+    work: &batch::Work<'_, Entry, T>,
+    visit: &mut dyn FnMut(T) -> Result<()>,
+) -> Result<Shape> {
     let mut source = input.open()?;
     let first = source.skip_leading_space()?;
     match first {
         None => Ok(Shape::Empty),
-        Some(b'[') => array::read(&mut source, visit),
-        Some(b'#') => compact::read(&mut source, visit),
-        Some(_) => lines::read(&mut source, keep, visit),
+        Some(b'[') => array::read(&mut source, &mut |entry| visit(work(entry)?)),
+        Some(b'#') => compact::read(&mut source, &mut |entry| visit(work(entry)?)),
+        Some(_) => lines::read(&mut source, keep, work, visit),
     }
 }
 
