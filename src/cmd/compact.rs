@@ -13,12 +13,14 @@ use crate::output;
 use crate::profile::Profile;
 use crate::record::{is_truthy, py_number, py_str, Record};
 use crate::select::{self, Criteria, Supersession, SupersessionBuilder, Tally, Verdict};
-use crate::store::{self, compact, Aside, Entry, Input, Shape};
+use crate::store::compact::{self, Cell};
+use crate::store::{self, Aside, Entry, Input, Keep, KeySlots, Shape};
 use crate::time;
 use crate::write::Sink;
 use crate::Outcome;
 use serde_json::Value;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let request = Request {
@@ -37,10 +39,15 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         drop(input.open()?);
     }
     let mut out = Writer::new(Sink::open(args.output.as_deref())?, args.stats);
-    let done = write(&input, &request, &mut |record, text| match record {
-        Some(record) => out.record(record, text),
-        None => out.line(text),
-    })?;
+    let done = write_lines(
+        &input,
+        &request,
+        args.stats,
+        &mut |record, text| match record {
+            Some(record) => out.record(record, text),
+            None => out.line(text),
+        },
+    )?;
     match (&request.criteria.reader, done.policy) {
         (_, Policy::Written | Policy::NotAsked) => {}
         (Some(party), Policy::Withheld) => output::notice(&format!(
@@ -91,11 +98,25 @@ pub enum Policy {
 }
 
 /// The compact form of a store, line by line (without `\n`) through `emit`: the header, the
-/// policy line when asked for, then each selected record's line with its record. The library
-/// entry point: `vercy compact` and the MCP server's `compact_records` both write through it.
+/// policy line when asked for, then each selected record's line. The library entry point:
+/// `vercy compact` and the MCP server's `compact_records` both write through it. The first
+/// argument of `emit` is always `None` here (see [`write_lines`]).
 pub fn write(
     input: &Input,
     request: &Request,
+    emit: &mut dyn FnMut(Option<&Record>, &str) -> Result<()>,
+) -> Result<Written> {
+    write_lines(input, request, false, emit)
+}
+
+/// [`write`]; with `with_records`, each record's line comes with its record (read whole), for
+/// `--stats`. Without, each line is encoded on the decoding threads from only the fields the
+/// form holds (borrowed from the line when the map reads plain keys) and only the finished
+/// line reaches `emit`.
+pub fn write_lines(
+    input: &Input,
+    request: &Request,
+    with_records: bool,
     emit: &mut dyn FnMut(Option<&Record>, &str) -> Result<()>,
 ) -> Result<Written> {
     let (given, map_given, criteria) = (&request.map, request.map_given, &request.criteria);
@@ -123,30 +144,266 @@ pub fn write(
         (true, None) => Policy::None,
     };
 
+    let encoder = Encoder {
+        criteria,
+        supersession: &first.supersession,
+        inverse_supersedes,
+        order,
+        plain: Plain::new(given, order, criteria, inverse_supersedes, with_records),
+        input_name: &input.display,
+    };
     let mut tally = Tally::default();
-    let mut each = |map: &FieldMap, record: Record| -> Result<()> {
-        let verdict = select::judge(criteria, map, &first.supersession, &record);
-        tally.count(verdict);
-        if verdict == Verdict::Keep {
-            let text = record_line(&record, map, &first.supersession, inverse_supersedes, order);
-            emit(Some(&record), &text)?;
+    let mut visit = |done: Option<Encoded>| -> Result<()> {
+        let Some(done) = done else {
+            return Ok(());
+        };
+        tally.count(done.verdict);
+        match &done.line {
+            Some(text) => emit(done.record.as_ref(), text),
+            None => Ok(()),
         }
-        Ok(())
     };
     let shape = match first.buffered.take() {
         Some((shape, map, records)) => {
             for record in records {
-                each(&map, record)?;
+                visit(Some(encoder.encode(&map, record, with_records)?))?;
             }
             shape
         }
-        None => read_store(input, given.clone(), map_given, &mut each)?,
+        None => {
+            let keep = encoder.keep(given, map_given, with_records);
+            // an engrama dump reads through the engrama map unless `--map` was given, as
+            // `check` reads it; its header is worked on before any record
+            let engrama: OnceLock<FieldMap> = OnceLock::new();
+            let work = |entry: Entry| -> Result<Option<Encoded>> {
+                match entry {
+                    Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
+                        let _ = engrama.set(FieldMap::parse(&["engrama".to_string()])?);
+                        Ok(None)
+                    }
+                    Entry::Aside(..) => Ok(None),
+                    Entry::Record(record) => match engrama.get() {
+                        Some(map) => encoder.encode(map, record, with_records).map(Some),
+                        None if encoder.plain.is_some() => encoder.encode_plain(record).map(Some),
+                        None => encoder.encode(given, record, with_records).map(Some),
+                    },
+                }
+            };
+            store::read_parallel(input, &keep, &work, &mut visit)?
+        }
     };
     Ok(Written {
         shape,
         tally,
         policy,
     })
+}
+
+/// One record, encoded: what selection said, its line when kept, and the record itself when
+/// the caller asked for records.
+struct Encoded {
+    verdict: Verdict,
+    line: Option<String>,
+    record: Option<Record>,
+}
+
+/// Turns records into lines, on any thread.
+struct Encoder<'a> {
+    criteria: &'a Criteria,
+    supersession: &'a Supersession,
+    inverse_supersedes: bool,
+    order: &'a [String],
+    /// Set when the line can be written straight from the record's text (see [`Plain`]).
+    plain: Option<Plain>,
+    input_name: &'a str,
+}
+
+/// The fast path: no selection, no inverse map, no records handed on, and a map that reads
+/// every field of the order from one plain top-level key. The reader then builds nothing: it
+/// notes where each key's value lies in the line, and the line is written from those texts
+/// (a string without escapes, nearly every value, is copied as it stands).
+struct Plain {
+    /// The key each field of the order is read from.
+    keys: Vec<String>,
+    slots: KeySlots,
+    /// The slot of each field of the order.
+    slot_of: Vec<usize>,
+}
+
+impl Plain {
+    fn new(
+        map: &FieldMap,
+        order: &[String],
+        criteria: &Criteria,
+        inverse_supersedes: bool,
+        with_records: bool,
+    ) -> Option<Plain> {
+        let selects =
+            criteria.as_of.is_some() || criteria.concept.is_some() || criteria.reader.is_some();
+        if selects || inverse_supersedes || with_records {
+            return None;
+        }
+        let keys = order
+            .iter()
+            .map(|role| map.path(role).single_key().map(str::to_string))
+            .collect::<Option<Vec<String>>>()?;
+        let slots = KeySlots::new(keys.iter().map(String::as_str));
+        let slot_of = keys
+            .iter()
+            .map(|k| slots.slot(k))
+            .collect::<Option<Vec<usize>>>()?;
+        Some(Plain {
+            keys,
+            slots,
+            slot_of,
+        })
+    }
+}
+
+impl Encoder<'_> {
+    /// What the reader builds of each record: only the keys the roles read (every key, and
+    /// the raw text, when the records go on to `--stats`); on the fast path nothing, the
+    /// values' places in the line noted instead. Without `--map`, the engrama map's keys are
+    /// built too, in case the store is an engrama dump.
+    fn keep(&self, given: &FieldMap, map_given: bool, with_records: bool) -> Keep {
+        if with_records {
+            return Keep::all();
+        }
+        let engrama_keys = || -> Vec<String> {
+            if map_given {
+                return Vec::new();
+            }
+            FieldMap::parse(&["engrama".to_string()])
+                .map_or_else(|_| Vec::new(), |m| role_keys(&m, self.order))
+        };
+        match &self.plain {
+            Some(plain) => engrama_keys()
+                .iter()
+                .fold(Keep::slots(plain.slots.clone()), |keep, key| keep.with(key)),
+            None => Keep::keys(
+                role_keys(given, self.order)
+                    .into_iter()
+                    .chain(engrama_keys()),
+            ),
+        }
+    }
+
+    /// Judge a record read through `map` and write its line when kept.
+    fn encode(&self, map: &FieldMap, record: Record, with_record: bool) -> Result<Encoded> {
+        let verdict = select::judge(self.criteria, map, self.supersession, &record);
+        let line = (verdict == Verdict::Keep).then(|| {
+            record_line(
+                &record,
+                map,
+                self.supersession,
+                self.inverse_supersedes,
+                self.order,
+            )
+        });
+        Ok(Encoded {
+            verdict,
+            line,
+            record: with_record.then_some(record),
+        })
+    }
+
+    /// The fast path's line (see [`Plain`]): every record is kept.
+    fn encode_plain(&self, record: Record) -> Result<Encoded> {
+        let Some(plain) = &self.plain else {
+            return self.encode(&FieldMap::identity(), record, false);
+        };
+        let mut line = String::with_capacity(record.raw.len());
+        match &record.spans {
+            Some(_) => {
+                let texts: Vec<Option<&str>> =
+                    plain.slot_of.iter().map(|&s| record.span_text(s)).collect();
+                self.write_raw(&mut line, &record, &texts)?;
+            }
+            None => {
+                // decoded whole (a store's first line, an array element, a compact line): when
+                // the reader kept none of the keys, they are in the line's text
+                let whole = match plain.keys.iter().any(|k| record.fields.contains_key(k)) {
+                    true => None,
+                    false => match serde_json::from_str::<Value>(&record.raw) {
+                        Ok(Value::Object(fields)) => Some(fields),
+                        _ => None,
+                    },
+                };
+                let fields = whole.as_ref().unwrap_or(&record.fields);
+                compact::write_line(
+                    &mut line,
+                    plain.keys.iter().zip(self.order).map(|(key, field)| {
+                        let cell = fields.get(key).map_or(Cell::Absent, Cell::Value);
+                        (cell, field.as_str())
+                    }),
+                );
+            }
+        }
+        Ok(Encoded {
+            verdict: Verdict::Keep,
+            line: Some(line),
+            record: None,
+        })
+    }
+
+    /// Write a line from each field's JSON text (`None`: absent): a string without escapes
+    /// is taken as it stands, null is null, anything else is decoded first.
+    fn write_raw(&self, line: &mut String, record: &Record, texts: &[Option<&str>]) -> Result<()> {
+        let simple = |text: &str| text == "null" || (text.starts_with('"') && !text.contains('\\'));
+        let mut decoded: Vec<Option<Value>> = Vec::new();
+        if texts.iter().flatten().any(|t| !simple(t)) {
+            for text in texts {
+                decoded.push(match text {
+                    Some(t) if !simple(t) => Some(serde_json::from_str(t).map_err(|e| {
+                        store::json_error(self.input_name, &record.raw, record.origin.line, &e)
+                    })?),
+                    _ => None,
+                });
+            }
+        }
+        compact::write_line(
+            line,
+            texts
+                .iter()
+                .enumerate()
+                .zip(self.order)
+                .map(|((i, text), field)| {
+                    let cell = match text {
+                        None => Cell::Absent,
+                        Some("null") => Cell::Value(&Value::Null),
+                        Some(t) => match decoded.get(i).and_then(Option::as_ref) {
+                            Some(value) => Cell::Value(value),
+                            // a string without escapes: its text between the quotes
+                            None => Cell::Text(&t[1..t.len() - 1]),
+                        },
+                    };
+                    (cell, field.as_str())
+                }),
+        );
+        Ok(())
+    }
+}
+
+/// The top-level keys the roles of the order, selection and the first pass read through a map.
+fn role_keys(map: &FieldMap, order: &[String]) -> Vec<String> {
+    let roles = order.iter().map(String::as_str).chain([
+        "record_id",
+        "concept",
+        "valid_from",
+        "valid_to",
+        "release_to",
+        "supersedes",
+        "conflict_policy",
+    ]);
+    let mut keys = Vec::new();
+    for role in roles {
+        let path = map.path(role);
+        keys.extend(path.top_keys().map(str::to_string));
+        if let Some(forward) = map.inverse_path(role) {
+            keys.extend(forward.top_keys().map(str::to_string));
+        }
+    }
+    keys
 }
 
 /// Read a store's records through the map. An engrama dump reads through the engrama map
@@ -300,8 +557,15 @@ fn record_line(
             map.get(role, &record.fields)
         })
         .collect();
-    let refs: Vec<Option<&Value>> = values.iter().map(|v| v.as_deref()).collect();
-    compact::line(&refs, order)
+    let mut line = String::new();
+    compact::write_line(
+        &mut line,
+        values.iter().zip(order).map(|(v, field)| {
+            let cell = v.as_deref().map_or(Cell::Absent, Cell::Value);
+            (cell, field.as_str())
+        }),
+    );
+    line
 }
 
 /// Writes lines to the sink and counts characters for `--stats`. After a closed pipe it
@@ -326,10 +590,7 @@ impl Writer {
         if self.closed {
             return Ok(());
         }
-        let mut bytes = Vec::with_capacity(text.len() + 1);
-        bytes.extend_from_slice(text.as_bytes());
-        bytes.push(b'\n');
-        if !self.sink.write(&bytes)? {
+        if !self.sink.write(text.as_bytes())? || !self.sink.write(b"\n")? {
             self.closed = true;
             return Ok(());
         }

@@ -73,80 +73,165 @@ pub fn header(order: &[String]) -> String {
 
 /// One record's line (without its newline), given the value of each field in order.
 pub fn line(values: &[Option<&Value>], order: &[String]) -> String {
-    let mut cells: Vec<String> = values
-        .iter()
-        .zip(order)
-        .map(|(v, field)| cell(*v, kind(field)))
-        .collect();
-    while cells.last().is_some_and(String::is_empty) {
-        cells.pop();
+    let mut out = String::new();
+    write_line(
+        &mut out,
+        values.iter().zip(order).map(|(v, field)| {
+            let cell = match v {
+                None => Cell::Absent,
+                Some(v) => Cell::Value(v),
+            };
+            (cell, field.as_str())
+        }),
+    );
+    out
+}
+
+/// One field's value, as [`write_line`] takes it.
+#[derive(Debug, Clone, Copy)]
+pub enum Cell<'a> {
+    /// The record has no such field.
+    Absent,
+    /// A string value, already decoded (the common case: written without building a
+    /// `Value`).
+    Text(&'a str),
+    Value(&'a Value),
+}
+
+/// Append one record's line (without its newline) to `out`: each cell with its field's name,
+/// in order. The same text as [`line()`], built in place: nothing is allocated unless a value
+/// is neither a string nor null.
+pub fn write_line<'a>(out: &mut String, cells: impl IntoIterator<Item = (Cell<'a>, &'a str)>) {
+    let start = out.len();
+    // the end of the last field that is not empty: trailing empty fields are dropped
+    let mut end = start;
+    for (i, (value, field)) in cells.into_iter().enumerate() {
+        if i > 0 {
+            out.push('|');
+        }
+        let before = out.len();
+        write_cell(out, value, kind(field));
+        if out.len() > before {
+            end = out.len();
+        }
     }
-    let text = cells.join("|");
-    if text.is_empty() {
+    out.truncate(end);
+    if end == start {
         // a record with none of the ordered fields still gets its line (two empty fields)
-        return "|".into();
+        out.push('|');
+        return;
     }
     // the reader skips `#` lines (comments) and blank lines: escape the first character
+    let text = &out[start..];
     if text.starts_with('#') || text.trim().is_empty() {
-        return format!("\\{text}");
-    }
-    text
-}
-
-fn cell(value: Option<&Value>, kind: Kind) -> String {
-    match value {
-        None => String::new(),
-        Some(Value::Null) if kind == Kind::Open => "~".into(),
-        Some(Value::Null) => String::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| escape(&scalar_text(item), true))
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(other) => escape(
-            &scalar_text(other),
-            matches!(kind, Kind::List | Kind::OneOrMany),
-        ),
+        out.insert(start, '\\');
     }
 }
 
-/// The text of a value as the line form writes it: strings as they are, anything else as its
-/// JSON text (numbers as written).
-fn scalar_text(value: &Value) -> String {
+fn write_cell(out: &mut String, value: Cell, kind: Kind) {
+    let in_list = matches!(kind, Kind::List | Kind::OneOrMany);
     match value {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
+        Cell::Absent => {}
+        Cell::Text(text) => escape_into(out, text, in_list),
+        Cell::Value(Value::Null) if kind == Kind::Open => out.push('~'),
+        Cell::Value(Value::Null) => {}
+        Cell::Value(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                escape_scalar(out, item, true);
+            }
+        }
+        Cell::Value(other) => escape_scalar(out, other, in_list),
+    }
+}
+
+/// A value's text as the line form writes it (strings as they are, null as the empty string,
+/// anything else as its JSON text, numbers as written), escaped.
+fn escape_scalar(out: &mut String, value: &Value, in_list: bool) {
+    match value {
+        Value::String(s) => escape_into(out, s, in_list),
+        Value::Null => escape_into(out, "", in_list),
+        other => escape_into(out, &other.to_string(), in_list),
     }
 }
 
 /// Escape one piece of text (a field, or one item of a list); `in_list` also escapes `,`.
 /// [`unescape`] undoes it exactly.
 pub fn escape(text: &str, in_list: bool) -> String {
-    if text.is_empty() {
-        return EMPTY.into();
-    }
-    if text == "~" {
-        return "\\~".into();
-    }
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '|' => out.push_str("\\|"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            ',' if in_list => out.push_str("\\,"),
-            c if OTHER_BREAKS.contains(&c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
+    escape_into(&mut out, text, in_list);
     out
 }
+
+/// [`escape`], appending to `out`. Text with nothing to escape (nearly all of it) is copied
+/// in one piece.
+pub fn escape_into(out: &mut String, text: &str, in_list: bool) {
+    if text.is_empty() {
+        out.push_str(EMPTY);
+        return;
+    }
+    if text == "~" {
+        out.push_str("\\~");
+        return;
+    }
+    let bytes = text.as_bytes();
+    let mut done = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !MAY_ESCAPE[b as usize] {
+            i += 1;
+            continue;
+        }
+        // every byte that starts an escape is ASCII or the first byte of a character, so
+        // `done` and `i` always fall on character boundaries
+        let (with, len): (&str, usize) = match (b, bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'\\', ..) => ("\\\\", 1),
+            (b'|', ..) => ("\\|", 1),
+            (b'\n', ..) => ("\\n", 1),
+            (b'\r', ..) => ("\\r", 1),
+            (b',', ..) if in_list => ("\\,", 1),
+            (0x0b, ..) => ("\\u000b", 1),
+            (0x0c, ..) => ("\\u000c", 1),
+            (0x1c, ..) => ("\\u001c", 1),
+            (0x1d, ..) => ("\\u001d", 1),
+            (0x1e, ..) => ("\\u001e", 1),
+            // U+0085 is C2 85, U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+            (0xc2, Some(0x85), _) => ("\\u0085", 2),
+            (0xe2, Some(0x80), Some(0xa8)) => ("\\u2028", 3),
+            (0xe2, Some(0x80), Some(0xa9)) => ("\\u2029", 3),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push_str(&text[done..i]);
+        out.push_str(with);
+        i += len;
+        done = i;
+    }
+    out.push_str(&text[done..]);
+}
+
+/// Bytes that may start an escape: `\`, `|`, `\n`, `\r`, `,`, and the first byte of each of
+/// [`OTHER_BREAKS`] (see there).
+const MAY_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let bytes = b"\\|\n\r,\x0b\x0c\x1c\x1d\x1e\xc2\xe2";
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// Characters other than `\n` and `\r` that some readers take for a line break (Python's
 /// `str.splitlines`, the reference implementation's language): written `\uXXXX` so a line of
 /// the form stays one line for them too.
+#[cfg(test)]
 const OTHER_BREAKS: [char; 8] = [
     '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}', '\u{2029}',
 ];
