@@ -7,9 +7,8 @@ use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
-use crate::store::merge::{Counts, Kind, Store};
-use crate::store::{self, Aside, Entry, Input};
-use crate::write::AtomicFile;
+use crate::store::merge::{Counts, Kind, Plan, Store};
+use crate::store::Input;
 use crate::Outcome;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::Path;
@@ -37,14 +36,11 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     };
 
     // The store as it is (its kind from its first entry); a missing or purged store is empty.
+    let plan = Plan::new(map.clone(), &dump.display);
+    let path = Path::new(&args.into);
     let mut store: Option<Store> = None;
     if exists && !args.purge {
-        let shape = store::read(&target, &mut |entry| {
-            store
-                .get_or_insert_with(|| Store::new(Kind::of_store(&entry), map.clone()))
-                .load(entry);
-            Ok(())
-        })?;
+        let (loaded, shape) = Store::load_file(&target, path, &plan)?;
         if !Kind::mergeable(&shape) {
             return Err(VercyError::argument(
                 "--into",
@@ -55,25 +51,27 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
                 ),
             ));
         }
+        store = loaded;
+        if let Some(store) = &mut store {
+            store.settle()?;
+        }
     }
 
     // The dump streams through the merge; a new store takes its kind from the dump's first
-    // entry. Nothing is written before the whole dump has been read.
+    // entry. Nothing replaces the store before the whole dump has been read.
     let bar = progress_bar(&dump);
     let mut counts = Counts::default();
-    let mut from_engrama: Option<bool> = None;
-    store::read(&dump, &mut |entry| {
+    let mut shown = 0;
+    Store::merge_file(&mut store, &dump, path, &plan, &mut counts, &mut |offset| {
+        // the bar moves a block at a time (drawing it per line would cost more than the line)
         if let Some(bar) = &bar {
-            let (Entry::Record(r) | Entry::Aside(_, r)) = &entry;
-            bar.set_position(r.origin.offset);
+            if offset >= shown {
+                bar.set_position(offset);
+                shown = offset + PROGRESS_STEP;
+            }
         }
-        let engrama =
-            *from_engrama.get_or_insert(matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
-        store
-            .get_or_insert_with(|| Store::new(Kind::for_new_store(&entry), map.clone()))
-            .merge(entry, engrama, &dump.display, &mut counts)
     })?;
-    let merged = store.unwrap_or_else(|| Store::new(Kind::Flat, map));
+    let merged = store.unwrap_or_else(|| Store::new(Kind::Flat, map, path, None));
     if let Some(bar) = &bar {
         bar.set_style(
             ProgressStyle::with_template("{spinner} writing {msg}")
@@ -83,29 +81,25 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         bar.enable_steady_tick(std::time::Duration::from_millis(100));
     }
     let write = merged.changed() || !exists || args.purge;
+    let kind = merged.kind();
     if write {
-        let mut file = AtomicFile::create(&args.into)?;
-        merged.write(file.writer()).map_err(|e| VercyError::Write {
-            path: args.into.clone(),
-            reason: store::input_reason(&e),
-        })?;
-        file.commit()?;
+        merged.write()?;
     }
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    output::notice(&summary(
-        &dump.display,
-        &args.into,
-        merged.kind(),
-        &counts,
-        write,
-    ));
+    output::notice(&summary(&dump.display, &args.into, kind, &counts, write));
     Ok(Outcome::Success)
 }
 
+/// Bytes read between two moves of the progress bar.
+pub const PROGRESS_STEP: u64 = 1 << 20;
+
+/// Files smaller than this get no progress bar (they are read in a blink).
+const PROGRESS_MIN_BYTES: u64 = 32 << 20;
+
 /// A bar by bytes read (a spinner for stdin), on stderr, when progress is enabled.
-fn progress_bar(dump: &Input) -> Option<ProgressBar> {
+pub fn progress_bar(dump: &Input) -> Option<ProgressBar> {
     if !output::progress_enabled() {
         return None;
     }
@@ -115,6 +109,7 @@ fn progress_bar(dump: &Input) -> Option<ProgressBar> {
         .and_then(|p| std::fs::metadata(p).ok())
         .map(|m| m.len());
     let bar = match size {
+        Some(len) if len < PROGRESS_MIN_BYTES => return None,
         Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
             .with_style(
                 ProgressStyle::with_template("reading {bar:30} {bytes}/{total_bytes} {eta}")

@@ -22,20 +22,35 @@
 //! a node (engrama 0.18.1's importer re-stamps last_activity_at on both ends of every edge; this
 //! merge does not).
 //!
-//! Memory: the merge holds the store's lines (as text) and an index of their identities in
-//! memory: it must know every identity already there. The dump streams through it; nothing is
-//! written until the whole dump has been read and merged, so a bad line anywhere refuses the
-//! import with the store untouched.
+//! Speed and memory: the per-line work (checking a line, its identity, its text as the store
+//! will hold it) is done by [`Plan`] on the reader's decoding threads, on every core; the
+//! merge itself ([`Store`]) runs in order on one thread and remembers only what it must: for
+//! every line, where its text lies (in the store file as it was, or in a spool file beside
+//! it), and for every identity a 64-bit hash of it. No line's text is held in memory: a line
+//! is read back (one positioned read) only when an incoming line has its identity. Lines are
+//! appended to the spool as they come; a line that replaces one already there is appended
+//! too, and the line's place points at it. The spool is a temporary file in the store's
+//! folder: when it already holds the whole new store in order (a new store from a dump
+//! without repeats, the common case) it is renamed over the target as it is; otherwise the
+//! store is written once more from the places, in order. Either way nothing replaces the
+//! store before the whole dump has been read and merged, so a bad line anywhere refuses the
+//! import with the store untouched (and the temporary files removed).
 
 use super::engrama::{self, embedding_dimensions, is_flat_envelope, LineKind};
 use super::jsonl::{is_json_line, python_text, same_fields};
-use super::{Aside, Entry, Shape};
+use super::{Aside, Entry, Input, Keep, Shape};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::Record;
+use crate::write::AtomicFile;
+use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// What kind of store the merge writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,71 +97,738 @@ pub struct Counts {
     pub as_nodes: u64,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Change {
     Added,
     Updated,
     Unchanged,
 }
 
-/// One incoming line: its exact text and its fields.
-struct Line {
-    text: String,
-    fields: Map<String, Value>,
+/// The store's tables, in the order a graph store writes them (after its envelope).
+const RECORDS: usize = 0;
+const RELATIONS: usize = 1;
+const VECTORS: usize = 2;
+
+/// Where one line's text lies: in the store file as it was, or in the spool; without its
+/// line feed (which follows it in the spool, and in the store file unless the line ended
+/// with `\r\n` or the file without a line feed).
+#[derive(Debug, Clone, Copy)]
+struct Loc {
+    pos: u64,
+    len: u32,
+    in_store: bool,
 }
 
-impl Line {
-    fn of(record: Record) -> Line {
-        let text = if is_json_line(&record.raw) {
-            record.raw.into_string()
-        } else {
-            python_text(&record.fields)
-        };
-        Line {
-            text,
-            fields: record.fields,
+/// One line made ready for the merge on a decoding thread.
+pub struct Ready {
+    /// Empty for the envelope.
+    identity: String,
+    /// A hash of `identity`: what the merge's index keeps.
+    key: u64,
+    /// The line as the store holds it (empty when `stored` says where it already is).
+    text: String,
+    /// A line of the store file that is kept as its own bytes: where they are.
+    stored: Option<Loc>,
+    /// Where the line starts in its file (for a progress bar).
+    offset: u64,
+}
+
+/// A line of the store or of a dump, ready for [`Store::load`] or [`Store::merge`].
+pub enum Prepared {
+    Envelope {
+        line: Ready,
+        fields: Map<String, Value>,
+    },
+    Line {
+        table: usize,
+        line: Ready,
+        /// A flat record that goes into a graph store as a node line.
+        as_node: bool,
+    },
+}
+
+impl Prepared {
+    /// Byte offset of the line in the file it was read from.
+    pub fn offset(&self) -> u64 {
+        match self {
+            Prepared::Envelope { line, .. } | Prepared::Line { line, .. } => line.offset,
         }
     }
 }
 
-/// Lines in store order (their text only: fields are parsed again from it on the rare
-/// identity hit, which keeps a large store's footprint near its size on disk), with an index
-/// from identity to the first line that has it.
-#[derive(Default)]
-struct Table {
-    lines: Vec<String>,
-    index: HashMap<String, usize>,
+/// The per-line work of an import, shared by the decoding threads: the store's kind (from the
+/// store's first entry, or the dump's when the store is new) and whether the dump is an
+/// engrama dump (from its first entry) are settled by the first entry each file gives, which
+/// the reader works on before any other.
+pub struct Plan {
+    map: FieldMap,
+    dump: String,
+    kind: OnceLock<Kind>,
+    from_engrama: OnceLock<bool>,
+    hasher: DefaultHashBuilder,
+    /// Tests: every identity gets the same hash, so identities that share one are merged apart.
+    #[cfg(test)]
+    one_hash: bool,
 }
 
-impl Table {
-    fn load(&mut self, key: String, text: String) {
-        self.index.entry(key).or_insert(self.lines.len());
-        self.lines.push(text);
+impl Plan {
+    /// `dump` names the dump in messages.
+    pub fn new(map: FieldMap, dump: &str) -> Plan {
+        Plan {
+            map,
+            dump: dump.to_string(),
+            kind: OnceLock::new(),
+            from_engrama: OnceLock::new(),
+            hasher: DefaultHashBuilder::default(),
+            #[cfg(test)]
+            one_hash: false,
+        }
+    }
+
+    /// The store's kind, once the first entry has settled it.
+    pub fn kind(&self) -> Option<Kind> {
+        self.kind.get().copied()
+    }
+
+    fn ready(&self, identity: String, text: String, offset: u64) -> Ready {
+        #[cfg(test)]
+        if self.one_hash {
+            return Ready {
+                identity,
+                key: 0,
+                text,
+                stored: None,
+                offset,
+            };
+        }
+        Ready {
+            key: self.hasher.hash_one(identity.as_str()),
+            identity,
+            text,
+            stored: None,
+            offset,
+        }
+    }
+
+    /// A line of the store file as it is (read in file order).
+    pub fn stored(&self, entry: Entry) -> Prepared {
+        let kind = *self.kind.get_or_init(|| Kind::of_store(&entry));
+        let (aside, record) = match entry {
+            Entry::Aside(aside, record) => (Some(aside), record),
+            Entry::Record(record) => (None, record),
+        };
+        let own_bytes = is_json_line(&record.raw);
+        let text = if own_bytes {
+            String::new()
+        } else {
+            python_text(&record.fields)
+        };
+        let identity = match aside {
+            Some(Aside::EngramaHeader) => String::new(),
+            Some(Aside::Relation) => engrama::relation_identity(&record.fields),
+            Some(Aside::Vector) => engrama::vector_identity(&record.fields),
+            None => record_identity(kind, &self.map, &record.fields),
+        };
+        let mut line = self.ready(identity, text, record.origin.offset);
+        // a line is at most 256 MiB (the reader's limit), so its length fits
+        line.stored = own_bytes.then(|| Loc {
+            pos: record.origin.offset,
+            len: record.raw.len() as u32,
+            in_store: true,
+        });
+        match aside {
+            Some(Aside::EngramaHeader) => Prepared::Envelope {
+                line,
+                fields: record.fields,
+            },
+            Some(Aside::Relation) => Prepared::Line {
+                table: RELATIONS,
+                line,
+                as_node: false,
+            },
+            Some(Aside::Vector) => Prepared::Line {
+                table: VECTORS,
+                line,
+                as_node: false,
+            },
+            None => Prepared::Line {
+                table: RECORDS,
+                line,
+                as_node: false,
+            },
+        }
+    }
+
+    /// A line of the dump: checked, its identity and its text as the store will hold it.
+    pub fn incoming(&self, entry: Entry) -> Result<Prepared> {
+        let from_engrama = *self
+            .from_engrama
+            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+        let kind = *self.kind.get_or_init(|| Kind::for_new_store(&entry));
+        let dump = self.dump.as_str();
+        match entry {
+            Entry::Aside(Aside::EngramaHeader, header) => {
+                let offset = header.origin.offset;
+                let text = line_text(&header);
+                Ok(Prepared::Envelope {
+                    line: self.ready(String::new(), text, offset),
+                    fields: header.fields,
+                })
+            }
+            Entry::Aside(aside, line) => {
+                if kind == Kind::Flat {
+                    return Err(no_place(dump, &line, "relation and vector lines"));
+                }
+                if let Some(line_kind) = LineKind::of_aside(aside) {
+                    engrama::check_line(line_kind, &line, dump)?;
+                }
+                let (table, identity) = match aside {
+                    Aside::Relation => (RELATIONS, engrama::relation_identity(&line.fields)),
+                    _ => (VECTORS, engrama::vector_identity(&line.fields)),
+                };
+                Ok(Prepared::Line {
+                    table,
+                    line: self.ready(identity, line_text(&line), line.origin.offset),
+                    as_node: false,
+                })
+            }
+            Entry::Record(record) => {
+                let offset = record.origin.offset;
+                let (text, identity, as_node) = match (kind, from_engrama) {
+                    (Kind::Graph, true) => {
+                        engrama::check_line(LineKind::Node, &record, dump)?;
+                        let identity = engrama::node_identity(&record.fields);
+                        (line_text(&record), identity, false)
+                    }
+                    (Kind::Graph, false) => {
+                        // as `export --to engrama` makes it, under the default label
+                        let text =
+                            engrama::node_line(&record, engrama::DEFAULT_LABEL, &self.map, dump)?;
+                        let fields = serde_json::from_str(&text).unwrap_or_default();
+                        (text, engrama::node_identity(&fields), true)
+                    }
+                    (Kind::Flat, true) => match engrama::node_properties(&record) {
+                        Some((text, fields)) => {
+                            (text, record_identity(kind, &self.map, &fields), false)
+                        }
+                        None => return Err(no_properties(dump, &record)),
+                    },
+                    (Kind::Flat, false) => {
+                        let identity = record_identity(kind, &self.map, &record.fields);
+                        (line_text(&record), identity, false)
+                    }
+                };
+                Ok(Prepared::Line {
+                    table: RECORDS,
+                    line: self.ready(identity, text, offset),
+                    as_node,
+                })
+            }
+        }
+    }
+}
+
+/// A record's line as the store holds it: its own bytes when they are one JSON line, else its
+/// fields as Python writes them.
+fn line_text(record: &Record) -> String {
+    if is_json_line(&record.raw) {
+        record.raw.to_string()
+    } else {
+        python_text(&record.fields)
+    }
+}
+
+fn record_identity(kind: Kind, map: &FieldMap, fields: &Map<String, Value>) -> String {
+    match kind {
+        Kind::Graph => engrama::node_identity(fields),
+        Kind::Flat => match map.get("record_id", fields).as_deref() {
+            Some(Value::Null) | None => format!("text:{}", python_text(fields)),
+            Some(id) => format!("id:{}", python_text(id)),
+        },
+    }
+}
+
+/// The lines of one part of the store, in order, by place; and the index from identity to the
+/// first line that has it.
+///
+/// Memory: the index keeps a 64-bit hash per identity (not the identity: a store's identities
+/// would take about as much memory as its text), 16 bytes a line with its place. A hash is
+/// only a hint: an identity is compared in full when its hash is found (from the line's text,
+/// read back), and the rare identity whose hash another one holds is indexed by its full text
+/// in `shared`.
+#[derive(Default)]
+struct Table {
+    places: Vec<Loc>,
+    index: HashMap<u64, usize, DefaultHashBuilder>,
+    shared: HashMap<String, usize>,
+}
+
+/// The spool: lines appended as they come, in a temporary file in the store's folder.
+struct Spool {
+    file: AtomicFile,
+    len: u64,
+}
+
+/// A JSONL store being merged into.
+pub struct Store {
+    kind: Kind,
+    map: FieldMap,
+    target: PathBuf,
+    /// The store file as it was: where the lines kept as they are get read back from.
+    file: Option<File>,
+    spool: Option<Spool>,
+    /// Graph stores: the envelope line (first line) and its fields.
+    envelope: Option<(Loc, Map<String, Value>)>,
+    tables: [Table; 3],
+    /// Store lines whose identity's hash an earlier line holds: sorted out by [`Store::settle`]
+    /// once the store is known to be one that import merges into.
+    pending: Vec<(usize, u64, usize, String)>,
+    changed: bool,
+}
+
+impl Store {
+    /// An empty store of `kind` to be written to `target`; `file` is the store file as it is,
+    /// when its lines are loaded.
+    pub fn new(kind: Kind, map: FieldMap, target: &Path, file: Option<File>) -> Store {
+        Store {
+            kind,
+            map,
+            target: target.to_path_buf(),
+            file,
+            spool: None,
+            envelope: None,
+            tables: Default::default(),
+            pending: Vec::new(),
+            changed: false,
+        }
+    }
+
+    /// Read the store file `input` (which `path` names) into a store. `None` when it holds no
+    /// entries. The shape is returned for the caller to refuse the ones import cannot merge
+    /// into; then [`Store::settle`].
+    pub fn load_file(input: &Input, path: &Path, plan: &Plan) -> Result<(Option<Store>, Shape)> {
+        let file = File::open(path).map_err(|e| input.read_error(&e))?;
+        let mut file = Some(file);
+        let mut store: Option<Store> = None;
+        let shape = super::read_parallel(input, &Keep::all(), &|e| Ok(plan.stored(e)), &mut |p| {
+            store
+                .get_or_insert_with(|| {
+                    let kind = plan.kind().unwrap_or(Kind::Flat);
+                    Store::new(kind, plan.map.clone(), path, file.take())
+                })
+                .load(p)
+        })?;
+        Ok((store, shape))
+    }
+
+    /// Merge the dump `input` into `store` (a new store when `None`, taking its kind from the
+    /// dump). `progress` gets the byte offset of each line merged.
+    pub fn merge_file(
+        store: &mut Option<Store>,
+        input: &Input,
+        target: &Path,
+        plan: &Plan,
+        counts: &mut Counts,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<Shape> {
+        super::read_parallel(input, &Keep::all(), &|e| plan.incoming(e), &mut |p| {
+            progress(p.offset());
+            store
+                .get_or_insert_with(|| {
+                    let kind = plan.kind().unwrap_or(Kind::Flat);
+                    Store::new(kind, plan.map.clone(), target, None)
+                })
+                .merge(p, counts)
+        })
+    }
+
+    /// Take in one line of the store file as it is (in file order).
+    pub fn load(&mut self, p: Prepared) -> Result<()> {
+        match p {
+            Prepared::Envelope { line, fields } => {
+                let at = self.place(&line)?;
+                self.envelope = Some((at, fields));
+            }
+            Prepared::Line { table, line, .. } => {
+                let at = self.place(&line)?;
+                let t = &mut self.tables[table];
+                let i = t.places.len();
+                t.places.push(at);
+                if t.index.contains_key(&line.key) {
+                    // the same identity again (the first line keeps it), or another one
+                    self.pending.push((table, line.key, i, line.identity));
+                } else {
+                    t.index.insert(line.key, i);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After the store file is loaded: index by their full identity the lines whose hash
+    /// belongs to another identity.
+    pub fn settle(&mut self) -> Result<()> {
+        for (table, key, i, identity) in std::mem::take(&mut self.pending) {
+            let first = self.tables[table].index[&key];
+            if self.identity_at(table, first)? != identity {
+                self.tables[table].shared.entry(identity).or_insert(i);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// True when the merge changed anything (otherwise the store file need not be rewritten).
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
+    /// Merge one line of a dump. Nothing replaces the store file until [`Store::write`], so
+    /// an error here leaves it as it was.
+    pub fn merge(&mut self, p: Prepared, counts: &mut Counts) -> Result<()> {
+        let (table, line, as_node) = match p {
+            Prepared::Envelope { line, fields } => return self.merge_envelope(line, fields),
+            Prepared::Line {
+                table,
+                line,
+                as_node,
+            } => (table, line, as_node),
+        };
+        if as_node {
+            counts.as_nodes += 1;
+        }
+        let nested = (self.kind == Kind::Graph && table == RECORDS).then_some("properties");
+        let change = self.upsert(table, line, nested)?;
+        if change != Change::Unchanged {
+            self.changed = true;
+        }
+        let (total, new) = match table {
+            RECORDS => {
+                match change {
+                    Change::Added => counts.added += 1,
+                    Change::Updated => counts.updated += 1,
+                    Change::Unchanged => counts.unchanged += 1,
+                }
+                return Ok(());
+            }
+            RELATIONS => (&mut counts.relations, &mut counts.relations_new),
+            _ => (&mut counts.vectors, &mut counts.vectors_new),
+        };
+        *total += 1;
+        if change == Change::Added {
+            *new += 1;
+        }
+        Ok(())
     }
 
     /// Put `incoming` in: new identity → appended; known → the existing line takes the
     /// incoming fields (`nested` names an object merged key by key rather than replaced).
-    fn upsert(&mut self, key: String, incoming: Line, nested: Option<&str>) -> Change {
-        let Some(&i) = self.index.get(&key) else {
-            self.index.insert(key, self.lines.len());
-            self.lines.push(incoming.text);
-            return Change::Added;
-        };
-        if self.lines[i] == incoming.text {
-            return Change::Unchanged;
+    fn upsert(&mut self, table: usize, incoming: Ready, nested: Option<&str>) -> Result<Change> {
+        let mut shared = false;
+        if let Some(&first) = self.tables[table].index.get(&incoming.key) {
+            let mut at = Some(first);
+            let mut text = self.text_at(table, first)?;
+            if text == incoming.text {
+                return Ok(Change::Unchanged);
+            }
+            let mut existing: Map<String, Value> = parse(&text);
+            if self.identity_of(table, &existing) != incoming.identity {
+                // another identity has this hash: this one is indexed by its full text
+                shared = true;
+                at = self.tables[table].shared.get(&incoming.identity).copied();
+                if let Some(i) = at {
+                    text = self.text_at(table, i)?;
+                    if text == incoming.text {
+                        return Ok(Change::Unchanged);
+                    }
+                    existing = parse(&text);
+                }
+            }
+            if let Some(i) = at {
+                return self.update(table, i, &existing, incoming, nested);
+            }
         }
-        // The store's lines are JSON objects (they were read as such, or written by us).
-        let existing: Map<String, Value> = serde_json::from_str(&self.lines[i]).unwrap_or_default();
-        let merged = overlay(&existing, &incoming.fields, nested);
-        if same_fields(&merged, &existing) {
-            Change::Unchanged
-        } else if same_fields(&merged, &incoming.fields) {
-            self.lines[i] = incoming.text;
-            Change::Updated
+        let at = self.append(&incoming.text)?;
+        let t = &mut self.tables[table];
+        let i = t.places.len();
+        t.places.push(at);
+        if shared {
+            t.shared.insert(incoming.identity, i);
         } else {
-            self.lines[i] = python_text(&merged);
-            Change::Updated
+            t.index.insert(incoming.key, i);
+        }
+        Ok(Change::Added)
+    }
+
+    /// Line `i` takes the incoming fields over its own.
+    fn update(
+        &mut self,
+        table: usize,
+        i: usize,
+        existing: &Map<String, Value>,
+        incoming: Ready,
+        nested: Option<&str>,
+    ) -> Result<Change> {
+        let fields = parse(&incoming.text);
+        let merged = overlay(existing, &fields, nested);
+        if same_fields(&merged, existing) {
+            return Ok(Change::Unchanged);
+        }
+        let at = if same_fields(&merged, &fields) {
+            self.append(&incoming.text)?
+        } else {
+            self.append(&python_text(&merged))?
+        };
+        self.tables[table].places[i] = at;
+        Ok(Change::Updated)
+    }
+
+    fn identity_of(&self, table: usize, fields: &Map<String, Value>) -> String {
+        match table {
+            RECORDS => record_identity(self.kind, &self.map, fields),
+            RELATIONS => engrama::relation_identity(fields),
+            _ => engrama::vector_identity(fields),
         }
     }
+
+    fn identity_at(&mut self, table: usize, i: usize) -> Result<String> {
+        let text = self.text_at(table, i)?;
+        Ok(self.identity_of(table, &parse(&text)))
+    }
+
+    /// The store's envelope follows the newest dump, except that a dump without embeddings
+    /// does not take away the dimensions of vectors the store keeps.
+    fn merge_envelope(&mut self, line: Ready, fields: Map<String, Value>) -> Result<()> {
+        if self.kind != Kind::Graph {
+            return Ok(());
+        }
+        match &self.envelope {
+            Some((_, old)) if same_fields(old, &fields) => {}
+            Some((_, old))
+                if embedding_dimensions(&fields) == 0
+                    && embedding_dimensions(old) != 0
+                    && !self.tables[VECTORS].places.is_empty() => {}
+            _ => {
+                let at = self.place(&line)?;
+                self.envelope = Some((at, fields));
+                self.changed = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where a line is: its own bytes in the store file, or appended to the spool.
+    fn place(&mut self, line: &Ready) -> Result<Loc> {
+        match line.stored {
+            Some(at) => Ok(at),
+            None => self.append(&line.text),
+        }
+    }
+
+    /// Append a line to the spool (made on the first line).
+    fn append(&mut self, text: &str) -> Result<Loc> {
+        let spool = match &mut self.spool {
+            Some(spool) => spool,
+            None => self.spool.insert(Spool {
+                file: AtomicFile::create(&self.target)?,
+                len: 0,
+            }),
+        };
+        let len = u32::try_from(text.len()).map_err(|_| too_long(&self.target))?;
+        let w = spool.file.writer();
+        w.write_all(text.as_bytes())
+            .and_then(|()| w.write_all(b"\n"))
+            .map_err(|e| write_error(&self.target, &e))?;
+        let at = Loc {
+            pos: spool.len,
+            len,
+            in_store: false,
+        };
+        spool.len += u64::from(len) + 1;
+        Ok(at)
+    }
+
+    /// The text of line `i` of a table.
+    fn text_at(&mut self, table: usize, i: usize) -> Result<String> {
+        let at = self.tables[table].places[i];
+        self.read(at).map_err(|e| write_error(&self.target, &e))
+    }
+
+    fn read(&mut self, at: Loc) -> io::Result<String> {
+        let mut buf = vec![0u8; at.len as usize];
+        if at.in_store {
+            let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
+            read_at(file, at.pos, &mut buf)?;
+        } else {
+            let spool = self.spool.as_mut().ok_or(io::ErrorKind::NotFound)?;
+            let w = spool.file.writer();
+            // the spool's last lines may still be in its buffer
+            let flushed = spool.len - w.buffer().len() as u64;
+            if at.pos >= flushed {
+                let from = (at.pos - flushed) as usize;
+                let len = buf.len();
+                buf.copy_from_slice(&w.buffer()[from..from + len]);
+            } else {
+                if at.pos + u64::from(at.len) > flushed {
+                    w.flush()?;
+                }
+                read_at(w.get_ref(), at.pos, &mut buf)?;
+            }
+        }
+        String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+
+    /// Write the store over its file, atomically: graph stores as engrama orders a dump
+    /// (envelope, nodes, relations, vectors), flat stores one record per line.
+    pub fn write(mut self) -> Result<()> {
+        let envelope = match (self.kind, &self.envelope) {
+            (Kind::Graph, Some((at, _))) => Some(*at),
+            _ => None,
+        };
+        let places = || {
+            envelope
+                .into_iter()
+                .chain(self.tables.iter().flat_map(|t| t.places.iter().copied()))
+        };
+        // The spool is the new store when it holds every line once, in order, and nothing else
+        let mut next = 0;
+        let in_order = places().all(|at| {
+            let ok = !at.in_store && at.pos == next;
+            next = at.pos + u64::from(at.len) + 1;
+            ok
+        });
+        if in_order && next == self.spool.as_ref().map_or(0, |s| s.len) {
+            return match self.spool.take() {
+                Some(spool) => spool.file.commit(),
+                None => AtomicFile::create(&self.target)?.commit(),
+            };
+        }
+        let mut out = AtomicFile::create(&self.target)?;
+        let target = self.target.clone();
+        let failed = |e: io::Error| write_error(&target, &e);
+        let spool = match &mut self.spool {
+            Some(spool) => {
+                let w = spool.file.writer();
+                w.flush().map_err(failed)?;
+                Some(Reader::new(w.get_ref()).map_err(failed)?)
+            }
+            None => None,
+        };
+        let store = match &self.file {
+            Some(file) => Some(Reader::new(file).map_err(failed)?),
+            None => None,
+        };
+        let mut sources = [spool, store];
+        let w = out.writer();
+        // consecutive lines of one file go in one copy
+        let mut run: Option<(bool, u64, u64)> = None;
+        let mut copy = |run: (bool, u64, u64)| -> io::Result<()> {
+            let (in_store, start, end) = run;
+            let source = sources[usize::from(in_store)]
+                .as_mut()
+                .ok_or(io::ErrorKind::NotFound)?;
+            source.copy(start, end, w)?;
+            w.write_all(b"\n")
+        };
+        for at in places() {
+            let end = at.pos + u64::from(at.len);
+            match &mut run {
+                Some((in_store, _, run_end))
+                    if *in_store == at.in_store && *run_end + 1 == at.pos =>
+                {
+                    *run_end = end;
+                }
+                _ => {
+                    if let Some(done) = run.replace((at.in_store, at.pos, end)) {
+                        copy(done).map_err(failed)?;
+                    }
+                }
+            }
+        }
+        if let Some(done) = run {
+            copy(done).map_err(failed)?;
+        }
+        out.commit()
+    }
+}
+
+/// A file read in order, with the odd step back (a line replaced later in the spool).
+struct Reader<'a> {
+    inner: BufReader<&'a File>,
+    pos: u64,
+}
+
+impl<'a> Reader<'a> {
+    fn new(file: &'a File) -> io::Result<Reader<'a>> {
+        let mut inner = BufReader::with_capacity(1 << 20, file);
+        inner.seek(SeekFrom::Start(0))?;
+        Ok(Reader { inner, pos: 0 })
+    }
+
+    /// Copy bytes `start..end` to `out`.
+    fn copy(&mut self, start: u64, end: u64, out: &mut dyn Write) -> io::Result<()> {
+        if start != self.pos {
+            self.inner.seek_relative(start as i64 - self.pos as i64)?;
+            self.pos = start;
+        }
+        while self.pos < end {
+            let buf = self.inner.fill_buf()?;
+            if buf.is_empty() {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            let n = buf.len().min((end - self.pos) as usize);
+            out.write_all(&buf[..n])?;
+            self.inner.consume(n);
+            self.pos += n as u64;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, pos)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<()> {
+    // seek_read moves the file's cursor: put it back for the writer that shares it
+    let mut f = file;
+    let back = f.stream_position()?;
+    let mut done = 0;
+    while done < buf.len() {
+        match std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], pos + done as u64)? {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n => done += n,
+        }
+    }
+    f.seek(SeekFrom::Start(back))?;
+    Ok(())
+}
+
+/// The store's lines are JSON objects (they were read as such, or written by us).
+fn parse(text: &str) -> Map<String, Value> {
+    serde_json::from_str(text).unwrap_or_default()
+}
+
+fn write_error(target: &Path, e: &io::Error) -> VercyError {
+    VercyError::Write {
+        path: target.display().to_string(),
+        reason: super::input_reason(e),
+    }
+}
+
+fn too_long(target: &Path) -> VercyError {
+    write_error(
+        target,
+        &io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a merged line longer than 4 GiB",
+        ),
+    )
 }
 
 /// `existing` with every incoming field set over it (keys keep their place; new keys go last).
@@ -168,201 +850,6 @@ fn overlay(
         out.insert(k.clone(), v.clone());
     }
     out
-}
-
-/// A JSONL store being merged into.
-pub struct Store {
-    kind: Kind,
-    map: FieldMap,
-    /// Graph stores: the envelope line (first line).
-    envelope: Option<Line>,
-    records: Table,
-    relations: Table,
-    vectors: Table,
-    changed: bool,
-}
-
-impl Store {
-    /// An empty store of `kind`.
-    pub fn new(kind: Kind, map: FieldMap) -> Store {
-        Store {
-            kind,
-            map,
-            envelope: None,
-            records: Table::default(),
-            relations: Table::default(),
-            vectors: Table::default(),
-            changed: false,
-        }
-    }
-
-    /// Take in one entry of the store file as it is (in file order).
-    pub fn load(&mut self, entry: Entry) {
-        match entry {
-            Entry::Aside(Aside::EngramaHeader, h) => self.envelope = Some(Line::of(h)),
-            Entry::Aside(Aside::Relation, r) => {
-                let key = engrama::relation_identity(&r.fields);
-                self.relations.load(key, Line::of(r).text);
-            }
-            Entry::Aside(Aside::Vector, v) => {
-                let key = engrama::vector_identity(&v.fields);
-                self.vectors.load(key, Line::of(v).text);
-            }
-            Entry::Record(r) => {
-                let line = Line::of(r);
-                let key = self.record_identity(&line);
-                self.records.load(key, line.text);
-            }
-        }
-    }
-
-    pub fn kind(&self) -> Kind {
-        self.kind
-    }
-
-    /// True when the merge changed anything (otherwise the store file need not be rewritten).
-    pub fn changed(&self) -> bool {
-        self.changed
-    }
-
-    fn record_identity(&self, line: &Line) -> String {
-        match self.kind {
-            Kind::Graph => engrama::node_identity(&line.fields),
-            Kind::Flat => match self.map.get("record_id", &line.fields).as_deref() {
-                Some(Value::Null) | None => format!("text:{}", python_text(&line.fields)),
-                Some(id) => format!("id:{}", python_text(id)),
-            },
-        }
-    }
-
-    /// Merge one entry of a dump (`from_engrama`: the dump is an engrama dump). Nothing is
-    /// written until the whole dump has been merged, so an error here leaves the store file
-    /// as it was.
-    pub fn merge(
-        &mut self,
-        entry: Entry,
-        from_engrama: bool,
-        dump_name: &str,
-        counts: &mut Counts,
-    ) -> Result<()> {
-        {
-            match entry {
-                Entry::Aside(Aside::EngramaHeader, header) => self.merge_envelope(header),
-                Entry::Aside(kind, line) => {
-                    if self.kind == Kind::Flat {
-                        return Err(no_place(dump_name, &line, "relation and vector lines"));
-                    }
-                    if let Some(line_kind) = LineKind::of_aside(kind) {
-                        engrama::check_line(line_kind, &line, dump_name)?;
-                    }
-                    let (table, key, total, new) = match kind {
-                        Aside::Relation => (
-                            &mut self.relations,
-                            engrama::relation_identity(&line.fields),
-                            &mut counts.relations,
-                            &mut counts.relations_new,
-                        ),
-                        _ => (
-                            &mut self.vectors,
-                            engrama::vector_identity(&line.fields),
-                            &mut counts.vectors,
-                            &mut counts.vectors_new,
-                        ),
-                    };
-                    *total += 1;
-                    match table.upsert(key, Line::of(line), None) {
-                        Change::Added => {
-                            *new += 1;
-                            self.changed = true;
-                        }
-                        Change::Updated => self.changed = true,
-                        Change::Unchanged => {}
-                    }
-                }
-                Entry::Record(record) => {
-                    let line = match (self.kind, from_engrama) {
-                        (Kind::Graph, true) => {
-                            engrama::check_line(LineKind::Node, &record, dump_name)?;
-                            Line::of(record)
-                        }
-                        (Kind::Graph, false) => {
-                            // as `export --to engrama` makes it, under the default label
-                            let text = engrama::node_line(
-                                &record,
-                                engrama::DEFAULT_LABEL,
-                                &self.map,
-                                dump_name,
-                            )?;
-                            counts.as_nodes += 1;
-                            Line {
-                                fields: serde_json::from_str(&text).unwrap_or_default(),
-                                text,
-                            }
-                        }
-                        (Kind::Flat, true) => match engrama::node_properties(&record) {
-                            Some((text, fields)) => Line { text, fields },
-                            None => return Err(no_properties(dump_name, &record)),
-                        },
-                        (Kind::Flat, false) => Line::of(record),
-                    };
-                    let key = self.record_identity(&line);
-                    let nested = (self.kind == Kind::Graph).then_some("properties");
-                    match self.records.upsert(key, line, nested) {
-                        Change::Added => {
-                            counts.added += 1;
-                            self.changed = true;
-                        }
-                        Change::Updated => {
-                            counts.updated += 1;
-                            self.changed = true;
-                        }
-                        Change::Unchanged => counts.unchanged += 1,
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// The store's envelope follows the newest dump, except that a dump without embeddings
-    /// does not take away the dimensions of vectors the store keeps.
-    fn merge_envelope(&mut self, header: Record) {
-        if self.kind != Kind::Graph {
-            return;
-        }
-        let incoming = Line::of(header);
-        match &self.envelope {
-            Some(old) if same_fields(&old.fields, &incoming.fields) => {}
-            Some(old)
-                if embedding_dimensions(&incoming.fields) == 0
-                    && embedding_dimensions(&old.fields) != 0
-                    && !self.vectors.lines.is_empty() => {}
-            _ => {
-                self.envelope = Some(incoming);
-                self.changed = true;
-            }
-        }
-    }
-
-    /// Write the store: graph stores as engrama orders a dump (envelope, nodes, relations,
-    /// vectors), flat stores one record per line.
-    pub fn write(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut put = |text: &str| -> io::Result<()> {
-            out.write_all(text.as_bytes())?;
-            out.write_all(b"\n")
-        };
-        if self.kind == Kind::Graph {
-            if let Some(envelope) = &self.envelope {
-                put(&envelope.text)?;
-            }
-        }
-        for table in [&self.records, &self.relations, &self.vectors] {
-            for line in &table.lines {
-                put(line)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Relation and vector lines have no place in a flat store; refusing keeps them from being lost.
@@ -395,21 +882,33 @@ fn no_properties(dump: &str, node: &Record) -> VercyError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Origin;
 
-    fn entry(line: &str, aside: Option<Aside>) -> Entry {
-        let fields: Map<String, Value> = serde_json::from_str(line).unwrap();
-        let record = Record::new(fields, line, Origin::default());
-        match aside {
-            Some(kind) => Entry::Aside(kind, record),
-            None => Entry::Record(record),
+    /// Import `dump` into a store holding `store` (a new one when `None`): the store's text
+    /// afterwards, the counts, and whether anything changed.
+    fn import_with(plan: Plan, store: Option<&str>, dump: &str) -> (String, Counts, bool) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.jsonl");
+        let mut merged = None;
+        if let Some(text) = store {
+            std::fs::write(&path, text).unwrap();
+            let input = Input::new(path.to_str().unwrap());
+            merged = Store::load_file(&input, &path, &plan).unwrap().0;
+            merged.as_mut().unwrap().settle().unwrap();
         }
+        let mut counts = Counts::default();
+        let input = Input::from_bytes("d", dump.as_bytes().to_vec());
+        Store::merge_file(&mut merged, &input, &path, &plan, &mut counts, &mut |_| {}).unwrap();
+        let merged = merged.unwrap();
+        let changed = merged.changed();
+        merged.write().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // nothing is left beside the store
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        (text, counts, changed)
     }
 
-    fn text(store: &Store) -> String {
-        let mut out = Vec::new();
-        store.write(&mut out).unwrap();
-        String::from_utf8(out).unwrap()
+    fn import(store: Option<&str>, dump: &str) -> (String, Counts, bool) {
+        import_with(Plan::new(FieldMap::identity(), "d"), store, dump)
     }
 
     const ENV4: &str = r#"{"engrama_export": 1, "exported_at": "a", "embedding_dimensions": 4}"#;
@@ -419,75 +918,81 @@ mod tests {
 
     #[test]
     fn a_dump_without_embeddings_keeps_the_dimensions_of_kept_vectors() {
-        let mut store = Store::new(Kind::Graph, FieldMap::identity());
-        store.load(entry(ENV4, Some(Aside::EngramaHeader)));
-        store.load(entry(VEC, Some(Aside::Vector)));
-        let mut counts = Counts::default();
-        store
-            .merge(
-                entry(ENV0, Some(Aside::EngramaHeader)),
-                true,
-                "d",
-                &mut counts,
-            )
-            .unwrap();
-        assert!(!store.changed());
-        assert!(text(&store).starts_with(ENV4));
+        let store = format!("{ENV4}\n{VEC}\n");
+        let (text, _, changed) = import(Some(&store), &format!("{ENV0}\n"));
+        assert!(!changed);
+        assert_eq!(text, store);
         // without vectors to keep, the envelope follows the newer dump
-        let mut bare = Store::new(Kind::Graph, FieldMap::identity());
-        bare.load(entry(ENV4, Some(Aside::EngramaHeader)));
-        bare.merge(
-            entry(ENV0, Some(Aside::EngramaHeader)),
-            true,
-            "d",
-            &mut counts,
-        )
-        .unwrap();
-        assert!(bare.changed());
-        assert_eq!(text(&bare), format!("{ENV0}\n"));
+        let (text, _, changed) = import(Some(&format!("{ENV4}\n")), &format!("{ENV0}\n"));
+        assert!(changed);
+        assert_eq!(text, format!("{ENV0}\n"));
     }
 
     #[test]
     fn records_without_an_id_are_the_same_record_when_their_content_is() {
-        let mut store = Store::new(Kind::Flat, FieldMap::identity());
-        store.load(entry(r#"{"note":"a","valid_from":"2025-01-01"}"#, None));
-        let mut counts = Counts::default();
-        for line in [
-            r#"{"note": "a", "valid_from": "2025-01-01"}"#,
-            r#"{"note": "b"}"#,
-            r#"{"note": "b"}"#,
-        ] {
-            store
-                .merge(entry(line, None), false, "d", &mut counts)
-                .unwrap();
-        }
+        let (text, counts, _) = import(
+            Some("{\"note\":\"a\",\"valid_from\":\"2025-01-01\"}\n"),
+            "{\"note\": \"a\", \"valid_from\": \"2025-01-01\"}\n{\"note\": \"b\"}\n{\"note\": \"b\"}\n",
+        );
         assert_eq!((counts.added, counts.updated, counts.unchanged), (1, 0, 2));
         assert_eq!(
-            text(&store),
+            text,
             "{\"note\":\"a\",\"valid_from\":\"2025-01-01\"}\n{\"note\": \"b\"}\n"
         );
     }
 
     #[test]
     fn incoming_fields_go_over_the_existing_ones_in_place() {
-        let mut store = Store::new(Kind::Flat, FieldMap::identity());
-        store.load(entry(
-            r#"{"record_id":"a","x":1,"valid_to":null,"keep":true}"#,
-            None,
-        ));
-        let mut counts = Counts::default();
-        store
-            .merge(
-                entry(r#"{"valid_to": "2026-03-31T00:00:00.000000001-08:00", "record_id": "a", "y": 2}"#, None),
-                false,
-                "d",
-                &mut counts,
-            )
-            .unwrap();
+        let (text, counts, _) = import(
+            Some("{\"record_id\":\"a\",\"x\":1,\"valid_to\":null,\"keep\":true}\n"),
+            "{\"valid_to\": \"2026-03-31T00:00:00.000000001-08:00\", \"record_id\": \"a\", \"y\": 2}\n",
+        );
         assert_eq!(counts.updated, 1);
         assert_eq!(
-            text(&store),
+            text,
             "{\"record_id\": \"a\", \"x\": 1, \"valid_to\": \"2026-03-31T00:00:00.000000001-08:00\", \"keep\": true, \"y\": 2}\n"
         );
+    }
+
+    /// A store with a byte-order mark, CRLF line ends, blank lines, no final line feed, and
+    /// lines that are not kept as their own bytes, merged with updates, repeats and new lines.
+    const STORE: &str = "\u{feff}{\"record_id\":\"a\",\"v\":1}\r\n\n{\"record_id\":\"b\",\"v\":2}\n  {\"record_id\":\"c\",\r\"v\":3}\n{\"record_id\":\"a\",\"v\":9}\n{\"record_id\":\"d\",\"v\":4}";
+    const DUMP: &str = "{\"record_id\":\"e\",\"v\":5}\n{\"record_id\":\"b\",\"v\":2}\n{\"record_id\":\"d\",\"w\":0}\n{\"record_id\":\"e\",\"v\":6}\n{\"record_id\":\"a\",\"v\":1}\n{\"record_id\":\"c\",\"v\":7}\n{\"record_id\":\"f\"}\n";
+    const MERGED: &str = "{\"record_id\":\"a\",\"v\":1}\n{\"record_id\":\"b\",\"v\":2}\n{\"record_id\":\"c\",\"v\":7}\n{\"record_id\":\"a\",\"v\":9}\n{\"record_id\": \"d\", \"v\": 4, \"w\": 0}\n{\"record_id\":\"e\",\"v\":6}\n{\"record_id\":\"f\"}\n";
+
+    #[test]
+    fn lines_are_read_back_from_where_they_are() {
+        let (text, counts, changed) = import(Some(STORE), DUMP);
+        assert!(changed);
+        assert_eq!(text, MERGED);
+        assert_eq!((counts.added, counts.updated, counts.unchanged), (2, 3, 2));
+    }
+
+    #[test]
+    fn identities_that_share_a_hash_stay_apart() {
+        let mut plan = Plan::new(FieldMap::identity(), "d");
+        plan.one_hash = true;
+        let (text, counts, _) = import_with(plan, Some(STORE), DUMP);
+        assert_eq!(text, MERGED);
+        assert_eq!((counts.added, counts.updated, counts.unchanged), (2, 3, 2));
+    }
+
+    #[test]
+    fn a_new_store_from_a_dump_in_order_is_the_dump() {
+        let dump = format!(
+            "{ENV4}\n{}\n{}\n{VEC}\n",
+            r#"{"type": "node", "label": "C", "key_field": "name", "key_value": "x", "properties": {"name": "x"}}"#,
+            r#"{"type": "relation", "from_label": "C", "from_key": "name", "from_value": "x", "rel_type": "R", "to_label": "C", "to_key": "name", "to_value": "x"}"#,
+        );
+        let (text, counts, _) = import(None, &dump);
+        assert_eq!(text, dump);
+        assert_eq!(
+            (counts.added, counts.relations_new, counts.vectors_new),
+            (1, 1, 1)
+        );
+        // the same lines out of engrama's order are put in it
+        let lines: Vec<&str> = dump.lines().collect();
+        let shuffled = format!("{}\n{}\n{}\n{}\n", lines[0], lines[3], lines[2], lines[1]);
+        assert_eq!(import(None, &shuffled).0, dump);
     }
 }
