@@ -13,12 +13,12 @@ use crate::output;
 use crate::profile::Profile;
 use crate::record::{is_truthy, py_number, py_str, Record};
 use crate::select::{self, Criteria, Supersession, SupersessionBuilder, Tally, Verdict};
-use crate::store::compact::{self, Cell};
+use crate::store::compact::{self, Cell, Kind, LineWriter};
 use crate::store::{self, Aside, Entry, Input, Keep, KeySlots, Shape};
 use crate::time;
 use crate::write::Sink;
 use crate::Outcome;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
@@ -151,6 +151,8 @@ pub fn write_lines(
         order,
         plain: Plain::new(given, order, criteria, inverse_supersedes, with_records),
         input_name: &input.display,
+        engrama_keys: role_keys(&engrama_map()?, order),
+        engrama_keep: Keep::keys(role_keys(&engrama_map()?, order)),
     };
     let mut tally = Tally::default();
     let mut visit = |done: Option<Encoded>| -> Result<()> {
@@ -159,7 +161,7 @@ pub fn write_lines(
         };
         tally.count(done.verdict);
         match &done.line {
-            Some(text) => emit(done.record.as_ref(), text),
+            Some(text) => emit(done.record.as_deref(), text),
             None => Ok(()),
         }
     };
@@ -178,11 +180,14 @@ pub fn write_lines(
             let work = |entry: Entry| -> Result<Option<Encoded>> {
                 match entry {
                     Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
-                        let _ = engrama.set(FieldMap::parse(&["engrama".to_string()])?);
+                        let _ = engrama.set(engrama_map()?);
                         Ok(None)
                     }
                     Entry::Aside(..) => Ok(None),
                     Entry::Record(record) => match engrama.get() {
+                        Some(map) if encoder.plain.is_some() => encoder
+                            .encode(map, encoder.rebuild(record)?, false)
+                            .map(Some),
                         Some(map) => encoder.encode(map, record, with_records).map(Some),
                         None if encoder.plain.is_some() => encoder.encode_plain(record).map(Some),
                         None => encoder.encode(given, record, with_records).map(Some),
@@ -204,7 +209,7 @@ pub fn write_lines(
 struct Encoded {
     verdict: Verdict,
     line: Option<String>,
-    record: Option<Record>,
+    record: Option<Box<Record>>,
 }
 
 /// Turns records into lines, on any thread.
@@ -216,6 +221,9 @@ struct Encoder<'a> {
     /// Set when the line can be written straight from the record's text (see [`Plain`]).
     plain: Option<Plain>,
     input_name: &'a str,
+    /// The keys the engrama map reads, and a reader's set of them.
+    engrama_keys: Vec<String>,
+    engrama_keep: Keep,
 }
 
 /// The fast path: no selection, no inverse map, no records handed on, and a map that reads
@@ -228,6 +236,8 @@ struct Plain {
     slots: KeySlots,
     /// The slot of each field of the order.
     slot_of: Vec<usize>,
+    /// How each field of the order is written.
+    kinds: Vec<Kind>,
 }
 
 impl Plain {
@@ -256,6 +266,7 @@ impl Plain {
             keys,
             slots,
             slot_of,
+            kinds: order.iter().map(|f| compact::kind(f)).collect(),
         })
     }
 }
@@ -269,23 +280,36 @@ impl Encoder<'_> {
         if with_records {
             return Keep::all();
         }
-        let engrama_keys = || -> Vec<String> {
-            if map_given {
-                return Vec::new();
-            }
-            FieldMap::parse(&["engrama".to_string()])
-                .map_or_else(|_| Vec::new(), |m| role_keys(&m, self.order))
-        };
         match &self.plain {
-            Some(plain) => engrama_keys()
-                .iter()
-                .fold(Keep::slots(plain.slots.clone()), |keep, key| keep.with(key)),
+            // an engrama dump's node lines are decoded again from their text (`rebuild`)
+            Some(plain) => Keep::slots(plain.slots.clone()),
+            None if map_given => Keep::keys(role_keys(given, self.order)),
             None => Keep::keys(
                 role_keys(given, self.order)
                     .into_iter()
-                    .chain(engrama_keys()),
+                    .chain(self.engrama_keys.iter().cloned()),
             ),
         }
+    }
+
+    /// A record the fast path's reader built nothing of, when the store turns out to be an
+    /// engrama dump: the keys the engrama map reads, from the line's text (validated already).
+    fn rebuild(&self, mut record: Record) -> Result<Record> {
+        let keep = &self.engrama_keep;
+        record.fields = match keep.decode_object(&record.raw) {
+            Some(decoded) => decoded.fields,
+            None => {
+                let value: Value = serde_json::from_str(&record.raw).map_err(|e| {
+                    store::json_error(self.input_name, &record.raw, record.origin.line, &e)
+                })?;
+                match value {
+                    Value::Object(fields) => keep.trimmed(fields).fields,
+                    _ => Map::new(),
+                }
+            }
+        };
+        record.spans = None;
+        Ok(record)
     }
 
     /// Judge a record read through `map` and write its line when kept.
@@ -303,7 +327,7 @@ impl Encoder<'_> {
         Ok(Encoded {
             verdict,
             line,
-            record: with_record.then_some(record),
+            record: with_record.then(|| Box::new(record)),
         })
     }
 
@@ -315,9 +339,11 @@ impl Encoder<'_> {
         let mut line = String::with_capacity(record.raw.len());
         match &record.spans {
             Some(_) => {
-                let texts: Vec<Option<&str>> =
-                    plain.slot_of.iter().map(|&s| record.span_text(s)).collect();
-                self.write_raw(&mut line, &record, &texts)?;
+                let mut writer = LineWriter::new(&mut line);
+                for (&slot, &kind) in plain.slot_of.iter().zip(&plain.kinds) {
+                    self.raw_cell(&mut writer, &record, record.span_text(slot), kind)?;
+                }
+                writer.finish();
             }
             None => {
                 // decoded whole (a store's first line, an array element, a compact line): when
@@ -346,42 +372,39 @@ impl Encoder<'_> {
         })
     }
 
-    /// Write a line from each field's JSON text (`None`: absent): a string without escapes
-    /// is taken as it stands, null is null, anything else is decoded first.
-    fn write_raw(&self, line: &mut String, record: &Record, texts: &[Option<&str>]) -> Result<()> {
-        let simple = |text: &str| text == "null" || (text.starts_with('"') && !text.contains('\\'));
-        let mut decoded: Vec<Option<Value>> = Vec::new();
-        if texts.iter().flatten().any(|t| !simple(t)) {
-            for text in texts {
-                decoded.push(match text {
-                    Some(t) if !simple(t) => Some(serde_json::from_str(t).map_err(|e| {
-                        store::json_error(self.input_name, &record.raw, record.origin.line, &e)
-                    })?),
-                    _ => None,
-                });
+    /// Write one field from its JSON text (`None`: absent): a string without escapes is taken
+    /// as it stands (nearly every value), null is null, anything else is decoded first.
+    fn raw_cell(
+        &self,
+        writer: &mut LineWriter,
+        record: &Record,
+        text: Option<&str>,
+        kind: Kind,
+    ) -> Result<()> {
+        match text {
+            None => writer.cell(Cell::Absent, kind),
+            Some("null") => writer.cell(Cell::Value(&Value::Null), kind),
+            Some(t)
+                if t.len() >= 2
+                    && t.starts_with('"')
+                    && memchr::memchr(b'\\', t.as_bytes()).is_none() =>
+            {
+                writer.cell(Cell::Text(&t[1..t.len() - 1]), kind)
+            }
+            Some(t) => {
+                let value: Value = serde_json::from_str(t).map_err(|e| {
+                    store::json_error(self.input_name, &record.raw, record.origin.line, &e)
+                })?;
+                writer.cell(Cell::Value(&value), kind);
             }
         }
-        compact::write_line(
-            line,
-            texts
-                .iter()
-                .enumerate()
-                .zip(self.order)
-                .map(|((i, text), field)| {
-                    let cell = match text {
-                        None => Cell::Absent,
-                        Some("null") => Cell::Value(&Value::Null),
-                        Some(t) => match decoded.get(i).and_then(Option::as_ref) {
-                            Some(value) => Cell::Value(value),
-                            // a string without escapes: its text between the quotes
-                            None => Cell::Text(&t[1..t.len() - 1]),
-                        },
-                    };
-                    (cell, field.as_str())
-                }),
-        );
         Ok(())
     }
+}
+
+/// The engrama map, which an engrama dump reads through unless `--map` was given.
+fn engrama_map() -> Result<FieldMap> {
+    FieldMap::parse(&["engrama".to_string()])
 }
 
 /// The top-level keys the roles of the order, selection and the first pass read through a map.
@@ -416,7 +439,7 @@ fn read_store(
 ) -> Result<Shape> {
     store::read(input, &mut |entry| match entry {
         Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
-            map = FieldMap::parse(&["engrama".to_string()])?;
+            map = engrama_map()?;
             Ok(())
         }
         Entry::Record(record) => visit(&map, record),

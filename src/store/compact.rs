@@ -41,9 +41,9 @@ use serde_json::{Map, Value};
 /// The first characters of a compact file's header line.
 pub const HEADER_PREFIX: &str = "# record_id|";
 
-/// How a field is written and read back.
+/// How a field is written and read back ([`kind`] of its name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     /// Text; a list is joined with `,` and reads back as one string.
     Text,
     /// valid_to: a bare `~` is null (the interval is open).
@@ -54,7 +54,7 @@ enum Kind {
     OneOrMany,
 }
 
-fn kind(field: &str) -> Kind {
+pub fn kind(field: &str) -> Kind {
     match field {
         "valid_to" => Kind::Open,
         "release_to" => Kind::List,
@@ -99,32 +99,64 @@ pub enum Cell<'a> {
 }
 
 /// Append one record's line (without its newline) to `out`: each cell with its field's name,
-/// in order. The same text as [`line()`], built in place: nothing is allocated unless a value
-/// is neither a string nor null.
+/// in order. The same text as [`line()`], built in place.
 pub fn write_line<'a>(out: &mut String, cells: impl IntoIterator<Item = (Cell<'a>, &'a str)>) {
-    let start = out.len();
-    // the end of the last field that is not empty: trailing empty fields are dropped
-    let mut end = start;
-    for (i, (value, field)) in cells.into_iter().enumerate() {
-        if i > 0 {
+    let mut line = LineWriter::new(out);
+    for (cell, field) in cells {
+        line.cell(cell, kind(field));
+    }
+    line.finish();
+}
+
+/// Builds one record's line in place, a field at a time ([`write_line`] with the cells handed
+/// over one by one, so a caller can decode a value just before its cell and drop it after).
+/// Nothing is allocated unless a value is neither a string nor null.
+pub struct LineWriter<'o> {
+    out: &'o mut String,
+    start: usize,
+    /// The end of the last field that is not empty: trailing empty fields are dropped.
+    end: usize,
+    first: bool,
+}
+
+impl<'o> LineWriter<'o> {
+    pub fn new(out: &'o mut String) -> Self {
+        let start = out.len();
+        LineWriter {
+            out,
+            start,
+            end: start,
+            first: true,
+        }
+    }
+
+    /// The next field's value, with the field's [`kind`] (which says how it is written).
+    pub fn cell(&mut self, value: Cell, kind: Kind) {
+        if !self.first {
+            self.out.push('|');
+        }
+        self.first = false;
+        let before = self.out.len();
+        write_cell(self.out, value, kind);
+        if self.out.len() > before {
+            self.end = self.out.len();
+        }
+    }
+
+    /// End the line: trailing empty fields dropped, a line a reader would skip escaped.
+    pub fn finish(self) {
+        let (out, start) = (self.out, self.start);
+        out.truncate(self.end);
+        if self.end == start {
+            // a record with none of the ordered fields still gets its line (two empty fields)
             out.push('|');
+            return;
         }
-        let before = out.len();
-        write_cell(out, value, kind(field));
-        if out.len() > before {
-            end = out.len();
+        // the reader skips `#` lines (comments) and blank lines: escape the first character
+        let text = &out[start..];
+        if text.starts_with('#') || text.trim().is_empty() {
+            out.insert(start, '\\');
         }
-    }
-    out.truncate(end);
-    if end == start {
-        // a record with none of the ordered fields still gets its line (two empty fields)
-        out.push('|');
-        return;
-    }
-    // the reader skips `#` lines (comments) and blank lines: escape the first character
-    let text = &out[start..];
-    if text.starts_with('#') || text.trim().is_empty() {
-        out.insert(start, '\\');
     }
 }
 
@@ -180,7 +212,19 @@ pub fn escape_into(out: &mut String, text: &str, in_list: bool) {
     let mut done = 0;
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
+        // eight bytes at a time while none of them may start an escape
+        while let Some(word) = bytes.get(i..i + 8) {
+            let word = u64::from_le_bytes([
+                word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+            ]);
+            if may_escape(word) {
+                break;
+            }
+            i += 8;
+        }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
         if !MAY_ESCAPE[b as usize] {
             i += 1;
             continue;
@@ -215,8 +259,25 @@ pub fn escape_into(out: &mut String, text: &str, in_list: bool) {
     out.push_str(&text[done..]);
 }
 
+/// Whether any of eight bytes may start an escape (see [`MAY_ESCAPE`]); also true, harmlessly,
+/// for a control character that needs none and for any non-ASCII byte.
+fn may_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // a byte of `x` is zero → its high bit set in the result (exact when no byte is ≥ 0x80,
+    // which the last term catches anyway)
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    let backslash = zero(word ^ (ONES * b'\\' as u64));
+    let bar = zero(word ^ (ONES * b'|' as u64));
+    let comma = zero(word ^ (ONES * b',' as u64));
+    (below_space | backslash | bar | comma | (word & HIGH)) != 0
+}
+
 /// Bytes that may start an escape: `\`, `|`, `\n`, `\r`, `,`, and the first byte of each of
-/// [`OTHER_BREAKS`] (see there).
+/// the other characters Python's `str.splitlines` breaks on (U+000B, U+000C, U+001C–U+001E,
+/// U+0085, U+2028, U+2029: the reference implementation's language), which are written
+/// `\uXXXX` so a line of the form stays one line for every reader.
 const MAY_ESCAPE: [bool; 256] = {
     let mut table = [false; 256];
     let mut i = 0;
@@ -227,14 +288,6 @@ const MAY_ESCAPE: [bool; 256] = {
     }
     table
 };
-
-/// Characters other than `\n` and `\r` that some readers take for a line break (Python's
-/// `str.splitlines`, the reference implementation's language): written `\uXXXX` so a line of
-/// the form stays one line for them too.
-#[cfg(test)]
-const OTHER_BREAKS: [char; 8] = [
-    '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}', '\u{2029}',
-];
 
 /// Undo [`escape`] for one piece (a field, or one item of a list). Exactly `\e` is the empty
 /// string; `\n` and `\r` are line breaks; `\u` and four hex digits is that character; `\`
@@ -406,6 +459,67 @@ fn error(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The characters written `\uXXXX`.
+    const OTHER_BREAKS: [char; 8] = [
+        '\u{0b}', '\u{0c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}', '\u{2029}',
+    ];
+
+    /// [`escape`] as the rules say it, a character at a time: the byte scanner must agree.
+    fn escape_by_chars(text: &str, in_list: bool) -> String {
+        if text.is_empty() {
+            return EMPTY.into();
+        }
+        if text == "~" {
+            return "\\~".into();
+        }
+        let mut out = String::new();
+        for c in text.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '|' => out.push_str("\\|"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                ',' if in_list => out.push_str("\\,"),
+                c if OTHER_BREAKS.contains(&c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_byte_scanner_escapes_every_character_as_the_rules_say() {
+        // every character up to U+3000 and a few beyond, alone and between plain text of
+        // every length around the scanner's eight-byte steps
+        let chars = (0u32..0x3001)
+            .chain([0xfeff, 0x1f600, 0x10ffff])
+            .filter_map(char::from_u32);
+        for c in chars {
+            for pad in [0, 1, 7, 8, 9, 15] {
+                let text = format!("{}{c}{}", "a".repeat(pad), "b".repeat(pad));
+                for in_list in [false, true] {
+                    assert_eq!(
+                        escape(&text, in_list),
+                        escape_by_chars(&text, in_list),
+                        "{text:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn escape_agrees_with_the_rules_and_reads_back(
+            text in "[a-z,|~#\\\\ \n\r\u{0b}\u{0c}\u{1c}-\u{1e}\u{85}\u{2028}\u{2029}é€😀]{0,40}",
+            in_list: bool,
+        ) {
+            let escaped = escape(&text, in_list);
+            proptest::prop_assert_eq!(&escaped, &escape_by_chars(&text, in_list));
+            proptest::prop_assert_eq!(unescape(&escaped), text);
+        }
+    }
 
     fn order() -> Vec<String> {
         crate::profile::Profile::embedded()
