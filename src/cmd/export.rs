@@ -3,14 +3,15 @@
 
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
 use crate::cmd::compact as cmd_compact;
+use crate::cmd::import::{progress_bar, PROGRESS_STEP};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
-use crate::store::engrama::{EngramaWriter, DEFAULT_LABEL};
+use crate::store::engrama::{EngramaWriter, NodeLines, DEFAULT_LABEL};
 use crate::store::json_array::JsonArrayWriter;
 use crate::store::jsonl::JsonlWriter;
-use crate::store::writer::{write_line, StoreWriter};
-use crate::store::{self, Aside, Entry, Input};
+use crate::store::writer::{write_line, LineMaker, RecordLines, StoreWriter};
+use crate::store::{self, Aside, Entry, Input, Keep, KeySlots};
 use crate::write::Sink;
 use crate::Outcome;
 
@@ -31,10 +32,19 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     if args.label.is_some() && args.to != ExportFormat::Engrama {
         output::notice("vercy export: --label only applies to --to engrama; ignored");
     }
-    let mut writer: Box<dyn StoreWriter> = match args.to {
-        ExportFormat::Engrama => Box::new(EngramaWriter::new(label, map, &input.display)),
-        ExportFormat::Jsonl => Box::new(JsonlWriter::default()),
-        ExportFormat::Json => Box::new(JsonArrayWriter::default()),
+    // Records are written back as their own bytes: the reader builds only the keys that
+    // node lines read (the record_id), and checks the rest of each record without building it.
+    let keep = map
+        .path("record_id")
+        .top_keys()
+        .fold(Keep::slots(KeySlots::default()), |keep, key| keep.with(key));
+    let (lines, mut writer): (Box<dyn LineMaker>, Box<dyn StoreWriter>) = match args.to {
+        ExportFormat::Engrama => (
+            Box::new(NodeLines::new(label, map, &input.display)),
+            Box::new(EngramaWriter::default()),
+        ),
+        ExportFormat::Jsonl => (Box::new(RecordLines), Box::new(JsonlWriter::default())),
+        ExportFormat::Json => (Box::new(RecordLines), Box::new(JsonArrayWriter::default())),
         ExportFormat::Compact => {
             return compact(
                 &input,
@@ -45,17 +55,37 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         }
     };
     let mut sink = Sink::open(args.output.as_deref())?;
+    let bar = progress_bar(&input);
+    let mut shown = 0;
     let mut open = true;
     let mut dump = false;
-    store::read(&input, &mut |entry| {
-        dump |= matches!(entry, Entry::Aside(Aside::EngramaHeader, _));
+    // each entry's text is made on the decoding threads; an error making it counts only
+    // while the output is open (after `| head` closed it, the rest is read and let go)
+    let work = |entry: Entry| {
+        let header = matches!(entry, Entry::Aside(Aside::EngramaHeader, _));
+        let offset = match &entry {
+            Entry::Record(r) | Entry::Aside(_, r) => r.origin.offset,
+        };
+        Ok((header, offset, lines.prepare(entry)))
+    };
+    store::read_parallel(&input, &keep, &work, &mut |(header, offset, piece)| {
+        dump |= header;
+        if let Some(bar) = &bar {
+            if offset >= shown {
+                bar.set_position(offset);
+                shown = offset + PROGRESS_STEP;
+            }
+        }
         if open {
-            open = writer.entry(entry, &mut sink)?;
+            open = writer.put(piece?, &mut sink)?;
         }
         Ok(())
     })?;
     if open {
         writer.finish(&mut sink)?;
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
     sink.finish()?;
     if dump && args.label.is_some() && args.to == ExportFormat::Engrama {

@@ -7,9 +7,10 @@
 //! (what makes two lines the same node, edge or vector) and the conversion of a flat record
 //! into a node line and back.
 
-use super::jsonl::{python_text, record_text};
-use super::writer::{write_line, StoreWriter};
+use super::jsonl::{into_line, python_text, record_text, whole_fields};
+use super::writer::{write_line, LineMaker, Piece, StoreWriter};
 use super::{Aside, Entry};
+use super::{Keep, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::{kind_name, Record};
@@ -17,6 +18,8 @@ use crate::write::Sink;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::sync::{LazyLock, OnceLock};
 
 /// The export format version engrama writes and reads.
 pub const FORMAT_VERSION: u64 = 1;
@@ -164,35 +167,61 @@ pub fn node_line(record: &Record, label: &str, map: &FieldMap, store: &str) -> R
     Ok(line)
 }
 
-/// `--to engrama`. A dump is written back line for line (envelope, nodes, relations, vectors
-/// in the order read, which is engrama's); the records of a flat store become node lines under
-/// one label, after an envelope stamped with the export time.
-pub struct EngramaWriter {
+/// `--to engrama`, the per-record half: a dump's lines are written back as they are; the
+/// records of a flat store become node lines under one label.
+pub struct NodeLines {
     label: String,
     map: FieldMap,
     store: String,
-    exported_at: String,
-    header_written: bool,
-    from_dump: bool,
+    /// The input is an engrama dump (its first entry, worked on before any other, says so).
+    from_dump: OnceLock<bool>,
 }
 
-impl EngramaWriter {
+impl NodeLines {
     pub fn new(label: &str, map: FieldMap, store: &str) -> Self {
-        EngramaWriter {
+        NodeLines {
             label: label.to_string(),
             map,
             store: store.to_string(),
-            exported_at: exported_at_now(),
-            header_written: false,
-            from_dump: false,
+            from_dump: OnceLock::new(),
         }
     }
+}
 
-    /// True when the input was an engrama dump (its own envelope was written back).
-    pub fn from_dump(&self) -> bool {
-        self.from_dump
+impl LineMaker for NodeLines {
+    fn prepare(&self, entry: Entry) -> Result<Piece> {
+        let from_dump = *self
+            .from_dump
+            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+        Ok(match entry {
+            Entry::Aside(Aside::EngramaHeader, header) => Piece::Header(into_line(header)),
+            Entry::Aside(_, line) => Piece::Line(into_line(line)),
+            Entry::Record(node) if from_dump => Piece::Line(into_line(node)),
+            Entry::Record(record) => {
+                Piece::Node(node_line(&record, &self.label, &self.map, &self.store)?)
+            }
+        })
     }
+}
 
+/// `--to engrama`, the writing half: a dump is written back line for line (envelope, nodes,
+/// relations, vectors in the order read, which is engrama's); a flat store's node lines come
+/// after an envelope stamped with the export time.
+pub struct EngramaWriter {
+    exported_at: String,
+    header_written: bool,
+}
+
+impl Default for EngramaWriter {
+    fn default() -> Self {
+        EngramaWriter {
+            exported_at: exported_at_now(),
+            header_written: false,
+        }
+    }
+}
+
+impl EngramaWriter {
     fn envelope(&mut self, sink: &mut Sink) -> Result<bool> {
         if self.header_written {
             return Ok(true);
@@ -203,19 +232,15 @@ impl EngramaWriter {
 }
 
 impl StoreWriter for EngramaWriter {
-    fn entry(&mut self, entry: Entry, sink: &mut Sink) -> Result<bool> {
-        match entry {
-            Entry::Aside(Aside::EngramaHeader, header) => {
+    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+        match piece {
+            Piece::Header(text) => {
                 self.header_written = true;
-                self.from_dump = true;
-                write_line(sink, &record_text(&header))
+                write_line(sink, &text)
             }
-            Entry::Aside(_, line) => write_line(sink, &record_text(&line)),
-            Entry::Record(node) if self.from_dump => write_line(sink, &record_text(&node)),
-            Entry::Record(record) => {
-                let line = node_line(&record, &self.label, &self.map, &self.store)?;
-                Ok(self.envelope(sink)? && write_line(sink, &line)?)
-            }
+            Piece::Line(text) => write_line(sink, &text),
+            Piece::Node(text) => Ok(self.envelope(sink)? && write_line(sink, &text)?),
+            Piece::Dropped(_) => Ok(true),
         }
     }
 
@@ -233,7 +258,7 @@ struct NodeProperties<'a> {
 /// The properties of a node line as a flat record: their exact text in the line and their
 /// fields. `None` when the node carries no properties object.
 pub fn node_properties(node: &Record) -> Option<(String, Map<String, Value>)> {
-    let fields = match node.fields.get("properties") {
+    let fields = match whole_fields(node).get("properties") {
         Some(Value::Object(p)) => p.clone(),
         _ => return None,
     };
@@ -282,23 +307,21 @@ impl LineKind {
 
 /// Refuse a line engrama could not import: a required key missing or null, properties that
 /// are not an object, a vector that is not a list.
-pub fn check_line(kind: LineKind, line: &Record, dump: &str) -> Result<()> {
+pub fn check_line(kind: LineKind, line: &LineView, dump: &str, at: &Record) -> Result<()> {
     let missing: Vec<&str> = kind
         .required()
         .iter()
         .copied()
-        .filter(|k| line.fields.get(*k).is_none_or(Value::is_null))
+        .filter(|k| matches!(line.kind_of(k), None | Some(b'n')))
         .collect();
     let wrong = match kind {
         LineKind::Node => line
-            .fields
-            .get("properties")
-            .filter(|p| !p.is_object() && !p.is_null())
+            .kind_of("properties")
+            .filter(|&b| b != b'{' && b != b'n')
             .map(|_| "`properties` is not an object"),
         LineKind::Vector => line
-            .fields
-            .get("vector")
-            .filter(|v| !v.is_array() && !v.is_null())
+            .kind_of("vector")
+            .filter(|&b| b != b'[' && b != b'n')
             .map(|_| "`vector` is not a list"),
         LineKind::Relation => None,
     };
@@ -320,7 +343,7 @@ pub fn check_line(kind: LineKind, line: &Record, dump: &str) -> Result<()> {
     Err(VercyError::Shape {
         path: dump.to_string(),
         pos: Position {
-            line: line.origin.line,
+            line: at.origin.line,
             column: 1,
         },
         message,
@@ -342,8 +365,109 @@ impl LineKind {
     }
 }
 
-/// One part of an identity. engrama matches owners with `COALESCE(org_id, '')`, so an absent,
-/// null or empty org_id / user_id are the same owner (none).
+/// The top-level keys of an engrama line that its checks and identities read.
+const LINE_KEYS: [&str; 14] = [
+    "label",
+    "key_field",
+    "key_value",
+    "properties",
+    "vector",
+    "from_label",
+    "from_key",
+    "from_value",
+    "rel_type",
+    "to_label",
+    "to_key",
+    "to_value",
+    "org_id",
+    "user_id",
+];
+
+static LINE_SLOTS: LazyLock<KeySlots> = LazyLock::new(|| KeySlots::new(LINE_KEYS));
+static OWNER_SLOTS: LazyLock<KeySlots> = LazyLock::new(|| KeySlots::new(["org_id", "user_id"]));
+
+/// How to read lines for [`LineView`]: their text kept and checked whole, nothing built, the
+/// places of the keys that checks and identities read noted.
+pub fn line_keep() -> Keep {
+    Keep::slots(LINE_SLOTS.clone())
+}
+
+/// The values of an engrama line that its checks and identities read: from its text at the
+/// places the reader noted (read with [`line_keep`]; nothing else of the line is built), or
+/// from its fields.
+pub enum LineView<'a> {
+    Text(&'a Record),
+    Fields(Cow<'a, Map<String, Value>>),
+}
+
+impl<'a> LineView<'a> {
+    pub fn of(record: &'a Record) -> LineView<'a> {
+        match &record.spans {
+            Some(spans) if spans.len() == LINE_KEYS.len() => LineView::Text(record),
+            _ => LineView::Fields(whole_fields(record)),
+        }
+    }
+
+    pub fn of_fields(fields: &'a Map<String, Value>) -> LineView<'a> {
+        LineView::Fields(Cow::Borrowed(fields))
+    }
+
+    fn text(record: &'a Record, key: &str) -> Option<&'a str> {
+        let slot = LINE_KEYS.iter().position(|k| *k == key)?;
+        record.span_text(slot)
+    }
+
+    /// The first byte of the value's JSON text (`{` an object, `[` a list, `n` null; `0` for
+    /// anything else built); `None` when the key is absent.
+    fn kind_of(&self, key: &str) -> Option<u8> {
+        match self {
+            LineView::Text(r) => LineView::text(r, key).and_then(|t| t.bytes().next()),
+            LineView::Fields(f) => f.get(key).map(|v| match v {
+                Value::Object(_) => b'{',
+                Value::Array(_) => b'[',
+                Value::Null => b'n',
+                _ => b'0',
+            }),
+        }
+    }
+
+    /// One part of an identity. engrama matches owners with `COALESCE(org_id, '')`, so an
+    /// absent, null or empty org_id / user_id are the same owner (none).
+    fn owner(&self, key: &str) -> Value {
+        match self {
+            LineView::Text(r) => owner_text(LineView::text(r, key)),
+            LineView::Fields(f) => owner(f, key),
+        }
+    }
+
+    /// An owner key of the node's properties.
+    fn property_owner(&self, key: &str) -> Value {
+        match self {
+            LineView::Text(r) => {
+                let props = LineView::text(r, "properties").filter(|t| t.starts_with('{'));
+                let value = props.and_then(|t| {
+                    let fields = RawFields::parse(t, &OWNER_SLOTS)?;
+                    fields.get(OWNER_SLOTS.slot(key)?)
+                });
+                owner_text(value)
+            }
+            LineView::Fields(f) => match f.get("properties").and_then(Value::as_object) {
+                Some(props) => owner(props, key),
+                None => Value::from(""),
+            },
+        }
+    }
+}
+
+/// [`owner`] of a value's JSON text.
+fn owner_text(text: Option<&str>) -> Value {
+    match text.and_then(|t| serde_json::from_str::<Value>(t).ok()) {
+        None | Some(Value::Null) => Value::from(""),
+        Some(v) => v,
+    }
+}
+
+/// One part of an identity (see [`LineView::owner`]).
 fn owner(fields: &Map<String, Value>, key: &str) -> Value {
     match fields.get(key) {
         None | Some(Value::Null) => Value::from(""),
@@ -353,41 +477,36 @@ fn owner(fields: &Map<String, Value>, key: &str) -> Value {
 
 /// A node's identity, as engrama merges nodes: label + key_value + org_id + user_id (the owner
 /// lives in the properties).
-pub fn node_identity(node: &Map<String, Value>) -> String {
-    let empty = Map::new();
-    let props = node
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
+pub fn node_identity(node: &LineView) -> String {
     identity(&[
-        owner(node, "label"),
-        owner(node, "key_value"),
-        owner(props, "org_id"),
-        owner(props, "user_id"),
+        node.owner("label"),
+        node.owner("key_value"),
+        node.property_owner("org_id"),
+        node.property_owner("user_id"),
     ])
 }
 
 /// An edge's identity: both endpoints, the type, and the owner that wrote it (engrama keeps
 /// one edge per from-node, type and to-node, nodes being unique per owner).
-pub fn relation_identity(rel: &Map<String, Value>) -> String {
+pub fn relation_identity(rel: &LineView) -> String {
     identity(&[
-        owner(rel, "from_label"),
-        owner(rel, "from_value"),
-        owner(rel, "rel_type"),
-        owner(rel, "to_label"),
-        owner(rel, "to_value"),
-        owner(rel, "org_id"),
-        owner(rel, "user_id"),
+        rel.owner("from_label"),
+        rel.owner("from_value"),
+        rel.owner("rel_type"),
+        rel.owner("to_label"),
+        rel.owner("to_value"),
+        rel.owner("org_id"),
+        rel.owner("user_id"),
     ])
 }
 
 /// A vector's identity: the node it belongs to (label + key_value + owner).
-pub fn vector_identity(vec: &Map<String, Value>) -> String {
+pub fn vector_identity(vec: &LineView) -> String {
     identity(&[
-        owner(vec, "label"),
-        owner(vec, "key_value"),
-        owner(vec, "org_id"),
-        owner(vec, "user_id"),
+        vec.owner("label"),
+        vec.owner("key_value"),
+        vec.owner("org_id"),
+        vec.owner("user_id"),
     ])
 }
 

@@ -1,9 +1,7 @@
 //! `--to json`: one JSON array, a record per line (its own bytes when it has them), so the
 //! array reader gives every element back with its line.
 
-use super::jsonl::record_text;
-use super::writer::{Dropped, StoreWriter};
-use super::Entry;
+use super::writer::{Dropped, Piece, StoreWriter};
 use crate::error::Result;
 use crate::write::Sink;
 
@@ -14,17 +12,17 @@ pub struct JsonArrayWriter {
 }
 
 impl StoreWriter for JsonArrayWriter {
-    fn entry(&mut self, entry: Entry, sink: &mut Sink) -> Result<bool> {
-        let record = match entry {
-            Entry::Record(r) => r,
-            Entry::Aside(kind, _) => {
+    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+        let text = match piece {
+            Piece::Line(text) | Piece::Header(text) | Piece::Node(text) => text,
+            Piece::Dropped(kind) => {
                 self.dropped.count(kind);
                 return Ok(true);
             }
         };
         let lead: &[u8] = if self.started { b",\n" } else { b"[\n" };
         self.started = true;
-        Ok(sink.write(lead)? && sink.write(record_text(&record).as_bytes())?)
+        Ok(sink.write(lead)? && sink.write(text.as_bytes())?)
     }
 
     fn finish(&mut self, sink: &mut Sink) -> Result<bool> {

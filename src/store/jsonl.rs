@@ -6,8 +6,7 @@
 //! Python's `json.dumps` does by default, which is how engrama and most memory stores write:
 //! `", "` between items, `": "` after keys, non-ASCII kept as is, numbers as written.
 
-use super::writer::{write_line, Dropped, StoreWriter};
-use super::Entry;
+use super::writer::{write_line, Dropped, Piece, StoreWriter};
 use crate::error::Result;
 use crate::record::Record;
 use crate::write::Sink;
@@ -70,18 +69,63 @@ pub fn fields_text(fields: &Map<String, Value>) -> String {
 /// multi-line element is not).
 pub fn is_json_line(text: &str) -> bool {
     let body = text.trim();
-    if !(body.starts_with('{') && body.ends_with('}')) || text.contains(['\n', '\r']) {
+    if !(body.starts_with('{') && body.ends_with('}')) || has_line_break(text) {
         return false;
     }
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
+/// True when a record's raw text is one JSON line, to be written as it is. The reader
+/// validated the text of a record that carries spans (read with `Keep::slots`): only its shape
+/// is looked at, rather than parsing it once more.
+pub fn has_own_line(record: &Record) -> bool {
+    if record.spans.is_some() {
+        let body = record.raw.trim_matches(is_json_space);
+        body.starts_with('{') && body.ends_with('}') && !has_line_break(&record.raw)
+    } else {
+        is_json_line(&record.raw)
+    }
+}
+
+/// All of a record's fields: read from its text when that is a JSON object (a record read
+/// with `Keep::slots` carries only some of its keys, or none), else the fields it carries (a
+/// compact line's, say, which are whole).
+pub fn whole_fields(record: &Record) -> Cow<'_, Map<String, Value>> {
+    match serde_json::from_str::<Map<String, Value>>(&record.raw) {
+        Ok(fields) => Cow::Owned(fields),
+        Err(_) => Cow::Borrowed(&record.fields),
+    }
+}
+
+/// A record's fields serialised (see [`whole_fields`]).
+fn serialised(record: &Record) -> String {
+    fields_text(&whole_fields(record))
+}
+
+fn has_line_break(text: &str) -> bool {
+    memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some()
+}
+
+/// Whitespace between JSON tokens (all a validated text can have around its object).
+fn is_json_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
 /// A record as one JSON line: its own bytes when it has them, else its fields serialised.
 pub fn record_text(record: &Record) -> Cow<'_, str> {
-    if is_json_line(&record.raw) {
+    if has_own_line(record) {
         Cow::Borrowed(&record.raw)
     } else {
-        Cow::Owned(fields_text(&record.fields))
+        Cow::Owned(serialised(record))
+    }
+}
+
+/// [`record_text`], taking the record (its own bytes are moved, not copied).
+pub fn into_line(record: Record) -> String {
+    if has_own_line(&record) {
+        record.raw.into_string()
+    } else {
+        serialised(&record)
     }
 }
 
@@ -92,10 +136,10 @@ pub struct JsonlWriter {
 }
 
 impl StoreWriter for JsonlWriter {
-    fn entry(&mut self, entry: Entry, sink: &mut Sink) -> Result<bool> {
-        match entry {
-            Entry::Record(r) => write_line(sink, &record_text(&r)),
-            Entry::Aside(kind, _) => {
+    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+        match piece {
+            Piece::Line(text) | Piece::Header(text) | Piece::Node(text) => write_line(sink, &text),
+            Piece::Dropped(kind) => {
                 self.dropped.count(kind);
                 Ok(true)
             }

@@ -36,12 +36,13 @@
 //! store before the whole dump has been read and merged, so a bad line anywhere refuses the
 //! import with the store untouched (and the temporary files removed).
 
-use super::engrama::{self, embedding_dimensions, is_flat_envelope, LineKind};
-use super::jsonl::{is_json_line, python_text, same_fields};
-use super::{Aside, Entry, Input, Keep, Shape};
+use super::engrama::{self, embedding_dimensions, is_flat_envelope, LineKind, LineView};
+use super::jsonl::{has_own_line, into_line, python_text, same_fields, whole_fields};
+use super::{Aside, Entry, Input, Shape};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::Record;
+use crate::store::Keep;
 use crate::write::AtomicFile;
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
@@ -217,29 +218,32 @@ impl Plan {
             Entry::Aside(aside, record) => (Some(aside), record),
             Entry::Record(record) => (None, record),
         };
-        let own_bytes = is_json_line(&record.raw);
-        let text = if own_bytes {
-            String::new()
-        } else {
-            python_text(&record.fields)
-        };
         let identity = match aside {
             Some(Aside::EngramaHeader) => String::new(),
-            Some(Aside::Relation) => engrama::relation_identity(&record.fields),
-            Some(Aside::Vector) => engrama::vector_identity(&record.fields),
-            None => record_identity(kind, &self.map, &record.fields),
+            Some(Aside::Relation) => engrama::relation_identity(&LineView::of(&record)),
+            Some(Aside::Vector) => engrama::vector_identity(&LineView::of(&record)),
+            None => record_identity(kind, &self.map, &record),
         };
-        let mut line = self.ready(identity, text, record.origin.offset);
         // a line is at most 256 MiB (the reader's limit), so its length fits
-        line.stored = own_bytes.then(|| Loc {
+        let stored = has_own_line(&record).then(|| Loc {
             pos: record.origin.offset,
             len: record.raw.len() as u32,
             in_store: true,
         });
+        let envelope =
+            matches!(aside, Some(Aside::EngramaHeader)).then(|| whole_fields(&record).into_owned());
+        let offset = record.origin.offset;
+        let text = if stored.is_some() {
+            String::new()
+        } else {
+            into_line(record)
+        };
+        let mut line = self.ready(identity, text, offset);
+        line.stored = stored;
         match aside {
             Some(Aside::EngramaHeader) => Prepared::Envelope {
                 line,
-                fields: record.fields,
+                fields: envelope.unwrap_or_default(),
             },
             Some(Aside::Relation) => Prepared::Line {
                 table: RELATIONS,
@@ -269,26 +273,28 @@ impl Plan {
         match entry {
             Entry::Aside(Aside::EngramaHeader, header) => {
                 let offset = header.origin.offset;
-                let text = line_text(&header);
+                let fields = whole_fields(&header).into_owned();
                 Ok(Prepared::Envelope {
-                    line: self.ready(String::new(), text, offset),
-                    fields: header.fields,
+                    line: self.ready(String::new(), into_line(header), offset),
+                    fields,
                 })
             }
             Entry::Aside(aside, line) => {
                 if kind == Kind::Flat {
                     return Err(no_place(dump, &line, "relation and vector lines"));
                 }
+                let view = LineView::of(&line);
                 if let Some(line_kind) = LineKind::of_aside(aside) {
-                    engrama::check_line(line_kind, &line, dump)?;
+                    engrama::check_line(line_kind, &view, dump, &line)?;
                 }
                 let (table, identity) = match aside {
-                    Aside::Relation => (RELATIONS, engrama::relation_identity(&line.fields)),
-                    _ => (VECTORS, engrama::vector_identity(&line.fields)),
+                    Aside::Relation => (RELATIONS, engrama::relation_identity(&view)),
+                    _ => (VECTORS, engrama::vector_identity(&view)),
                 };
+                let offset = line.origin.offset;
                 Ok(Prepared::Line {
                     table,
-                    line: self.ready(identity, line_text(&line), line.origin.offset),
+                    line: self.ready(identity, into_line(line), offset),
                     as_node: false,
                 })
             }
@@ -296,26 +302,30 @@ impl Plan {
                 let offset = record.origin.offset;
                 let (text, identity, as_node) = match (kind, from_engrama) {
                     (Kind::Graph, true) => {
-                        engrama::check_line(LineKind::Node, &record, dump)?;
-                        let identity = engrama::node_identity(&record.fields);
-                        (line_text(&record), identity, false)
+                        let view = LineView::of(&record);
+                        engrama::check_line(LineKind::Node, &view, dump, &record)?;
+                        let identity = engrama::node_identity(&view);
+                        (into_line(record), identity, false)
                     }
                     (Kind::Graph, false) => {
                         // as `export --to engrama` makes it, under the default label
+                        let mut record = record;
+                        record.fields = whole_fields(&record).into_owned();
                         let text =
                             engrama::node_line(&record, engrama::DEFAULT_LABEL, &self.map, dump)?;
-                        let fields = serde_json::from_str(&text).unwrap_or_default();
-                        (text, engrama::node_identity(&fields), true)
+                        let fields = parse(&text);
+                        let identity = engrama::node_identity(&LineView::of_fields(&fields));
+                        (text, identity, true)
                     }
                     (Kind::Flat, true) => match engrama::node_properties(&record) {
                         Some((text, fields)) => {
-                            (text, record_identity(kind, &self.map, &fields), false)
+                            (text, fields_identity(kind, &self.map, &fields), false)
                         }
                         None => return Err(no_properties(dump, &record)),
                     },
                     (Kind::Flat, false) => {
-                        let identity = record_identity(kind, &self.map, &record.fields);
-                        (line_text(&record), identity, false)
+                        let identity = record_identity(kind, &self.map, &record);
+                        (into_line(record), identity, false)
                     }
                 };
                 Ok(Prepared::Line {
@@ -328,19 +338,23 @@ impl Plan {
     }
 }
 
-/// A record's line as the store holds it: its own bytes when they are one JSON line, else its
-/// fields as Python writes them.
-fn line_text(record: &Record) -> String {
-    if is_json_line(&record.raw) {
-        record.raw.to_string()
-    } else {
-        python_text(&record.fields)
+/// How the import reads the store and the dump: each line's text kept and checked whole, only
+/// the places of the keys engrama's checks and identities read noted; the rest is built (from
+/// the text) only where it is needed: for flat records, and lines that meet one in the store.
+pub fn keep() -> Keep {
+    engrama::line_keep()
+}
+
+fn record_identity(kind: Kind, map: &FieldMap, record: &Record) -> String {
+    match kind {
+        Kind::Graph => engrama::node_identity(&LineView::of(record)),
+        Kind::Flat => fields_identity(kind, map, &whole_fields(record)),
     }
 }
 
-fn record_identity(kind: Kind, map: &FieldMap, fields: &Map<String, Value>) -> String {
+fn fields_identity(kind: Kind, map: &FieldMap, fields: &Map<String, Value>) -> String {
     match kind {
-        Kind::Graph => engrama::node_identity(fields),
+        Kind::Graph => engrama::node_identity(&LineView::of_fields(fields)),
         Kind::Flat => match map.get("record_id", fields).as_deref() {
             Some(Value::Null) | None => format!("text:{}", python_text(fields)),
             Some(id) => format!("id:{}", python_text(id)),
@@ -410,7 +424,7 @@ impl Store {
         let file = File::open(path).map_err(|e| input.read_error(&e))?;
         let mut file = Some(file);
         let mut store: Option<Store> = None;
-        let shape = super::read_parallel(input, &Keep::all(), &|e| Ok(plan.stored(e)), &mut |p| {
+        let shape = super::read_parallel(input, &keep(), &|e| Ok(plan.stored(e)), &mut |p| {
             store
                 .get_or_insert_with(|| {
                     let kind = plan.kind().unwrap_or(Kind::Flat);
@@ -431,7 +445,7 @@ impl Store {
         counts: &mut Counts,
         progress: &mut dyn FnMut(u64),
     ) -> Result<Shape> {
-        super::read_parallel(input, &Keep::all(), &|e| plan.incoming(e), &mut |p| {
+        super::read_parallel(input, &keep(), &|e| plan.incoming(e), &mut |p| {
             progress(p.offset());
             store
                 .get_or_insert_with(|| {
@@ -588,9 +602,9 @@ impl Store {
 
     fn identity_of(&self, table: usize, fields: &Map<String, Value>) -> String {
         match table {
-            RECORDS => record_identity(self.kind, &self.map, fields),
-            RELATIONS => engrama::relation_identity(fields),
-            _ => engrama::vector_identity(fields),
+            RECORDS => fields_identity(self.kind, &self.map, fields),
+            RELATIONS => engrama::relation_identity(&LineView::of_fields(fields)),
+            _ => engrama::vector_identity(&LineView::of_fields(fields)),
         }
     }
 

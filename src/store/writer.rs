@@ -1,14 +1,47 @@
-//! Writing a store in a chosen format: one [`StoreWriter`] per format, fed the reader's entries
-//! in order, so an export streams (a store of millions of records is never held in memory).
+//! Writing a store in a chosen format, in two steps so that the work per record runs on
+//! every core: a [`LineMaker`] turns each entry into its text on the reader's decoding threads
+//! (several at once), and the format's [`StoreWriter`] writes those texts in store order. A
+//! store of millions of records is streamed, never held in memory.
 
-use super::Entry;
+use super::jsonl::into_line;
+use super::{Aside, Entry};
 use crate::error::Result;
 use crate::write::Sink;
 
-/// A format's writer. `entry` returns `Ok(false)` when the output was closed by its reader
+/// One entry made ready to write.
+#[derive(Debug)]
+pub enum Piece {
+    /// A line, written as it is.
+    Line(String),
+    /// The input's own engrama envelope line.
+    Header(String),
+    /// A flat record as an engrama node line (a dump of a flat store starts with an envelope).
+    Node(String),
+    /// A line the format has no place for (relation and vector lines outside engrama).
+    Dropped(Aside),
+}
+
+/// Turns entries into [`Piece`]s; shared by the decoding threads.
+pub trait LineMaker: Sync {
+    fn prepare(&self, entry: Entry) -> Result<Piece>;
+}
+
+/// Records as their own lines; relation and vector lines dropped (JSON lines, JSON array).
+pub struct RecordLines;
+
+impl LineMaker for RecordLines {
+    fn prepare(&self, entry: Entry) -> Result<Piece> {
+        Ok(match entry {
+            Entry::Record(r) => Piece::Line(into_line(r)),
+            Entry::Aside(kind, _) => Piece::Dropped(kind),
+        })
+    }
+}
+
+/// A format's writer. `put` returns `Ok(false)` when the output was closed by its reader
 /// (`| head`): the caller stops feeding it and ends with success.
 pub trait StoreWriter {
-    fn entry(&mut self, entry: Entry, sink: &mut Sink) -> Result<bool>;
+    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool>;
     /// Write whatever closes the output (the envelope of an empty dump, a closing `]`).
     fn finish(&mut self, sink: &mut Sink) -> Result<bool>;
     /// Lines of the input that this format has no place for (relation and vector lines
