@@ -13,12 +13,11 @@ pub mod values;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::output;
-use crate::record::Record;
-use crate::store::{self, Aside, Entry, Input, Keep};
+use crate::store::{self, Aside, Entry, Input, Keep, View};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use report::Report;
 use roles::{RawPlan, Roles};
+use std::sync::OnceLock;
 
 /// What a check run was asked.
 #[derive(Debug, Clone)]
@@ -33,19 +32,52 @@ pub struct Options {
     pub expected: Vec<String>,
 }
 
-/// Records read per batch: each batch is read in parallel, then folded in order.
-const BATCH: usize = 2048;
+/// Records whose facts are held back before the first fold: they tell how large the records
+/// are, so the id table is sized once for the whole file rather than grown by doubling.
+const SIZING_RECORDS: usize = 2048;
+
+/// Records folded together (see `check_store`): enough lookups to overlap their cache misses,
+/// few enough that what the first touched is still in cache when it is folded.
+const FOLD_GROUP: usize = 256;
 
 /// Stores smaller than this get no progress bar.
 const PROGRESS_MIN_BYTES: u64 = 32 << 20;
 
+/// How the records of one store are read: through the map given, or engrama's for a dump
+/// when none was given; from the raw text when every role is a plain key (`plan`).
+struct Reading {
+    map: FieldMap,
+    plan: Option<RawPlan>,
+    /// The read-only half of the rules (which fields, which markers): it reads each record.
+    rules: rules::ReferenceRules,
+}
+
+impl Reading {
+    fn new(map: FieldMap, plan: Option<RawPlan>) -> Reading {
+        let rules = rules::ReferenceRules::new(map.clone());
+        Reading { map, plan, rules }
+    }
+
+    /// One record's facts, with nothing borrowed: they travel to the folding thread.
+    fn facts(&self, roles: &Roles, line: u64, offset: u64) -> Facts {
+        let rule_facts = self.rules.facts(roles);
+        let value_facts = values::ValueChecks::facts(roles, line);
+        Box::new((rule_facts.into_owned(), value_facts.into_owned(), offset))
+    }
+}
+
+/// What one record contributes to the report, read on any core, folded in store order (and
+/// where it starts). Boxed: the facts pass through a few queues, a pointer moves for free.
+type Facts = Box<(rules::RuleFacts<'static>, values::ValueFacts<'static>, u64)>;
+
 /// Check one store: a single streaming pass through both rule sets.
 ///
-/// Records come in batches; each record of a batch is read on any core (`facts`), and the
-/// facts are folded in store order, so the report is the one a record-by-record pass gives.
-/// When every role the checks read is one plain top-level key, the reader keeps only each
-/// record's validated text and the checks read the values they need from it, borrowed
-/// (`roles.rs`); otherwise it builds only the keys the checks look at.
+/// Each record is read on whichever core decoded it (`store::read_parallel`): its facts, a
+/// few flags and texts, are all that travel on; they are folded in store order on this
+/// thread, so the report is the one a record-by-record pass gives. When every role the checks
+/// read is one plain top-level key, the reader keeps only each record's validated text and
+/// the checks read the values they need from it, borrowed (`roles.rs`); otherwise it builds
+/// only the keys the checks look at.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let engrama = FieldMap::parse(&["engrama".to_string()])?;
     let roles = roles::role_names();
@@ -56,88 +88,137 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         None => keys_looked_at(&[&opts.map, &engrama], roles),
     };
     let raw_only = given_plan.is_some();
-    let mut map = opts.map.clone();
-    let mut plan = given_plan.as_ref();
+    // settled by the first entry, which is read before any other: an engrama dump's header
+    let reading: OnceLock<Reading> = OnceLock::new();
+    let work = |entry: Entry| -> Result<Option<Facts>> {
+        let reading = reading.get_or_init(|| match entry {
+            Entry::Aside(Aside::EngramaHeader, _) if !opts.map_given => {
+                Reading::new(engrama.clone(), None)
+            }
+            _ => Reading::new(opts.map.clone(), given_plan.clone()),
+        });
+        let Entry::Record(record) = entry else {
+            return Ok(None);
+        };
+        let roles = Roles::of(&record, &reading.map, reading.plan.as_ref(), raw_only);
+        Ok(Some(reading.facts(
+            &roles,
+            record.origin.line,
+            record.origin.offset,
+        )))
+    };
+    // a JSON line the reader's scanner took: read in place (the first lines came as entries,
+    // so `reading` is settled)
+    let look = |view: View| -> Result<Option<Facts>> {
+        let reading = reading.get_or_init(|| Reading::new(opts.map.clone(), given_plan.clone()));
+        let roles = match &reading.plan {
+            Some(plan) => Roles::Spans { plan, view },
+            None => {
+                let fields = serde_json::from_str(view.text).unwrap_or_default();
+                Roles::Built {
+                    map: &reading.map,
+                    fields: std::borrow::Cow::Owned(fields),
+                }
+            }
+        };
+        Ok(Some(reading.facts(&roles, view.line, view.offset)))
+    };
+
     let mut rules: Option<rules::ReferenceRules> = None;
     let mut values = values::ValueChecks::default();
-    let mut batch: Vec<Record> = Vec::with_capacity(BATCH);
     let bar = progress_bar(input);
     let file_size = input
         .path
         .as_deref()
         .and_then(|p| std::fs::metadata(p).ok())
         .map(|m| m.len());
-    let mut first_batch = true;
-    let mut flush = |batch: &mut Vec<Record>, map: &FieldMap, plan: Option<&RawPlan>| {
-        let rules = rules.get_or_insert_with(|| rules::ReferenceRules::new(map.clone()));
-        let reached = batch.last().map(|r| r.origin.offset);
-        // each record is read on any core; the facts borrow from the records, which go once
-        // the batch is folded
-        let roles: Vec<Roles> = batch
-            .par_iter()
-            .map(|record| Roles::of(record, map, plan, raw_only))
-            .collect();
-        let rules_now: &rules::ReferenceRules = rules;
-        let facts: Vec<_> = roles
-            .par_iter()
-            .zip(batch.par_iter())
-            .map(|(roles, record)| {
-                (
-                    rules_now.facts(roles, record.origin.index),
-                    values::ValueChecks::facts(roles, record.origin.line),
-                )
-            })
-            .collect();
-        if first_batch {
-            // the first batch tells how large the records are: size the id table once for
-            // the whole file rather than let it grow by doubling
-            first_batch = false;
-            if let (Some(size), Some(end)) = (file_size, reached.filter(|&e| e > 0)) {
-                let records = (facts.len() as u64).saturating_mul(size) / end;
-                let records = usize::try_from(records + records / 8).unwrap_or(usize::MAX);
-                let id_bytes: usize = facts.iter().map(|(_, v)| v.id_len()).sum();
-                let per_id = id_bytes / facts.len().max(1) + 1;
-                values.expect_records(records, records.saturating_mul(per_id));
+    let mut early: Option<Vec<Facts>> = Some(Vec::with_capacity(SIZING_RECORDS));
+    let mut fold = |facts: Facts, values: &mut values::ValueChecks| {
+        let rules = rules.get_or_insert_with(|| {
+            let map = reading.get().map_or(&opts.map, |r| &r.map);
+            rules::ReferenceRules::new(map.clone())
+        });
+        let (rule_facts, value_facts, offset) = *facts;
+        let unnamed;
+        let name = match &rule_facts.name {
+            Some(name) => name.as_ref(),
+            None => {
+                unnamed = rules::unnamed(rules.records());
+                unnamed.as_str()
             }
-        }
-        for (rule_facts, value_facts) in facts {
-            rules.fold(&rule_facts);
-            values.fold(value_facts, &rule_facts.name);
-        }
-        drop(roles);
-        batch.clear();
-        if let (Some(bar), Some(offset)) = (&bar, reached) {
-            bar.set_position(offset);
+        };
+        rules.fold(&rule_facts, name);
+        values.fold(value_facts, name);
+        if let Some(bar) = &bar {
+            if rules.records() % 4096 == 0 {
+                bar.set_position(offset);
+            }
         }
     };
-    let shape = store::read_with(input, &keep, &mut |entry| {
-        match entry {
-            // an engrama dump reads through the engrama map unless the user gave one
-            Entry::Aside(Aside::EngramaHeader, _) if !opts.map_given => {
-                map = engrama.clone();
-                plan = None;
+    // facts are folded a few hundred at a time: the lookups of a group are touched first
+    // (`warm`), so their cache misses overlap instead of coming one after another
+    let mut fold_group = |group: &mut Vec<Facts>, values: &mut values::ValueChecks| {
+        let touched = group
+            .iter()
+            .fold(0, |acc, facts| acc ^ values.warm(&facts.1));
+        std::hint::black_box(touched);
+        for facts in group.drain(..) {
+            fold(facts, values);
+        }
+    };
+    let mut group: Vec<Facts> = Vec::with_capacity(FOLD_GROUP);
+    let shape = store::read_looking(input, &keep, &look, &work, &mut |facts| {
+        let Some(facts) = facts else {
+            return Ok(());
+        };
+        match &mut early {
+            Some(held) if held.len() < SIZING_RECORDS => held.push(facts),
+            Some(_) => {
+                let mut held = early.take().unwrap_or_default();
+                size_tables(&held, file_size, &mut values);
+                held.push(facts);
+                fold_group(&mut held, &mut values);
             }
-            Entry::Record(record) => {
-                batch.push(record);
-                if batch.len() == BATCH {
-                    flush(&mut batch, &map, plan);
+            None => {
+                group.push(facts);
+                if group.len() == FOLD_GROUP {
+                    fold_group(&mut group, &mut values);
                 }
             }
-            Entry::Aside(..) => {}
         }
         Ok(())
     })?;
-    if !batch.is_empty() {
-        flush(&mut batch, &map, plan);
+    if let Some(mut held) = early.take() {
+        size_tables(&held, file_size, &mut values);
+        fold_group(&mut held, &mut values);
     }
+    fold_group(&mut group, &mut values);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let map = reading.get().map_or(&opts.map, |r| &r.map).clone();
     let rules = rules.unwrap_or_else(|| rules::ReferenceRules::new(map));
     values.expect(opts.expected.iter().cloned());
     // the value checks' tables go before the report's lists of offenders are built
     values.settle();
     Ok(Report::build(input, opts, shape, rules, values))
+}
+
+/// Size the value checks' id table once for the whole file, from the first records' sizes.
+fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::ValueChecks) {
+    let (Some(size), Some(end)) = (file_size, early.last().map(|f| f.2)) else {
+        return;
+    };
+    if end == 0 {
+        return;
+    }
+    let records = (early.len() as u64).saturating_mul(size) / end;
+    let records = usize::try_from(records + records / 8).unwrap_or(usize::MAX);
+    let id_bytes: usize = early.iter().map(|facts| facts.1.id_len()).sum();
+    let per_id = id_bytes / early.len().max(1) + 1;
+    let pointers: usize = early.iter().map(|facts| facts.1.pointer_count()).sum();
+    let pointers = pointers.saturating_mul(records) / early.len().max(1);
+    values.expect_records(records, records.saturating_mul(per_id), pointers);
 }
 
 /// The top-level keys the checks read under these maps: the keys their roles' paths start
@@ -183,7 +264,7 @@ mod tests {
                     let roles = Roles::of(&record, &map, plan, plan.is_some());
                     out.push(format!(
                         "{:?} {:?}",
-                        rules.facts(&roles, record.origin.index),
+                        rules.facts(&roles),
                         values::ValueChecks::facts(&roles, record.origin.line)
                     ));
                 }

@@ -11,7 +11,7 @@
 
 use crate::mapping::{FieldMap, FieldPath};
 use crate::record::{is_blank, is_filled, is_truthy, py_str, Record};
-use crate::store::{KeySlots, RawFields};
+use crate::store::{KeySlots, RawFields, View};
 use crate::time::{self, DateError, Timestamp};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -28,6 +28,16 @@ impl<'a> RoleValue<'a> {
     fn of_raw(text: &'a str) -> RoleValue<'a> {
         if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {
             return RoleValue::Text(Cow::Borrowed(&text[1..text.len() - 1]));
+        }
+        // the literals most records hold (an open valid_to is `null`), without a parser
+        let literal = match text {
+            "null" => Some(Value::Null),
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        };
+        if let Some(value) = literal {
+            return RoleValue::Json(Cow::Owned(value));
         }
         // the reader validated the text with the same parser, so this cannot fail
         RoleValue::Json(Cow::Owned(
@@ -124,6 +134,7 @@ impl Role {
 
 /// How roles are found in records read as raw text: the slot of each role's key, by role
 /// number.
+#[derive(Clone)]
 pub struct RawPlan {
     pub slots: KeySlots,
     slot_of: Vec<Option<usize>>,
@@ -158,10 +169,7 @@ pub enum Roles<'a> {
         fields: Cow<'a, Map<String, Value>>,
     },
     /// Values read from the raw text at the places the reader noted.
-    Spans {
-        plan: &'a RawPlan,
-        record: &'a Record,
-    },
+    Spans { plan: &'a RawPlan, view: View<'a> },
     /// Values read from the raw text, found by parsing it (records of other shapes).
     Raw {
         plan: &'a RawPlan,
@@ -187,8 +195,14 @@ impl<'a> Roles<'a> {
         raw_only: bool,
     ) -> Roles<'a> {
         if let Some(plan) = plan {
-            if record.spans.is_some() {
-                return Roles::Spans { plan, record };
+            if let Some(spans) = &record.spans {
+                let view = View {
+                    text: &record.raw,
+                    spans,
+                    line: record.origin.line,
+                    offset: record.origin.offset,
+                };
+                return Roles::Spans { plan, view };
             }
             if let Some(fields) = RawFields::parse(&record.raw, &plan.slots) {
                 return Roles::Raw { plan, fields };
@@ -209,9 +223,7 @@ impl<'a> Roles<'a> {
     pub fn get(&self, role: Role) -> Option<RoleValue<'_>> {
         match self {
             Roles::Built { map, fields } => map.get(role.name, fields).map(RoleValue::Json),
-            Roles::Spans { plan, record } => {
-                record.span_text(plan.slot(role)?).map(RoleValue::of_raw)
-            }
+            Roles::Spans { plan, view } => view.slot_text(plan.slot(role)?).map(RoleValue::of_raw),
             Roles::Raw { plan, fields } => fields.get(plan.slot(role)?).map(RoleValue::of_raw),
         }
     }
@@ -227,9 +239,9 @@ impl<'a> Roles<'a> {
             Roles::Built { fields, .. } => {
                 fields.get(key).map(|v| RoleValue::Json(Cow::Borrowed(v)))
             }
-            Roles::Spans { plan, record } => record
-                .span_text(plan.slots.slot(key)?)
-                .map(RoleValue::of_raw),
+            Roles::Spans { plan, view } => {
+                view.slot_text(plan.slots.slot(key)?).map(RoleValue::of_raw)
+            }
             Roles::Raw { plan, fields } => fields.get(plan.slots.slot(key)?).map(RoleValue::of_raw),
         }
     }

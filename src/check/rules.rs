@@ -78,9 +78,10 @@ struct FieldState {
 /// What the rules need from one record.
 #[derive(Debug, PartialEq, Eq)]
 pub struct RuleFacts<'a> {
-    /// The name the reference gives the record (its id, or `#index`), borrowed from the
-    /// record when it can be.
-    pub name: Cow<'a, str>,
+    /// The name the reference gives the record: its id, borrowed from the record when it can
+    /// be; `None` for a record without one, which the reference names `#index` (see
+    /// [`unnamed`]: the fold knows the index).
+    pub name: Option<Cow<'a, str>>,
     /// Bit i: field i's requirement is met by this record (present, or filled).
     met: u64,
     /// Bit i: field i holds a filled, truthy value (the once-per-store policy test).
@@ -90,6 +91,16 @@ pub struct RuleFacts<'a> {
     /// For inverse roles: the ids this record points at, and its own id.
     pointed: Vec<String>,
     own_id: String,
+}
+
+impl RuleFacts<'_> {
+    /// The facts with nothing borrowed, to travel to the thread that folds them.
+    pub fn into_owned(self) -> RuleFacts<'static> {
+        RuleFacts {
+            name: self.name.map(|n| Cow::Owned(n.into_owned())),
+            ..self
+        }
+    }
 }
 
 pub struct ReferenceRules {
@@ -162,26 +173,23 @@ impl ReferenceRules {
 
     /// The name the reference gives a record: its record_id as Python prints it, or `#index`.
     pub fn name_of(map: &FieldMap, record: &Record) -> String {
-        Self::name(
-            &Roles::built(map, &record.fields),
-            Role::named("record_id"),
-            record.origin.index,
-        )
-        .into_owned()
-    }
-
-    fn name<'a>(roles: &'a Roles, record_id: Role, index: usize) -> Cow<'a, str> {
-        match roles.get(record_id) {
-            Some(v) if v.is_filled() && v.is_truthy() => v.text(),
-            _ => Cow::Owned(format!("#{index}")),
+        match Self::name(&Roles::built(map, &record.fields), Role::named("record_id")) {
+            Some(name) => name.into_owned(),
+            None => unnamed(record.origin.index),
         }
     }
 
-    /// Read one record (no shared state: safe to run on many records at once); `index` is
-    /// its place among the store's records.
-    pub fn facts<'a>(&self, roles: &'a Roles, index: usize) -> RuleFacts<'a> {
+    fn name<'a>(roles: &'a Roles, record_id: Role) -> Option<Cow<'a, str>> {
+        match roles.get(record_id) {
+            Some(v) if v.is_filled() && v.is_truthy() => Some(v.text()),
+            _ => None,
+        }
+    }
+
+    /// Read one record (no shared state: safe to run on many records at once).
+    pub fn facts<'a>(&self, roles: &'a Roles) -> RuleFacts<'a> {
         let mut facts = RuleFacts {
-            name: Self::name(roles, self.record_id, index),
+            name: Self::name(roles, self.record_id),
             met: 0,
             truthy: 0,
             states_rule: self.rule_markers.iter().any(|&m| roles.filled(m).is_some()),
@@ -225,8 +233,9 @@ impl ReferenceRules {
         facts
     }
 
-    /// Add one record's facts, in store order.
-    pub fn fold(&mut self, facts: &RuleFacts) {
+    /// Add one record's facts, in store order; `name` is what the reference calls it (its
+    /// id, or [`unnamed`]).
+    pub fn fold(&mut self, facts: &RuleFacts, name: &str) {
         self.records += 1;
         if facts.restricted {
             self.restricted += 1;
@@ -237,18 +246,18 @@ impl ReferenceRules {
             match state.field.check.applies {
                 Applies::EveryRecord if state.inverse.is_some() => state
                     .deferred
-                    .push((facts.name.to_string(), facts.own_id.clone())),
+                    .push((name.to_string(), facts.own_id.clone())),
                 Applies::EveryRecord if !met => {
-                    state.offenders.push(&facts.name);
+                    state.offenders.push(name);
                 }
                 Applies::OncePerStore if facts.truthy & (1 << i) != 0 => {
                     self.policy_in_records = true;
                 }
                 Applies::RuleRecords if facts.states_rule && !met => {
-                    state.offenders.push(&facts.name);
+                    state.offenders.push(name);
                 }
                 Applies::RestrictedRecords if facts.restricted && !met => {
-                    state.offenders.push(&facts.name);
+                    state.offenders.push(name);
                 }
                 _ => {}
             }
@@ -328,6 +337,11 @@ impl ReferenceRules {
         }
         (reached, findings)
     }
+}
+
+/// The name the reference gives the record at `index` that has no id.
+pub fn unnamed(index: usize) -> String {
+    format!("#{index}")
 }
 
 /// Record ids named by a role's value.

@@ -2,9 +2,9 @@
 //! arena, so remembering a record id costs its bytes plus a few integers (about 30 bytes for
 //! a 9-character id) instead of an allocation of its own, and 1,000,000 ids stay near 30 MiB.
 
-use hashbrown::hash_table::Entry;
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::DefaultHashBuilder;
 use std::hash::BuildHasher;
+use std::sync::OnceLock;
 
 /// An append-only list of strings in one arena.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -57,57 +57,130 @@ impl Names {
     }
 }
 
+/// The hash the interners use, the same on every thread (one random seed per process), so a
+/// string can be hashed where it is read and looked up where it is folded.
+pub fn hash(s: &str) -> u64 {
+    static HASHER: OnceLock<DefaultHashBuilder> = OnceLock::new();
+    HASHER.get_or_init(DefaultHashBuilder::default).hash_one(s)
+}
+
 /// A set of distinct strings, each with a dense index (0, 1, 2, … in first-seen order) for
-/// side tables. Lookups hash the text and compare it byte for byte, so two strings whose
-/// hashes collide stay two entries.
+/// side tables. Lookups compare the text byte for byte, so two strings whose hashes collide
+/// stay two entries.
+///
+/// An open-addressing table with linear probing: each slot is one `u64` holding the upper
+/// half of the string's hash (a tag that rules out nearly every wrong candidate without
+/// touching the text) and its index + 1 (0: empty). 8 bytes a slot, at most 3/4 full: a
+/// million strings take 16 MiB of table besides their text. Lookups take the hash computed
+/// beforehand (on the reading threads), and [`Interner::warm`] lets the folding thread
+/// touch the slots of the next records before it needs them, so their cache misses overlap.
 #[derive(Default)]
 pub struct Interner {
     names: Names,
-    /// Indices into `names`, found by the hash of their text (4 bytes a string; growing the
-    /// table hashes the texts again, which [`Interner::reserve`] spares a set of known size).
-    table: HashTable<u32>,
-    hasher: DefaultHashBuilder,
+    slots: Vec<u64>,
+}
+
+const EMPTY: u64 = 0;
+
+fn tag(hash: u64) -> u64 {
+    hash >> 32
 }
 
 impl Interner {
-    /// The index of `s`, and whether it was new. Past 2^32 − 1 distinct strings (a store
-    /// far beyond any memory) a new string is still counted but no longer remembered.
-    pub fn intern(&mut self, s: &str) -> (usize, bool) {
-        let hash = self.hasher.hash_one(s);
-        let Ok(small) = u32::try_from(self.names.len()) else {
-            return match self.find(s) {
-                Some(i) => (i, false),
-                None => (self.names.push(s), true),
-            };
-        };
-        let (names, hasher) = (&mut self.names, &self.hasher);
-        match self.table.entry(
-            hash,
-            |&i| names.get(i as usize) == s,
-            |&i| hasher.hash_one(names.get(i as usize)),
-        ) {
-            Entry::Occupied(e) => (*e.get() as usize, false),
-            Entry::Vacant(e) => {
-                e.insert(small);
-                (names.push(s), true)
+    fn mask(&self) -> usize {
+        self.slots.len().wrapping_sub(1)
+    }
+
+    /// The slot holding `s`, or the empty slot where it would go.
+    fn probe(&self, s: &str, hash: u64) -> (usize, Option<usize>) {
+        let mask = self.mask();
+        let mut at = hash as usize & mask;
+        loop {
+            let slot = self.slots[at];
+            if slot == EMPTY {
+                return (at, None);
             }
+            if slot >> 32 == tag(hash) {
+                let i = (slot & 0xffff_ffff) as usize - 1;
+                if self.names.get(i) == s {
+                    return (at, Some(i));
+                }
+            }
+            at = (at + 1) & mask;
         }
     }
 
-    /// Room for `n` more strings of `bytes` in all: a set sized once neither rehashes nor
-    /// leaves the buffers of its smaller sizes behind as it grows.
+    /// The index of `s` (whose [`hash`] is `hash`), and whether it was new. Past 2^32 − 2
+    /// distinct strings (a store far beyond any memory) a new string is still counted but
+    /// no longer remembered.
+    pub fn intern_hashed(&mut self, s: &str, hash: u64) -> (usize, bool) {
+        if (self.names.len() + 1) * 4 > self.slots.len() * 3 {
+            self.grow((self.names.len() + 1) * 2);
+        }
+        let (at, found) = self.probe(s, hash);
+        if let Some(i) = found {
+            return (i, false);
+        }
+        let i = self.names.push(s);
+        if let Ok(index) = u32::try_from(i + 1) {
+            if index != u32::MAX {
+                self.slots[at] = tag(hash) << 32 | index as u64;
+            }
+        }
+        (i, true)
+    }
+
+    #[cfg(test)]
+    pub fn intern(&mut self, s: &str) -> (usize, bool) {
+        self.intern_hashed(s, hash(s))
+    }
+
+    /// A table of at least `n` slots' worth of strings: every string placed again.
+    fn grow(&mut self, n: usize) {
+        let size = (n * 4 / 3 + 1).next_power_of_two().max(16);
+        if size <= self.slots.len() {
+            return;
+        }
+        self.slots = vec![EMPTY; size];
+        let mask = size - 1;
+        for i in 0..self.names.len().min(u32::MAX as usize - 1) {
+            let h = hash(self.names.get(i));
+            let mut at = h as usize & mask;
+            while self.slots[at] != EMPTY {
+                at = (at + 1) & mask;
+            }
+            self.slots[at] = tag(h) << 32 | (i as u64 + 1);
+        }
+    }
+
+    /// Room for `n` more strings of `bytes` in all: a table sized once is never rebuilt.
     pub fn reserve(&mut self, n: usize, bytes: usize) {
         self.names.reserve(n, bytes);
-        let (names, hasher) = (&self.names, &self.hasher);
-        self.table
-            .reserve(n, |&i| hasher.hash_one(names.get(i as usize)));
+        self.grow(self.names.len() + n);
+    }
+
+    /// Touch what a lookup of `hash` will read (its first slot, and the text a matching tag
+    /// points at), so that lookups soon after find it in cache. Changes nothing.
+    pub fn warm(&self, hash: u64) -> u64 {
+        let Some(&slot) = self.slots.get(hash as usize & self.mask()) else {
+            return 0;
+        };
+        if slot != EMPTY && slot >> 32 == tag(hash) {
+            let text = self.names.get((slot & 0xffff_ffff) as usize - 1);
+            return slot ^ text.len() as u64 ^ text.bytes().next().unwrap_or(0) as u64;
+        }
+        slot
+    }
+
+    pub fn find_hashed(&self, s: &str, hash: u64) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.probe(s, hash).1
     }
 
     pub fn find(&self, s: &str) -> Option<usize> {
-        let hash = self.hasher.hash_one(s);
-        self.table
-            .find(hash, |&i| self.names.get(i as usize) == s)
-            .map(|&i| i as usize)
+        self.find_hashed(s, hash(s))
     }
 
     pub fn get(&self, i: usize) -> &str {

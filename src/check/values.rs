@@ -12,7 +12,7 @@
 //! tens of megabytes.
 
 use super::roles::{Role, RoleValue, Roles};
-use super::table::{Interner, Names};
+use super::table::{self, Interner, Names};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
 use std::borrow::Cow;
@@ -191,11 +191,22 @@ pub struct ValueFacts<'a> {
     supersedes: Option<Vec<Cow<'a, str>>>,
     concept: Option<Cow<'a, str>>,
     owner: Option<Cow<'a, str>>,
+    /// The interners' hashes of the id, the supersedes targets (in order), the concept and
+    /// the owner: computed where the record is read, so the fold only looks up.
+    hashes: Hashes,
     policy: Option<Cow<'a, str>>,
     bad_release: bool,
     /// A capture timestamp was found: whether it equals valid_from.
     capture_equal: Option<bool>,
     register: Vec<String>,
+}
+
+#[derive(Debug, Default, PartialEq)]
+struct Hashes {
+    id: u64,
+    targets: Vec<u64>,
+    concept: u64,
+    owner: u64,
 }
 
 /// A supersedes pointer: which record points (its line), and at what.
@@ -278,6 +289,29 @@ pub struct ValueChecks {
 const VALID_TO_WRITTEN: u64 = 1 << 63;
 
 impl ValueFacts<'_> {
+    /// The facts with nothing borrowed, to travel to the thread that folds them.
+    pub fn into_owned(self) -> ValueFacts<'static> {
+        let owned = |text: Option<Cow<str>>| text.map(|t| Cow::Owned(t.into_owned()));
+        ValueFacts {
+            id: owned(self.id),
+            supersedes: self.supersedes.map(|targets| {
+                targets
+                    .into_iter()
+                    .map(|t| Cow::Owned(t.into_owned()))
+                    .collect()
+            }),
+            concept: owned(self.concept),
+            owner: owned(self.owner),
+            policy: owned(self.policy),
+            ..self
+        }
+    }
+
+    /// The record's supersedes pointers.
+    pub fn pointer_count(&self) -> usize {
+        self.supersedes.as_ref().map_or(0, Vec::len)
+    }
+
     /// The length of the record's id (0 without one).
     pub fn id_len(&self) -> usize {
         self.id.as_ref().map_or(0, |id| id.len())
@@ -363,6 +397,19 @@ impl ValueChecks {
             }
         }
 
+        let hash = |text: &Option<Cow<str>>| text.as_deref().map_or(0, table::hash);
+        facts.hashes = Hashes {
+            id: hash(&facts.id),
+            targets: facts
+                .supersedes
+                .iter()
+                .flatten()
+                .map(|t| table::hash(t))
+                .collect(),
+            concept: hash(&facts.concept),
+            owner: hash(&facts.owner),
+        };
+
         // the experimental register
         if let Some(items) = get(r.expected_concepts)
             .as_ref()
@@ -373,10 +420,29 @@ impl ValueChecks {
         facts
     }
 
-    /// Make room for about `records` more records whose ids take `id_bytes` in all.
-    pub fn expect_records(&mut self, records: usize, id_bytes: usize) {
+    /// Make room for about `records` more records whose ids take `id_bytes` in all ...
+    /// ... and `pointers` supersedes pointers: tables sized once skip the copies (and the
+    /// moment of holding both the old and the new buffer) that growing by doubling costs.
+    pub fn expect_records(&mut self, records: usize, id_bytes: usize, pointers: usize) {
         self.ids.reserve(records, id_bytes);
         self.id_lines.reserve(records);
+        self.pointers.reserve(pointers);
+    }
+
+    /// Touch what folding these facts will look up (see [`Interner::warm`]): called on the
+    /// next records before folding them, it lets their cache misses overlap. Changes nothing.
+    pub fn warm(&self, facts: &ValueFacts<'_>) -> u64 {
+        let mut touched = 0;
+        if facts.id.is_some() {
+            touched ^= self.ids.warm(facts.hashes.id);
+        }
+        for &hash in &facts.hashes.targets {
+            touched ^= self.ids.warm(hash);
+        }
+        if facts.concept.is_some() {
+            touched ^= self.concepts.warm(facts.hashes.concept);
+        }
+        touched
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.
@@ -397,7 +463,7 @@ impl ValueChecks {
         }
         let mut own = None;
         if let Some(id) = &facts.id {
-            let (i, new) = self.ids.intern(id);
+            let (i, new) = self.ids.intern_hashed(id, facts.hashes.id);
             own = Some(i);
             if new {
                 let written = if facts.valid_to_written {
@@ -419,8 +485,8 @@ impl ValueChecks {
                     None => Node::Nameless(small(self.nameless.push(name))),
                 },
             };
-            for t in targets {
-                let target = match self.ids.find(t) {
+            for (t, &hash) in targets.iter().zip(&facts.hashes.targets) {
+                let target = match self.ids.find_hashed(t, hash) {
                     Some(i) => Target::Id(small(i)),
                     None => Target::Pending(small(self.pending.push(t))),
                 };
@@ -432,12 +498,12 @@ impl ValueChecks {
             }
         }
         if let Some(concept) = &facts.concept {
-            let (c, new) = self.concepts.intern(concept);
+            let (c, new) = self.concepts.intern_hashed(concept, facts.hashes.concept);
             if new {
                 self.first_owner.push(None);
             }
             if let Some(owner) = &facts.owner {
-                let owner = small(self.owners.intern(owner).0);
+                let owner = small(self.owners.intern_hashed(owner, facts.hashes.owner).0);
                 match self.first_owner[c] {
                     None => {
                         self.first_owner[c] = Some(OwnerSeen {

@@ -105,6 +105,11 @@ impl Keep {
         self.slots.is_some()
     }
 
+    /// The keys whose values' places are noted, when there are some.
+    pub fn key_slots(&self) -> Option<&KeySlots> {
+        self.slots.as_deref()
+    }
+
     /// Drop the keys this set does not keep (for a record that was built whole).
     pub fn trim(&self, fields: &mut Map<String, Value>) {
         if let Some(keys) = &self.keys {
@@ -146,6 +151,9 @@ impl Keep {
 #[derive(Debug, Clone, Default)]
 pub struct KeySlots {
     slots: HashMap<String, usize, hashbrown::DefaultHashBuilder>,
+    /// The same keys by length, for the scanner: a key read from a line is compared with the
+    /// few wanted keys of its length, without hashing it.
+    by_len: Vec<Vec<(Box<[u8]>, usize)>>,
 }
 
 impl KeySlots {
@@ -156,11 +164,27 @@ impl KeySlots {
             let next = slots.len();
             slots.entry(key.to_string()).or_insert(next);
         }
-        KeySlots { slots }
+        let mut by_len: Vec<Vec<(Box<[u8]>, usize)>> = Vec::new();
+        for (key, &slot) in &slots {
+            if by_len.len() <= key.len() {
+                by_len.resize(key.len() + 1, Vec::new());
+            }
+            by_len[key.len()].push((key.as_bytes().into(), slot));
+        }
+        KeySlots { slots, by_len }
     }
 
     pub fn slot(&self, key: &str) -> Option<usize> {
         self.slots.get(key).copied()
+    }
+
+    /// The slot of a key as the bytes it is written with (no escapes).
+    pub fn slot_of_raw(&self, key: &[u8]) -> Option<usize> {
+        self.by_len
+            .get(key.len())?
+            .iter()
+            .find(|(k, _)| **k == *key)
+            .map(|&(_, slot)| slot)
     }
 
     pub fn len(&self) -> usize {

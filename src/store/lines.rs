@@ -6,15 +6,21 @@ use super::batch::{self, Work};
 use super::input::Source;
 use super::keep::{Decoded, Keep};
 use super::locate::{json_error, not_object, utf8_error};
-use super::{Aside, Entry, Shape, ENVELOPE_KEYS};
+use super::{scan, Aside, Entry, Look, Shape, View, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
-use crate::record::{is_blank, kind_name, Origin, Record};
+use crate::record::{is_blank, kind_name, Origin, Record, Span};
 use serde_json::{Map, Value};
 
 /// One non-blank line, decoded.
-struct Line {
+struct FirstLine {
     text: String,
     origin: Origin,
+}
+
+/// A JSON line past the first two: a record built, or already looked at through its view.
+enum Line<T> {
+    Built(Record),
+    Looked(T),
 }
 
 /// Read the line shapes: `work` runs on each entry (in parallel past the first lines), `visit`
@@ -22,6 +28,7 @@ struct Line {
 pub fn read<T: Send>(
     src: &mut Source,
     keep: &Keep,
+    look: Option<&Look<'_, T>>,
     work: &Work<'_, Entry, T>,
     visit: &mut dyn FnMut(T) -> Result<()>,
 ) -> Result<Shape> {
@@ -62,25 +69,51 @@ pub fn read<T: Send>(
     };
     let decoded = decode(&name, keep, &second.text, second.origin.line)?;
     emit(new_record(keep, decoded, second.text, second.origin), 1)?;
-    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Record>> {
+    let slots = keep.key_slots().filter(|_| look.is_some());
+    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Line<T>>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
+        if let (Some(slots), Some(look)) = (slots, look) {
+            let mut room = [(0, 0); 32];
+            let mut more = Vec::new();
+            let spans: &mut [Span] = match room.get_mut(..slots.len()) {
+                Some(spans) => spans,
+                None => {
+                    more.resize(slots.len(), (0, 0));
+                    &mut more
+                }
+            };
+            if scan::object_spans(text, slots, spans) {
+                let view = View {
+                    text,
+                    spans,
+                    line: origin.line,
+                    offset: origin.offset,
+                };
+                return Ok(Some(Line::Looked(look(view)?)));
+            }
+        }
         let decoded = decode(&name, keep, text, origin.line)?;
-        Ok(Some(new_record(keep, decoded, text, origin)))
+        Ok(Some(Line::Built(new_record(keep, decoded, text, origin))))
     };
     let mut index = 2;
-    let mut number = |record: &mut Record| {
-        record.origin.index = index;
+    let mut number = |line: &mut Line<T>| {
+        if let Line::Built(record) = line {
+            record.origin.index = index;
+        }
         index += 1;
     };
-    let work = |record: Record| work(Entry::Record(record));
+    let work = |line: Line<T>| match line {
+        Line::Built(record) => work(Entry::Record(record)),
+        Line::Looked(done) => Ok(done),
+    };
     batch::for_each_line(src, &decode, &mut number, &work, visit)?;
     Ok(Shape::JsonLines)
 }
 
 /// The next line that is not blank, decoded as UTF-8 with a trailing `\r` removed.
-fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<Line>> {
+fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<FirstLine>> {
     loop {
         let line_no = src.line;
         let offset = src.offset;
@@ -90,7 +123,7 @@ fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<Line>> {
         let Some(text) = line_text(&src.name, buf, line_no)? else {
             continue;
         };
-        return Ok(Some(Line {
+        return Ok(Some(FirstLine {
             text: text.to_string(),
             origin: Origin {
                 line: line_no,
@@ -156,7 +189,7 @@ fn envelope_key(value: &Value) -> Option<String> {
 
 fn unwrap_envelope(
     name: &str,
-    at: &Line,
+    at: &FirstLine,
     value: Value,
     key: &str,
     visit: &mut dyn FnMut(Entry) -> Result<()>,
@@ -200,7 +233,7 @@ fn unwrap_envelope(
 /// a JSON-lines reader would say.
 fn read_document(
     src: &mut Source,
-    first: Line,
+    first: FirstLine,
     line_err: &serde_json::Error,
     visit: &mut dyn FnMut(Entry) -> Result<()>,
 ) -> Result<Shape> {
@@ -260,7 +293,7 @@ fn read_document(
 /// lines (carried along as asides). The envelope line is kept whole.
 fn read_engrama<T: Send>(
     src: &mut Source,
-    first: Line,
+    first: FirstLine,
     header: Value,
     keep: &Keep,
     work: &Work<'_, Entry, T>,

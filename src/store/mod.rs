@@ -20,6 +20,7 @@ mod keep;
 mod lines;
 mod locate;
 pub mod merge;
+mod scan;
 pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
@@ -27,7 +28,7 @@ pub use keep::{Decoded, Keep, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
 
 use crate::error::Result;
-use crate::record::Record;
+use crate::record::{Record, Span};
 
 /// The shape a store was found in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +114,55 @@ pub fn read_parallel<T: Send>(
         None => Ok(Shape::Empty),
         Some(b'[') => array::read(&mut source, &mut |entry| visit(work(entry)?)),
         Some(b'#') => compact::read(&mut source, &mut |entry| visit(work(entry)?)),
-        Some(_) => lines::read(&mut source, keep, work, visit),
+        Some(_) => lines::read(&mut source, keep, None, work, visit),
+    }
+}
+
+/// A record as it lies in a JSON line, for commands that only look ([`read_looking`]): its
+/// text (validated), where each slotted key's value lies in it (`(0, 0)`: absent), and where
+/// the line starts. Its index among the records is not known yet where views are read: count
+/// the records as they are visited.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    pub text: &'a str,
+    pub spans: &'a [Span],
+    pub line: u64,
+    pub offset: u64,
+}
+
+impl<'a> View<'a> {
+    /// The raw JSON text of the value in a slot.
+    pub fn slot_text(&self, slot: usize) -> Option<&'a str> {
+        let (start, end) = *self.spans.get(slot)?;
+        if end == 0 {
+            return None;
+        }
+        self.text.get(start as usize..end as usize)
+    }
+}
+
+/// What a command that only looks does with a record seen as a [`View`].
+pub type Look<'a, T> = dyn Fn(View<'_>) -> Result<T> + Sync + 'a;
+
+/// [`read_parallel`] for a command that only looks, reading with [`Keep::slots`]: the lines
+/// of a JSON-lines store that the reader's scanner takes are handed to `look` as views of the
+/// line, borrowed (no record built, nothing copied); every other entry — the first lines, the
+/// other shapes, a line left to serde_json — goes to `work` as usual. Both run on the decoding
+/// threads; `visit` gets what they return, in store order.
+pub fn read_looking<T: Send>(
+    input: &Input,
+    keep: &Keep,
+    look: &Look<'_, T>,
+    work: &batch::Work<'_, Entry, T>,
+    visit: &mut dyn FnMut(T) -> Result<()>,
+) -> Result<Shape> {
+    let mut source = input.open()?;
+    let first = source.skip_leading_space()?;
+    match first {
+        None => Ok(Shape::Empty),
+        Some(b'[') => array::read(&mut source, &mut |entry| visit(work(entry)?)),
+        Some(b'#') => compact::read(&mut source, &mut |entry| visit(work(entry)?)),
+        Some(_) => lines::read(&mut source, keep, Some(look), work, visit),
     }
 }
 

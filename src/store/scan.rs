@@ -1,0 +1,296 @@
+//! A purpose-built scanner for one JSON object on one line: it validates the whole line and
+//! notes where the wanted keys' values lie, building nothing. It is the reader's fast path for
+//! commands that only look ([`super::Keep::slots`]); `check` of a million records spends most
+//! of its time here, so it is written for speed: strings are stepped over with `memchr`, and
+//! nothing is allocated.
+//!
+//! It takes only what it is sure serde_json takes, with the same result. Anything else — an
+//! escape `\u` (serde_json refuses a lone surrogate), a nesting deeper than
+//! [`MAX_DEPTH`], a number or literal it cannot place, any syntax error, a line over 4 GiB —
+//! is left to the serde_json path (`None`), which gives the canonical answer or error.
+//! A property test holds it to that (`tests` below).
+
+use super::keep::KeySlots;
+use crate::record::Span;
+
+/// Deeper than this the line is left to serde_json (its limit is 128, counted from the line).
+const MAX_DEPTH: usize = 64;
+
+/// Scan `text` (valid UTF-8, one line) as one JSON object, noting in `spans` (one per slot,
+/// `(0, 0)` for a key the object lacks; a repeated key: its last value, as a whole read keeps
+/// it) where each slotted key's value lies. `false` when the line is left to serde_json.
+pub fn object_spans(text: &str, slots: &KeySlots, spans: &mut [Span]) -> bool {
+    if u32::try_from(text.len()).is_err() {
+        return false;
+    }
+    spans.fill((0, 0));
+    let mut s = Scanner {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    s.object_fields(slots, spans).is_some() && {
+        s.space();
+        s.at == s.bytes.len()
+    }
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+/// What the scanner reports when it leaves a line to serde_json.
+type Step = Option<()>;
+
+impl<'a> Scanner<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, b: u8) -> Step {
+        (self.peek() == Some(b)).then(|| self.at += 1)
+    }
+
+    /// The top-level object, noting the slotted keys' values.
+    fn object_fields(&mut self, slots: &KeySlots, spans: &mut [Span]) -> Step {
+        self.space();
+        self.expect(b'{')?;
+        self.space();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.space();
+            let key = self.string()?;
+            // an escaped key is compared by what it decodes to: serde_json's business
+            if key.contains(&b'\\') {
+                return None;
+            }
+            self.space();
+            self.expect(b':')?;
+            self.space();
+            let start = self.at;
+            self.value(1)?;
+            if let Some(slot) = slots.slot_of_raw(key) {
+                spans[slot] = (start as u32, self.at as u32);
+            }
+            self.space();
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string; returns its raw content (between the quotes, escapes as written).
+    fn string(&mut self) -> Option<&'a [u8]> {
+        self.expect(b'"')?;
+        let start = self.at;
+        loop {
+            let rest = &self.bytes[self.at..];
+            let i = memchr::memchr2(b'"', b'\\', rest)?;
+            // a control character unescaped is an error: leave it to serde_json
+            if rest[..i].iter().any(|&b| b < 0x20) {
+                return None;
+            }
+            self.at += i;
+            if rest[i] == b'"' {
+                let content = &self.bytes[start..self.at];
+                self.at += 1;
+                return Some(content);
+            }
+            // an escape: `\u` is left to serde_json (what a surrogate decodes to)
+            match self.bytes.get(self.at + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+                _ => return None,
+            }
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Step {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'"' => self.string().map(|_| ()),
+            b'{' => {
+                self.at += 1;
+                self.space();
+                if self.peek() == Some(b'}') {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    self.space();
+                    self.string()?;
+                    self.space();
+                    self.expect(b':')?;
+                    self.space();
+                    self.value(depth + 1)?;
+                    self.space();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b'}' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.at += 1;
+                self.space();
+                if self.peek() == Some(b']') {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    self.space();
+                    self.value(depth + 1)?;
+                    self.space();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b']' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Step {
+        self.bytes[self.at..]
+            .starts_with(word)
+            .then(|| self.at += word.len())
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, JSON's number.
+    fn number(&mut self) -> Step {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.peek()? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.some_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            self.some_digits()?;
+        }
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Step {
+        let start = self.at;
+        self.digits();
+        (self.at > start).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Map, Value};
+
+    fn spans_of(line: &str, keys: &[&str]) -> Option<Vec<Option<String>>> {
+        let slots = KeySlots::new(keys.iter().copied());
+        let mut spans = vec![(0, 0); slots.len()];
+        object_spans(line, &slots, &mut spans).then(|| {
+            spans
+                .iter()
+                .map(|&(s, e)| (e > 0).then(|| line[s as usize..e as usize].to_string()))
+                .collect()
+        })
+    }
+
+    #[test]
+    fn notes_the_wanted_values_as_written() {
+        let line = r#" {"a": "x\"y", "b": [1, {"c": null}], "n": -1.5e+3, "a": true, "t": "\\"} "#;
+        let got = spans_of(line, &["b", "a", "z", "n", "t"]).unwrap();
+        assert_eq!(got[0].as_deref(), Some(r#"[1, {"c": null}]"#));
+        assert_eq!(got[1].as_deref(), Some("true"));
+        assert_eq!(got[2], None);
+        assert_eq!(got[3].as_deref(), Some("-1.5e+3"));
+        assert_eq!(got[4].as_deref(), Some(r#""\\""#));
+        assert_eq!(spans_of("{}", &["a"]).unwrap(), vec![None]);
+    }
+
+    #[test]
+    fn leaves_to_serde_json_what_it_is_not_sure_of() {
+        let deep = format!(r#"{{"a": {}{}}}"#, "[".repeat(100), "]".repeat(100));
+        for line in [
+            r#"{"a": "\u00e9"}"#,
+            r#"{"a": "tab	inside"}"#,
+            r#"{"a": "\q"}"#,
+            r#"{"a": 01}"#,
+            r#"{"a": 1.}"#,
+            r#"{"a": -}"#,
+            r#"{"a": tru}"#,
+            r#"{"a": NaN}"#,
+            r#"{"a": [1,]}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a": 1} x"#,
+            r#"[1]"#,
+            "",
+            deep.as_str(),
+        ] {
+            assert!(spans_of(line, &["a"]).is_none(), "{line}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever line the scanner takes, serde_json takes too, and the values it notes are
+        /// the ones serde_json reads (the last of a repeated key).
+        #[test]
+        fn takes_only_what_serde_json_takes_with_the_same_values(
+            a in r#"[\[\]{}",:0-9a-z\\. \-eE+]{0,24}"#,
+            b in r#"[\[\]{}",:0-9a-z\\. \-eE+]{0,24}"#,
+        ) {
+            let line = format!(r#"{{"a": {a}, "b": {b}, "a": {b}}}"#);
+            let whole = serde_json::from_str::<Map<String, Value>>(&line);
+            if let Some(got) = spans_of(&line, &["a", "b"]) {
+                let whole = whole.expect("the scanner took what serde_json refuses");
+                for (key, raw) in ["a", "b"].iter().zip(got) {
+                    let raw = raw.expect("both keys are there");
+                    let value: Value = serde_json::from_str(&raw).expect("a value");
+                    proptest::prop_assert_eq!(Some(&value), whole.get(*key), "{}", line);
+                }
+            }
+        }
+    }
+}
