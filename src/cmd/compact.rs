@@ -123,11 +123,21 @@ pub fn write_lines(
     let order = &Profile::embedded().serialisation.field_order;
     let inverse_supersedes = given.inverse_path("supersedes").is_some();
 
+    // the keys the roles read (every key, and the raw text, when records go on to --stats)
+    let engrama_keys = match map_given {
+        true => Vec::new(),
+        false => role_keys(&engrama_map()?, order),
+    };
+    let role_keep = match with_records {
+        true => Keep::all(),
+        false => Keep::keys(role_keys(given, order).into_iter().chain(engrama_keys)),
+    };
+
     // First pass, when something needs the whole store before the first line.
     let mut first = FirstPass::default();
     if criteria.needs_supersession() || request.policy_line || inverse_supersedes {
         let policy_for = request.policy_line.then_some(criteria.reader.as_deref());
-        first = FirstPass::read(input, given, map_given, policy_for)?;
+        first = FirstPass::read(input, &role_keep, given, map_given, policy_for)?;
     }
 
     emit(None, &compact::header(order))?;
@@ -151,7 +161,6 @@ pub fn write_lines(
         order,
         plain: Plain::new(given, order, criteria, inverse_supersedes, with_records),
         input_name: &input.display,
-        engrama_keys: role_keys(&engrama_map()?, order),
         engrama_keep: Keep::keys(role_keys(&engrama_map()?, order)),
     };
     let mut tally = Tally::default();
@@ -173,7 +182,7 @@ pub fn write_lines(
             shape
         }
         None => {
-            let keep = encoder.keep(given, map_given, with_records);
+            let keep = encoder.keep(&role_keep);
             // an engrama dump reads through the engrama map unless `--map` was given, as
             // `check` reads it; its header is worked on before any record
             let engrama: OnceLock<FieldMap> = OnceLock::new();
@@ -221,8 +230,7 @@ struct Encoder<'a> {
     /// Set when the line can be written straight from the record's text (see [`Plain`]).
     plain: Option<Plain>,
     input_name: &'a str,
-    /// The keys the engrama map reads, and a reader's set of them.
-    engrama_keys: Vec<String>,
+    /// The keys the engrama map reads.
     engrama_keep: Keep,
 }
 
@@ -272,23 +280,13 @@ impl Plain {
 }
 
 impl Encoder<'_> {
-    /// What the reader builds of each record: only the keys the roles read (every key, and
-    /// the raw text, when the records go on to `--stats`); on the fast path nothing, the
-    /// values' places in the line noted instead. Without `--map`, the engrama map's keys are
-    /// built too, in case the store is an engrama dump.
-    fn keep(&self, given: &FieldMap, map_given: bool, with_records: bool) -> Keep {
-        if with_records {
-            return Keep::all();
-        }
+    /// What the reader builds of each record: on the fast path nothing (the values' places
+    /// in the line are noted instead), else `role_keep`: the keys the roles read.
+    fn keep(&self, role_keep: &Keep) -> Keep {
         match &self.plain {
             // an engrama dump's node lines are decoded again from their text (`rebuild`)
             Some(plain) => Keep::slots(plain.slots.clone()),
-            None if map_given => Keep::keys(role_keys(given, self.order)),
-            None => Keep::keys(
-                role_keys(given, self.order)
-                    .into_iter()
-                    .chain(self.engrama_keys.iter().cloned()),
-            ),
+            None => role_keep.clone(),
         }
     }
 
@@ -429,15 +427,16 @@ fn role_keys(map: &FieldMap, order: &[String]) -> Vec<String> {
     keys
 }
 
-/// Read a store's records through the map. An engrama dump reads through the engrama map
-/// unless `--map` was given, as `check` reads it.
+/// Read a store's records (the keys `keep` names) through the map. An engrama dump reads
+/// through the engrama map unless `--map` was given, as `check` reads it.
 fn read_store(
     input: &Input,
+    keep: &Keep,
     mut map: FieldMap,
     map_given: bool,
     visit: &mut dyn FnMut(&FieldMap, Record) -> Result<()>,
 ) -> Result<Shape> {
-    store::read(input, &mut |entry| match entry {
+    store::read_with(input, keep, &mut |entry| match entry {
         Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
             map = engrama_map()?;
             Ok(())
@@ -500,11 +499,13 @@ struct FirstPass {
 }
 
 impl FirstPass {
+    /// `keep_keys`: what the reader builds of each record (and what buffered records hold).
     /// `policy_for`: find the policy, for this reader (`Some(None)`: no reader, anyone).
     /// With a reader, the policy is taken only from a record whose release_to names them:
     /// absence is never permission, for the policy line too.
     fn read(
         input: &Input,
+        keep_keys: &Keep,
         given: &FieldMap,
         map_given: bool,
         policy_for: Option<Option<&str>>,
@@ -515,34 +516,43 @@ impl FirstPass {
         let mut records = Vec::new();
         let mut last_map = given.clone();
         let keep = read_once(input);
-        let shape = read_store(input, given.clone(), map_given, &mut |map, record| {
-            builder
-                .get_or_insert_with(|| SupersessionBuilder::new(map))
-                .observe(&record);
-            if let (Some(reader), None) = (policy_for, &policy) {
-                if let Some(text) = map
-                    .get("conflict_policy", &record.fields)
-                    .filter(|v| is_truthy(v))
-                    .map(|v| py_str(&v))
-                {
-                    let released = reader.is_none_or(|party| {
-                        select::releases_to(map.get("release_to", &record.fields).as_deref(), party)
-                    });
-                    if released {
-                        policy = Some(text);
-                    } else {
-                        policy_withheld = true;
+        let shape = read_store(
+            input,
+            keep_keys,
+            given.clone(),
+            map_given,
+            &mut |map, record| {
+                builder
+                    .get_or_insert_with(|| SupersessionBuilder::new(map))
+                    .observe(&record);
+                if let (Some(reader), None) = (policy_for, &policy) {
+                    if let Some(text) = map
+                        .get("conflict_policy", &record.fields)
+                        .filter(|v| is_truthy(v))
+                        .map(|v| py_str(&v))
+                    {
+                        let released = reader.is_none_or(|party| {
+                            select::releases_to(
+                                map.get("release_to", &record.fields).as_deref(),
+                                party,
+                            )
+                        });
+                        if released {
+                            policy = Some(text);
+                        } else {
+                            policy_withheld = true;
+                        }
                     }
                 }
-            }
-            if keep {
-                if records.is_empty() {
-                    last_map = map.clone();
+                if keep {
+                    if records.is_empty() {
+                        last_map = map.clone();
+                    }
+                    records.push(record);
                 }
-                records.push(record);
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         Ok(FirstPass {
             supersession: builder.map(SupersessionBuilder::finish).unwrap_or_default(),
             policy,
