@@ -390,6 +390,9 @@ pub struct Store {
     target: PathBuf,
     /// The store file as it was: where the lines kept as they are get read back from.
     file: Option<File>,
+    /// The part of the store file read last: a dump that repeats the store's lines meets
+    /// them in about the store's order, so one read serves the lines that follow.
+    window: Window,
     spool: Option<Spool>,
     /// Graph stores: the envelope line (first line) and its fields.
     envelope: Option<(Loc, Map<String, Value>)>,
@@ -410,6 +413,7 @@ impl Store {
             target: target.to_path_buf(),
             file,
             spool: None,
+            window: Window::default(),
             envelope: None,
             tables: Default::default(),
             pending: Vec::new(),
@@ -675,7 +679,7 @@ impl Store {
         let mut buf = vec![0u8; at.len as usize];
         if at.in_store {
             let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
-            read_at(file, at.pos, &mut buf)?;
+            self.window.read(file, at.pos, &mut buf)?;
         } else {
             let spool = self.spool.as_mut().ok_or(io::ErrorKind::NotFound)?;
             let w = spool.file.writer();
@@ -800,6 +804,66 @@ impl<'a> Reader<'a> {
         }
         Ok(())
     }
+}
+
+/// Bytes of a file around the last place read.
+#[derive(Default)]
+struct Window {
+    pos: u64,
+    bytes: Vec<u8>,
+}
+
+/// Bytes a window holds: a few dozen lines, so that reading it costs little more than
+/// reading one line when the next line wanted is elsewhere.
+const WINDOW: usize = 32 << 10;
+
+impl Window {
+    /// Fill `buf` from `pos`: from the window when it holds those bytes, else from the file
+    /// (a window from `pos` on, when `buf` fits in one).
+    fn read(&mut self, file: &File, pos: u64, buf: &mut [u8]) -> io::Result<()> {
+        let held = pos
+            .checked_sub(self.pos)
+            .and_then(|from| usize::try_from(from).ok())
+            .and_then(|from| self.bytes.get(from..from.checked_add(buf.len())?));
+        if let Some(held) = held {
+            buf.copy_from_slice(held);
+            return Ok(());
+        }
+        if buf.len() > WINDOW {
+            return read_at(file, pos, buf);
+        }
+        self.bytes.resize(WINDOW, 0);
+        let mut filled = 0;
+        while filled < buf.len() {
+            match read_some_at(file, pos + filled as u64, &mut self.bytes[filled..]) {
+                Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.bytes.clear();
+                    return Err(e);
+                }
+            }
+        }
+        self.bytes.truncate(filled);
+        self.pos = pos;
+        buf.copy_from_slice(&self.bytes[..buf.len()]);
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn read_some_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, pos)
+}
+
+#[cfg(windows)]
+fn read_some_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
+    let mut f = file;
+    let back = f.stream_position()?;
+    let n = std::os::windows::fs::FileExt::seek_read(file, buf, pos)?;
+    f.seek(SeekFrom::Start(back))?;
+    Ok(n)
 }
 
 #[cfg(unix)]
