@@ -203,7 +203,14 @@ pub fn write_lines(
                     },
                 }
             };
-            store::read_parallel(input, &keep, &work, &mut visit)?
+            match &encoder.plain {
+                // JSON lines the reader's scanner takes are looked at where they lie
+                Some(plain) => {
+                    let look = |view: store::View| encoder.encode_view(plain, view);
+                    store::read_looking(input, &keep, &look, &work, &mut visit)?
+                }
+                None => store::read_parallel(input, &keep, &work, &mut visit)?,
+            }
         }
     };
     Ok(Written {
@@ -334,15 +341,13 @@ impl Encoder<'_> {
         let Some(plain) = &self.plain else {
             return self.encode(&FieldMap::identity(), record, false);
         };
-        let mut line = String::with_capacity(record.raw.len());
-        match &record.spans {
-            Some(_) => {
-                let mut writer = LineWriter::new(&mut line);
-                for (&slot, &kind) in plain.slot_of.iter().zip(&plain.kinds) {
-                    self.raw_cell(&mut writer, &record, record.span_text(slot), kind)?;
-                }
-                writer.finish();
-            }
+        let line = match &record.spans {
+            Some(_) => self.line_from_texts(
+                plain,
+                |slot| record.span_text(slot),
+                &record.raw,
+                record.origin.line,
+            )?,
             None => {
                 // decoded whole (a store's first line, an array element, a compact line): when
                 // the reader kept none of the keys, they are in the line's text
@@ -354,6 +359,7 @@ impl Encoder<'_> {
                     },
                 };
                 let fields = whole.as_ref().unwrap_or(&record.fields);
+                let mut line = String::with_capacity(record.raw.len());
                 compact::write_line(
                     &mut line,
                     plain.keys.iter().zip(self.order).map(|(key, field)| {
@@ -361,8 +367,9 @@ impl Encoder<'_> {
                         (cell, field.as_str())
                     }),
                 );
+                line
             }
-        }
+        };
         Ok(Encoded {
             verdict: Verdict::Keep,
             line: Some(line),
@@ -370,14 +377,45 @@ impl Encoder<'_> {
         })
     }
 
+    /// The fast path's line for a JSON line the reader's scanner took: written from the
+    /// values' texts where they lie in the line, nothing built, nothing copied but the line.
+    fn encode_view(&self, plain: &Plain, view: store::View) -> Result<Option<Encoded>> {
+        let line =
+            self.line_from_texts(plain, |slot| view.slot_text(slot), view.text, view.line)?;
+        Ok(Some(Encoded {
+            verdict: Verdict::Keep,
+            line: Some(line),
+            record: None,
+        }))
+    }
+
+    /// A line from each field's JSON text, by slot (`text_of`); `whole` and `line_no` are the
+    /// record's text and line, for an error.
+    fn line_from_texts<'t>(
+        &self,
+        plain: &Plain,
+        text_of: impl Fn(usize) -> Option<&'t str>,
+        whole: &str,
+        line_no: u64,
+    ) -> Result<String> {
+        let mut line = String::with_capacity(whole.len());
+        let mut writer = LineWriter::new(&mut line);
+        for (&slot, &kind) in plain.slot_of.iter().zip(&plain.kinds) {
+            self.raw_cell(&mut writer, text_of(slot), kind, whole, line_no)?;
+        }
+        writer.finish();
+        Ok(line)
+    }
+
     /// Write one field from its JSON text (`None`: absent): a string without escapes is taken
     /// as it stands (nearly every value), null is null, anything else is decoded first.
     fn raw_cell(
         &self,
         writer: &mut LineWriter,
-        record: &Record,
         text: Option<&str>,
         kind: Kind,
+        whole: &str,
+        line_no: u64,
     ) -> Result<()> {
         match text {
             None => writer.cell(Cell::Absent, kind),
@@ -390,9 +428,8 @@ impl Encoder<'_> {
                 writer.cell(Cell::Text(&t[1..t.len() - 1]), kind)
             }
             Some(t) => {
-                let value: Value = serde_json::from_str(t).map_err(|e| {
-                    store::json_error(self.input_name, &record.raw, record.origin.line, &e)
-                })?;
+                let value: Value = serde_json::from_str(t)
+                    .map_err(|e| store::json_error(self.input_name, whole, line_no, &e))?;
                 writer.cell(Cell::Value(&value), kind);
             }
         }
