@@ -15,6 +15,7 @@ use crate::store::{KeySlots, RawFields, View};
 use crate::time::{self, DateError, Timestamp};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 /// One role's value: a string borrowed from the record's text, or a JSON value.
@@ -115,6 +116,9 @@ pub fn role_names() -> &'static [&'static str] {
     })
 }
 
+/// Roles past this many are read again each time they are asked for.
+const MAX_ROLES: usize = 32;
+
 /// A role the checks ask for: its name (read through the map) and its number (read from raw
 /// text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,7 +173,13 @@ pub enum Roles<'a> {
         fields: Cow<'a, Map<String, Value>>,
     },
     /// Values read from the raw text at the places the reader noted.
-    Spans { plan: &'a RawPlan, view: View<'a> },
+    Spans {
+        plan: &'a RawPlan,
+        view: View<'a>,
+        /// Each role's value once read, by role number: the rules and the value checks ask
+        /// for most roles more than once.
+        read: [OnceCell<Option<RoleValue<'a>>>; MAX_ROLES],
+    },
     /// Values read from the raw text, found by parsing it (records of other shapes).
     Raw {
         plan: &'a RawPlan,
@@ -183,6 +193,15 @@ impl<'a> Roles<'a> {
         Roles::Built {
             map,
             fields: Cow::Borrowed(fields),
+        }
+    }
+
+    /// The roles of a record seen in place: each read from the text at its slot, once.
+    pub fn spans(plan: &'a RawPlan, view: View<'a>) -> Roles<'a> {
+        Roles::Spans {
+            plan,
+            view,
+            read: std::array::from_fn(|_| OnceCell::new()),
         }
     }
 
@@ -202,7 +221,7 @@ impl<'a> Roles<'a> {
                     line: record.origin.line,
                     offset: record.origin.offset,
                 };
-                return Roles::Spans { plan, view };
+                return Roles::spans(plan, view);
             }
             if let Some(fields) = RawFields::parse(&record.raw, &plan.slots) {
                 return Roles::Raw { plan, fields };
@@ -223,7 +242,13 @@ impl<'a> Roles<'a> {
     pub fn get(&self, role: Role) -> Option<RoleValue<'_>> {
         match self {
             Roles::Built { map, fields } => map.get(role.name, fields).map(RoleValue::Json),
-            Roles::Spans { plan, view } => view.slot_text(plan.slot(role)?).map(RoleValue::of_raw),
+            Roles::Spans { plan, view, read } => {
+                let value = || view.slot_text(plan.slot(role)?).map(RoleValue::of_raw);
+                match read.get(role.index) {
+                    Some(cell) => cell.get_or_init(value).clone(),
+                    None => value(),
+                }
+            }
             Roles::Raw { plan, fields } => fields.get(plan.slot(role)?).map(RoleValue::of_raw),
         }
     }
@@ -239,7 +264,7 @@ impl<'a> Roles<'a> {
             Roles::Built { fields, .. } => {
                 fields.get(key).map(|v| RoleValue::Json(Cow::Borrowed(v)))
             }
-            Roles::Spans { plan, view } => {
+            Roles::Spans { plan, view, .. } => {
                 view.slot_text(plan.slots.slot(key)?).map(RoleValue::of_raw)
             }
             Roles::Raw { plan, fields } => fields.get(plan.slots.slot(key)?).map(RoleValue::of_raw),

@@ -18,6 +18,15 @@ pub struct Names {
 
 impl Names {
     pub fn push(&mut self, s: &str) -> usize {
+        // grow by a quarter, not by doubling: a large arena wastes at most a fifth of itself
+        if self.text.capacity() - self.text.len() < s.len() {
+            self.text
+                .reserve_exact((self.text.capacity() / 4).max(s.len()).max(1 << 12));
+        }
+        if self.ends.capacity() == self.ends.len() {
+            self.ends
+                .reserve_exact((self.ends.capacity() / 4).max(1 << 10));
+        }
         let before = self.text.len() >> 32;
         self.text.push_str(s);
         let i = self.ends.len();
@@ -41,6 +50,15 @@ impl Names {
     fn end(&self, i: usize) -> usize {
         let wraps = self.wraps.partition_point(|&w| w <= i);
         (wraps << 32) | self.ends[i] as usize
+    }
+
+    /// Touch where string `i` ends, then its first byte ([`Interner::candidate`]): `stage` 0
+    /// reads the end only, any other stage the text too. Changes nothing.
+    pub fn touch(&self, i: usize, stage: u8) -> u64 {
+        match stage {
+            0 => self.ends.get(i).map_or(0, |&e| e as u64),
+            _ => self.get(i).bytes().next().unwrap_or(0) as u64,
+        }
     }
 
     /// The string at `i` (empty past the end).
@@ -68,12 +86,14 @@ pub fn hash(s: &str) -> u64 {
 /// side tables. Lookups compare the text byte for byte, so two strings whose hashes collide
 /// stay two entries.
 ///
-/// An open-addressing table with linear probing: each slot is one `u64` holding the upper
-/// half of the string's hash (a tag that rules out nearly every wrong candidate without
-/// touching the text) and its index + 1 (0: empty). 8 bytes a slot, at most 3/4 full: a
-/// million strings take 16 MiB of table besides their text. Lookups take the hash computed
-/// beforehand (on the reading threads), and [`Interner::warm`] lets the folding thread
-/// touch the slots of the next records before it needs them, so their cache misses overlap.
+/// An open-addressing table with linear probing: each slot is one `u64` holding the low half
+/// of the string's hash (a tag that rules out nearly every wrong candidate without touching
+/// the text) and its index + 1 (0: empty); the high half places it (multiply-shift, so the
+/// table can have any size). 8 bytes a slot, at most 3/4 full: a million strings take 11 MiB
+/// of table besides their text. Lookups take the hash computed beforehand (on the reading
+/// threads); [`Interner::candidate`] and [`Names::touch`] let the folding thread touch what
+/// the next records' lookups will read before it needs it, so the cache misses of many
+/// lookups overlap instead of coming one after another.
 #[derive(Default)]
 pub struct Interner {
     names: Names,
@@ -83,30 +103,34 @@ pub struct Interner {
 const EMPTY: u64 = 0;
 
 fn tag(hash: u64) -> u64 {
-    hash >> 32
+    hash & 0xffff_ffff
+}
+
+/// Where `hash` is placed in a table of `size` slots.
+fn home(hash: u64, size: usize) -> usize {
+    ((hash as u128 * size as u128) >> 64) as usize
 }
 
 impl Interner {
-    fn mask(&self) -> usize {
-        self.slots.len().wrapping_sub(1)
-    }
-
     /// The slot holding `s`, or the empty slot where it would go.
     fn probe(&self, s: &str, hash: u64) -> (usize, Option<usize>) {
-        let mask = self.mask();
-        let mut at = hash as usize & mask;
+        let size = self.slots.len();
+        let mut at = home(hash, size);
         loop {
             let slot = self.slots[at];
             if slot == EMPTY {
                 return (at, None);
             }
-            if slot >> 32 == tag(hash) {
+            if tag(slot >> 32) == tag(hash) {
                 let i = (slot & 0xffff_ffff) as usize - 1;
                 if self.names.get(i) == s {
                     return (at, Some(i));
                 }
             }
-            at = (at + 1) & mask;
+            at += 1;
+            if at == size {
+                at = 0;
+            }
         }
     }
 
@@ -135,19 +159,18 @@ impl Interner {
         self.intern_hashed(s, hash(s))
     }
 
-    /// A table of at least `n` slots' worth of strings: every string placed again.
+    /// A table for at least `n` strings: every string placed again.
     fn grow(&mut self, n: usize) {
-        let size = (n * 4 / 3 + 1).next_power_of_two().max(16);
+        let size = (n * 4 / 3 + 1).max(16);
         if size <= self.slots.len() {
             return;
         }
         self.slots = vec![EMPTY; size];
-        let mask = size - 1;
         for i in 0..self.names.len().min(u32::MAX as usize - 1) {
             let h = hash(self.names.get(i));
-            let mut at = h as usize & mask;
+            let mut at = home(h, size);
             while self.slots[at] != EMPTY {
-                at = (at + 1) & mask;
+                at = if at + 1 == size { 0 } else { at + 1 };
             }
             self.slots[at] = tag(h) << 32 | (i as u64 + 1);
         }
@@ -159,17 +182,15 @@ impl Interner {
         self.grow(self.names.len() + n);
     }
 
-    /// Touch what a lookup of `hash` will read (its first slot, and the text a matching tag
-    /// points at), so that lookups soon after find it in cache. Changes nothing.
-    pub fn warm(&self, hash: u64) -> u64 {
-        let Some(&slot) = self.slots.get(hash as usize & self.mask()) else {
-            return 0;
-        };
-        if slot != EMPTY && slot >> 32 == tag(hash) {
-            let text = self.names.get((slot & 0xffff_ffff) as usize - 1);
-            return slot ^ text.len() as u64 ^ text.bytes().next().unwrap_or(0) as u64;
-        }
-        slot
+    /// The string a lookup of `hash` will most likely compare with: the one in its home
+    /// slot, when the tags match. Reading it is the point (see the type's notes).
+    pub fn candidate(&self, hash: u64) -> Option<usize> {
+        let slot = *self.slots.get(home(hash, self.slots.len()))?;
+        (slot != EMPTY && tag(slot >> 32) == tag(hash)).then(|| (slot & 0xffff_ffff) as usize - 1)
+    }
+
+    pub fn names(&self) -> &Names {
+        &self.names
     }
 
     pub fn find_hashed(&self, s: &str, hash: u64) -> Option<usize> {

@@ -429,18 +429,28 @@ impl ValueChecks {
         self.pointers.reserve(pointers);
     }
 
-    /// Touch what folding these facts will look up (see [`Interner::warm`]): called on the
-    /// next records before folding them, it lets their cache misses overlap. Changes nothing.
-    pub fn warm(&self, facts: &ValueFacts<'_>) -> u64 {
+    /// Touch what folding a group of facts will look up (the id, the supersedes targets, the
+    /// concept): first each lookup's home slot, then where the candidate string ends, then
+    /// its text, each stage for the whole group at once, so that the cache misses of a stage
+    /// overlap. Called on the next records before folding them. Changes nothing.
+    pub fn warm<'f>(&self, group: impl Iterator<Item = &'f ValueFacts<'f>>) -> u64 {
+        let mut candidates: Vec<(bool, usize)> = Vec::new();
+        for facts in group {
+            let ids = facts.id.iter().map(|_| facts.hashes.id);
+            for hash in ids.chain(facts.hashes.targets.iter().copied()) {
+                candidates.extend(self.ids.candidate(hash).map(|i| (true, i)));
+            }
+            if facts.concept.is_some() {
+                let concept = self.concepts.candidate(facts.hashes.concept);
+                candidates.extend(concept.map(|i| (false, i)));
+            }
+        }
         let mut touched = 0;
-        if facts.id.is_some() {
-            touched ^= self.ids.warm(facts.hashes.id);
-        }
-        for &hash in &facts.hashes.targets {
-            touched ^= self.ids.warm(hash);
-        }
-        if facts.concept.is_some() {
-            touched ^= self.concepts.warm(facts.hashes.concept);
+        for stage in 0..2 {
+            for &(is_id, i) in &candidates {
+                let table = if is_id { &self.ids } else { &self.concepts };
+                touched ^= table.names().touch(i, stage);
+            }
         }
         touched
     }

@@ -93,26 +93,25 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A string; returns its raw content (between the quotes, escapes as written).
+    /// A string; returns its raw content (between the quotes, escapes as written). Read
+    /// eight bytes at a time: most strings hold nothing but plain text.
     fn string(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
         let start = self.at;
         loop {
-            let rest = &self.bytes[self.at..];
-            let i = memchr::memchr2(b'"', b'\\', rest)?;
-            // a control character unescaped is an error: leave it to serde_json
-            if rest[..i].iter().any(|&b| b < 0x20) {
-                return None;
-            }
-            self.at += i;
-            if rest[i] == b'"' {
-                let content = &self.bytes[start..self.at];
-                self.at += 1;
-                return Some(content);
-            }
-            // an escape: `\u` is left to serde_json (what a surrogate decodes to)
-            match self.bytes.get(self.at + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+            self.at += plain_run(&self.bytes[self.at..]);
+            match *self.bytes.get(self.at)? {
+                b'"' => {
+                    let content = &self.bytes[start..self.at];
+                    self.at += 1;
+                    return Some(content);
+                }
+                // an escape: `\u` is left to serde_json (what a surrogate decodes to)
+                b'\\' => match self.bytes.get(self.at + 1)? {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+                    _ => return None,
+                },
+                // a control character unescaped is an error: serde_json's to report
                 _ => return None,
             }
         }
@@ -221,6 +220,34 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// How many bytes at the start of `bytes` are plain string content: not `"`, not `\\`, not
+/// a control character.
+fn plain_run(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let special = special_bytes(word);
+        if special != 0 {
+            return at + (special.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + bytes[at..]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .unwrap_or(bytes.len() - at)
+}
+
+/// The high bit of each byte of `word` that is `"`, `\\` or below 0x20 (exact up to the
+/// lowest one, which is all [`plain_run`] reads: a borrow may mark bytes above it).
+fn special_bytes(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    zero_in(word ^ (ONES * b'"' as u64)) | zero_in(word ^ (ONES * b'\\' as u64)) | below_space
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,7 +300,38 @@ mod tests {
         }
     }
 
+    #[test]
+    fn plain_runs_stop_at_the_first_special_byte() {
+        for text in [
+            "",
+            "a",
+            "abcdefgh",
+            "abcdefghij\"",
+            "héllo wörld\\x",
+            "1234567\u{1f}",
+            "\"",
+            "ab\u{7f}\u{80}cdefghijklmnop\u{0}",
+        ] {
+            let bytes = text.as_bytes();
+            let expected = bytes
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(bytes.len());
+            assert_eq!(plain_run(bytes), expected, "{text:?}");
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn plain_runs_agree_with_a_byte_loop(text in "[ -~\u{0}-\u{1f}é€😀]{0,40}") {
+            let bytes = text.as_bytes();
+            let expected = bytes
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(plain_run(bytes), expected);
+        }
+
         /// Whatever line the scanner takes, serde_json takes too, and the values it notes are
         /// the ones serde_json reads (the last of a repeated key).
         #[test]
