@@ -383,8 +383,30 @@ const LINE_KEYS: [&str; 14] = [
     "user_id",
 ];
 
+/// The place of a key in [`LINE_KEYS`] (a match, not a search: it is asked a few times a line).
+fn line_slot(key: &str) -> Option<usize> {
+    Some(match key {
+        "label" => 0,
+        "key_field" => 1,
+        "key_value" => 2,
+        "properties" => 3,
+        "vector" => 4,
+        "from_label" => 5,
+        "from_key" => 6,
+        "from_value" => 7,
+        "rel_type" => 8,
+        "to_label" => 9,
+        "to_key" => 10,
+        "to_value" => 11,
+        "org_id" => 12,
+        "user_id" => 13,
+        _ => return None,
+    })
+}
+
 static LINE_SLOTS: LazyLock<KeySlots> = LazyLock::new(|| KeySlots::new(LINE_KEYS));
-static OWNER_SLOTS: LazyLock<KeySlots> = LazyLock::new(|| KeySlots::new(["org_id", "user_id"]));
+const OWNER_KEYS: [&str; 2] = ["org_id", "user_id"];
+static OWNER_SLOTS: LazyLock<KeySlots> = LazyLock::new(|| KeySlots::new(OWNER_KEYS));
 
 /// How to read lines for [`LineView`]: their text kept and checked whole, nothing built, the
 /// places of the keys that checks and identities read noted.
@@ -413,8 +435,7 @@ impl<'a> LineView<'a> {
     }
 
     fn text(record: &'a Record, key: &str) -> Option<&'a str> {
-        let slot = LINE_KEYS.iter().position(|k| *k == key)?;
-        record.span_text(slot)
+        record.span_text(line_slot(key)?)
     }
 
     /// The first byte of the value's JSON text (`{` an object, `[` a list, `n` null; `0` for
@@ -440,21 +461,127 @@ impl<'a> LineView<'a> {
         }
     }
 
-    /// An owner key of the node's properties.
-    fn property_owner(&self, key: &str) -> Value {
+    /// The owner of a node: org_id and user_id of its properties.
+    fn property_owners(&self) -> [Value; 2] {
         match self {
             LineView::Text(r) => {
                 let props = LineView::text(r, "properties").filter(|t| t.starts_with('{'));
-                let value = props.and_then(|t| {
-                    let fields = RawFields::parse(t, &OWNER_SLOTS)?;
-                    fields.get(OWNER_SLOTS.slot(key)?)
-                });
-                owner_text(value)
+                let [org, user] = match props {
+                    None => [None, None],
+                    Some(t) => scan_keys(t, OWNER_KEYS).unwrap_or_else(|| {
+                        // a key written with escapes: let serde_json read it
+                        let fields = RawFields::parse(t, &OWNER_SLOTS);
+                        let fields = fields.as_ref();
+                        [0, 1].map(|slot| fields.and_then(|f| f.get(slot)))
+                    }),
+                };
+                [owner_text(org), owner_text(user)]
             }
             LineView::Fields(f) => match f.get("properties").and_then(Value::as_object) {
-                Some(props) => owner(props, key),
-                None => Value::from(""),
+                Some(props) => OWNER_KEYS.map(|key| owner(props, key)),
+                None => [Value::from(""), Value::from("")],
             },
+        }
+    }
+}
+
+/// The text of the values of `keys` at the top level of a JSON object's text that the reader
+/// has validated (the last one, when a key is repeated, as a whole read keeps it; `None` for
+/// a key the object does not have); `None` when a key is written with escapes
+/// (or the text is not what a validated object looks like), for serde_json to read instead.
+/// Values are stepped over by their delimiters alone, which a validated text makes safe.
+fn scan_keys<'t, const N: usize>(object: &'t str, keys: [&str; N]) -> Option<[Option<&'t str>; N]> {
+    let b = object.as_bytes();
+    let mut found = [None; N];
+    let mut i = skip_space(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_space(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Some(found);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(b, i)?;
+        let name = &b[i + 1..key_end - 1];
+        if name.contains(&b'\\') {
+            return None;
+        }
+        i = skip_space(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_space(b, i + 1);
+        let value_end = value_end(b, i)?;
+        if let Some(k) = keys.iter().position(|k| k.as_bytes() == name) {
+            found[k] = Some(object.get(i..value_end)?);
+        }
+        i = skip_space(b, value_end);
+        match b.get(i) {
+            Some(b',') => i = skip_space(b, i + 1),
+            Some(b'}') => return Some(found),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// Just past the string that starts at `start` (its opening quote).
+fn string_end(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        let j = i + memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        if b[j] == b'\\' {
+            i = j + 2;
+        } else {
+            return Some(j + 1);
+        }
+    }
+}
+
+/// Just past the value that starts at `start`.
+fn value_end(b: &[u8], start: usize) -> Option<usize> {
+    match *b.get(start)? {
+        b'"' => string_end(b, start),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = start;
+            loop {
+                match *b.get(i)? {
+                    b'"' => {
+                        i = string_end(b, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        _ => {
+            let mut i = start;
+            while !matches!(
+                b.get(i),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                i += 1;
+            }
+            Some(i)
         }
     }
 }
@@ -478,12 +605,8 @@ fn owner(fields: &Map<String, Value>, key: &str) -> Value {
 /// A node's identity, as engrama merges nodes: label + key_value + org_id + user_id (the owner
 /// lives in the properties).
 pub fn node_identity(node: &LineView) -> String {
-    identity(&[
-        node.owner("label"),
-        node.owner("key_value"),
-        node.property_owner("org_id"),
-        node.property_owner("user_id"),
-    ])
+    let [org, user] = node.property_owners();
+    identity(&[node.owner("label"), node.owner("key_value"), org, user])
 }
 
 /// An edge's identity: both endpoints, the type, and the owner that wrote it (engrama keeps
@@ -532,6 +655,33 @@ mod tests {
         for days in [-800_000, -1, 0, 59, 60, 11_016, 20_000, 2_932_896] {
             let (y, m, d) = civil_from_days(days);
             assert_eq!(crate::time::days_from_civil(y, m, d), days);
+        }
+    }
+
+    #[test]
+    fn scanned_keys_are_the_ones_serde_json_reads() {
+        let slots = KeySlots::new(["org_id", "x"]);
+        for text in [
+            r#"{}"#,
+            r#" { "org_id" : "a" } "#,
+            r#"{"x": {"org_id": 1, "y": [1, {"org_id": 2}]}, "org_id": "b\"}\\", "z": 3}"#,
+            r#"{"org_id": null, "s": "}{][\\", "org_id": [1, "]"], "t": -1.5e3}"#,
+            r#"{"a": true, "b": false, "c": 12}"#,
+            r#"{"org_id":{"a":[{}]},"b":"\u00e9"}"#,
+        ] {
+            let serde = RawFields::parse(text, &slots).unwrap();
+            let scanned = scan_keys(text, ["org_id", "x"]);
+            assert_eq!(scanned, Some([serde.get(0), serde.get(1)]), "{text}");
+        }
+        // a key written with escapes is left to serde_json
+        assert_eq!(scan_keys(r#"{"org\u005fid": 1}"#, ["org_id"]), None);
+    }
+
+    #[test]
+    fn line_slots_are_the_places_of_the_line_keys() {
+        for (i, key) in LINE_KEYS.iter().enumerate() {
+            assert_eq!(line_slot(key), Some(i));
+            assert_eq!(LINE_SLOTS.slot(key), Some(i));
         }
     }
 
