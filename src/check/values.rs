@@ -591,7 +591,7 @@ impl ValueChecks {
         Some((register, missing))
     }
 
-    pub fn finish(self) -> Vec<Warning> {
+    pub fn finish(mut self) -> Vec<Warning> {
         if let Some(settled) = self.settled {
             return settled.warnings;
         }
@@ -662,6 +662,12 @@ impl ValueChecks {
                     .collect(),
             ));
         }
+        // the concepts and their owners are done with: let them go before the supersedes
+        // graph is built
+        self.concepts = Interner::default();
+        self.first_owner = Vec::new();
+        self.more_owners = HashMap::new();
+        self.owner_refs = Names::default();
         let distinct: HashSet<&str> = self.policies.iter().map(|(p, _)| p.as_str()).collect();
         if distinct.len() > 1 {
             out.push(warning(
@@ -719,7 +725,7 @@ impl ValueChecks {
             Node::Id(i) => i as usize,
             Node::Nameless(j) => ids + j as usize,
         };
-        let mut edges: Vec<(usize, usize)> = Vec::with_capacity(self.pointers.len());
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(self.pointers.len());
         for p in &self.pointers {
             let target = match p.target {
                 Target::Id(i) => Some(i as usize),
@@ -742,7 +748,7 @@ impl ValueChecks {
                             line: info & !VALID_TO_WRITTEN,
                         });
                     }
-                    edges.push((node(p.from), target));
+                    edges.push((small(node(p.from)), small(target)));
                 }
             }
         }
@@ -796,14 +802,14 @@ impl ValueChecks {
 /// following each node's edges in the order given: linear in the graph's size).
 fn find_cycles<'n>(
     nodes: usize,
-    edges: &[(usize, usize)],
+    edges: &[(u32, u32)],
     name: &dyn Fn(usize) -> &'n str,
 ) -> Vec<Vec<usize>> {
     // each node's targets, in the order given (a counting sort by source); u32 positions:
     // a graph of more than 2^32 edges is beyond any memory this pass could have
     let mut first = vec![0u32; nodes + 1];
     for &(from, _) in edges {
-        first[from + 1] += 1;
+        first[from as usize + 1] += 1;
     }
     for i in 0..nodes {
         first[i + 1] += first[i];
@@ -811,7 +817,8 @@ fn find_cycles<'n>(
     let mut fill = first.clone();
     let mut targets = vec![0u32; edges.len()];
     for &(from, to) in edges {
-        targets[fill[from] as usize] = to as u32;
+        let from = from as usize;
+        targets[fill[from] as usize] = to;
         fill[from] += 1;
     }
     drop(fill);
