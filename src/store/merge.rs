@@ -46,6 +46,7 @@ use crate::store::Keep;
 use crate::write::AtomicFile;
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
+use std::collections::hash_map::Entry as Slot;
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::BuildHasher;
@@ -225,7 +226,7 @@ impl Plan {
             None => record_identity(kind, &self.map, &record),
         };
         // a line is at most 256 MiB (the reader's limit), so its length fits
-        let stored = has_own_line(&record).then(|| Loc {
+        let stored = has_own_line(&record).then_some(Loc {
             pos: record.origin.offset,
             len: record.raw.len() as u32,
             in_store: true,
@@ -472,11 +473,12 @@ impl Store {
                 let t = &mut self.tables[table];
                 let i = t.places.len();
                 t.places.push(at);
-                if t.index.contains_key(&line.key) {
+                match t.index.entry(line.key) {
+                    Slot::Vacant(slot) => {
+                        slot.insert(i);
+                    }
                     // the same identity again (the first line keeps it), or another one
-                    self.pending.push((table, line.key, i, line.identity));
-                } else {
-                    t.index.insert(line.key, i);
+                    Slot::Occupied(_) => self.pending.push((table, line.key, i, line.identity)),
                 }
             }
         }
