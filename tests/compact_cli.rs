@@ -597,8 +597,11 @@ fn hostile_lines() -> Vec<String> {
     ];
     for i in 0..3000 {
         lines.push(format!(
-            r#"{{"record_id": "B-{i}", "valid_from": "2025-01-01", "valid_to": null, "source": "src/{i}", "value": "block {i}, with | and \\ and \n", "release_to": ["p{}"]}}"#,
-            i % 7
+            r#"{{"record_id": "B-{i}", "valid_from": "2025-0{}-01", "valid_to": null, "source": "src/{i}", "value": "block {i}, with | and \\ and \n", "release_to": ["p{}"], "concept": "c{}", "supersedes": "B-{}"}}"#,
+            1 + i % 9,
+            i % 7,
+            i % 3,
+            i / 2
         ));
     }
     lines
@@ -651,6 +654,22 @@ fn every_shape_and_path_writes_the_line_the_codec_gives() {
         .output()
         .unwrap();
     assert!(String::from_utf8(out.stdout).unwrap() == expected);
+
+    // selections judge the same from the line's text as from the records read whole
+    for selection in [
+        &["--reader", "p3"][..],
+        &["--concept", "c1"],
+        &["--as-of", "2025-05-01"],
+        &["--as-of", "2025-05-01", "--reader", "p2", "--concept", "c2"],
+    ] {
+        let fast = compact(&[&[jsonl][..], selection].concat());
+        let whole = compact(&[&[jsonl, "--stats"][..], selection].concat());
+        assert_eq!(fast.code, 0, "{selection:?}: {}", fast.stderr);
+        assert!(fast.stdout.lines().count() > 10, "{selection:?}");
+        assert!(fast.stdout == whole.stdout, "{selection:?}");
+        // the same counts of what was left out (--stats adds its table after them)
+        assert!(whole.stderr.starts_with(&fast.stderr), "{selection:?}");
+    }
 
     // a renamed key reads through the map on the fast path too
     let renamed: Vec<String> = lines

@@ -198,8 +198,10 @@ pub fn write_lines(
                             .encode(map, encoder.rebuild(record)?, false)
                             .map(Some),
                         Some(map) => encoder.encode(map, record, with_records).map(Some),
-                        None if encoder.plain.is_some() => encoder.encode_plain(record).map(Some),
-                        None => encoder.encode(given, record, with_records).map(Some),
+                        None => match &encoder.plain {
+                            Some(plain) => encoder.encode_plain(plain, record).map(Some),
+                            None => encoder.encode(given, record, with_records).map(Some),
+                        },
                     },
                 }
             };
@@ -241,18 +243,22 @@ struct Encoder<'a> {
     engrama_keep: Keep,
 }
 
-/// The fast path: no selection, no inverse map, no records handed on, and a map that reads
-/// every field of the order from one plain top-level key. The reader then builds nothing: it
-/// notes where each key's value lies in the line, and the line is written from those texts
-/// (a string without escapes, nearly every value, is copied as it stands).
+/// The fast path: no inverse map, no records handed on, and a map that reads every field of
+/// the order, and every role the selection asked for reads, from one plain top-level key. The
+/// reader then builds nothing: it notes where each key's value lies in the line, the line is
+/// written from those texts (a string without escapes, nearly every value, is copied as it
+/// stands), and only the few values selection reads are decoded.
 struct Plain {
-    /// The key each field of the order is read from.
+    map: FieldMap,
+    /// Every key read, each in its slot.
     keys: Vec<String>,
     slots: KeySlots,
     /// The slot of each field of the order.
     slot_of: Vec<usize>,
     /// How each field of the order is written.
     kinds: Vec<Kind>,
+    /// The keys (and slots) of the roles selection reads; empty without a selection.
+    select: Vec<(String, usize)>,
 }
 
 impl Plain {
@@ -263,25 +269,54 @@ impl Plain {
         inverse_supersedes: bool,
         with_records: bool,
     ) -> Option<Plain> {
-        let selects =
-            criteria.as_of.is_some() || criteria.concept.is_some() || criteria.reader.is_some();
-        if selects || inverse_supersedes || with_records {
+        if inverse_supersedes || with_records {
             return None;
         }
-        let keys = order
+        let key_of = |role: &str| map.path(role).single_key().map(str::to_string);
+        let order_keys = order
             .iter()
-            .map(|role| map.path(role).single_key().map(str::to_string))
+            .map(|role| key_of(role))
             .collect::<Option<Vec<String>>>()?;
+        let mut select_roles = Vec::new();
+        if criteria.concept.is_some() {
+            select_roles.push("concept");
+        }
+        if criteria.as_of.is_some() {
+            select_roles.extend(["valid_from", "valid_to", "record_id"]);
+        }
+        if criteria.reader.is_some() {
+            select_roles.push("release_to");
+        }
+        let mut select_keys = Vec::new();
+        for role in select_roles {
+            let key = key_of(role)?;
+            if !select_keys.contains(&key) {
+                select_keys.push(key);
+            }
+        }
+        let mut keys = order_keys.clone();
+        keys.extend(
+            select_keys
+                .iter()
+                .filter(|k| !order_keys.contains(k))
+                .cloned(),
+        );
         let slots = KeySlots::new(keys.iter().map(String::as_str));
-        let slot_of = keys
+        let slot_of = order_keys
             .iter()
             .map(|k| slots.slot(k))
             .collect::<Option<Vec<usize>>>()?;
+        let select = select_keys
+            .into_iter()
+            .map(|k| slots.slot(&k).map(|slot| (k, slot)))
+            .collect::<Option<Vec<_>>>()?;
         Some(Plain {
+            map: map.clone(),
             keys,
             slots,
             slot_of,
             kinds: order.iter().map(|f| compact::kind(f)).collect(),
+            select,
         })
     }
 }
@@ -336,57 +371,72 @@ impl Encoder<'_> {
         })
     }
 
-    /// The fast path's line (see [`Plain`]): every record is kept.
-    fn encode_plain(&self, record: Record) -> Result<Encoded> {
-        let Some(plain) = &self.plain else {
-            return self.encode(&FieldMap::identity(), record, false);
-        };
-        let line = match &record.spans {
-            Some(_) => self.line_from_texts(
+    /// The fast path (see [`Plain`]) for a record the reader built: from its values' places
+    /// when it has them, else from its fields.
+    fn encode_plain(&self, plain: &Plain, record: Record) -> Result<Encoded> {
+        if record.spans.is_some() {
+            return self.encode_texts(
                 plain,
                 |slot| record.span_text(slot),
                 &record.raw,
                 record.origin.line,
-            )?,
-            None => {
-                // decoded whole (a store's first line, an array element, a compact line): when
-                // the reader kept none of the keys, they are in the line's text
-                let whole = match plain.keys.iter().any(|k| record.fields.contains_key(k)) {
-                    true => None,
-                    false => match serde_json::from_str::<Value>(&record.raw) {
-                        Ok(Value::Object(fields)) => Some(fields),
-                        _ => None,
-                    },
-                };
-                let fields = whole.as_ref().unwrap_or(&record.fields);
-                let mut line = String::with_capacity(record.raw.len());
-                compact::write_line(
-                    &mut line,
-                    plain.keys.iter().zip(self.order).map(|(key, field)| {
-                        let cell = fields.get(key).map_or(Cell::Absent, Cell::Value);
-                        (cell, field.as_str())
-                    }),
-                );
-                line
+            );
+        }
+        // decoded whole (a store's first line, an array element, a compact line): when the
+        // reader kept none of the keys, they are in the line's text
+        if plain.keys.iter().any(|k| record.fields.contains_key(k)) {
+            return self.encode(&plain.map, record, false);
+        }
+        match serde_json::from_str::<Value>(&record.raw) {
+            Ok(Value::Object(fields)) => {
+                let whole = Record::new(fields, "", record.origin);
+                self.encode(&plain.map, whole, false)
             }
-        };
-        Ok(Encoded {
-            verdict: Verdict::Keep,
-            line: Some(line),
-            record: None,
-        })
+            _ => self.encode(&plain.map, record, false),
+        }
     }
 
-    /// The fast path's line for a JSON line the reader's scanner took: written from the
+    /// The fast path for a JSON line the reader's scanner took: judged and written from the
     /// values' texts where they lie in the line, nothing built, nothing copied but the line.
     fn encode_view(&self, plain: &Plain, view: store::View) -> Result<Option<Encoded>> {
-        let line =
-            self.line_from_texts(plain, |slot| view.slot_text(slot), view.text, view.line)?;
-        Ok(Some(Encoded {
-            verdict: Verdict::Keep,
-            line: Some(line),
+        self.encode_texts(plain, |slot| view.slot_text(slot), view.text, view.line)
+            .map(Some)
+    }
+
+    /// Judge and write a record from each key's JSON text, by slot (`text_of`); `whole` and
+    /// `line_no` are the record's text and line, for an error.
+    fn encode_texts<'t>(
+        &self,
+        plain: &Plain,
+        text_of: impl Fn(usize) -> Option<&'t str>,
+        whole: &str,
+        line_no: u64,
+    ) -> Result<Encoded> {
+        let verdict = match plain.select.is_empty() {
+            true => Verdict::Keep,
+            false => {
+                // only the values selection reads are built
+                let mut fields = Map::new();
+                for (key, slot) in &plain.select {
+                    if let Some(text) = text_of(*slot) {
+                        let value: Value = serde_json::from_str(text)
+                            .map_err(|e| store::json_error(self.input_name, whole, line_no, &e))?;
+                        fields.insert(key.clone(), value);
+                    }
+                }
+                let record = Record::new(fields, "", Default::default());
+                select::judge(self.criteria, &plain.map, self.supersession, &record)
+            }
+        };
+        let line = match verdict {
+            Verdict::Keep => Some(self.line_from_texts(plain, &text_of, whole, line_no)?),
+            _ => None,
+        };
+        Ok(Encoded {
+            verdict,
+            line,
             record: None,
-        }))
+        })
     }
 
     /// A line from each field's JSON text, by slot (`text_of`); `whole` and `line_no` are the
@@ -394,7 +444,7 @@ impl Encoder<'_> {
     fn line_from_texts<'t>(
         &self,
         plain: &Plain,
-        text_of: impl Fn(usize) -> Option<&'t str>,
+        text_of: &impl Fn(usize) -> Option<&'t str>,
         whole: &str,
         line_no: u64,
     ) -> Result<String> {
