@@ -1058,6 +1058,56 @@ mod tests {
     }
 
     #[test]
+    fn graph_lines_that_share_a_hash_merge_as_when_they_do_not() {
+        let node = |key: &str, props: &str| {
+            format!(
+                r#"{{"type": "node", "label": "C", "key_field": "name", "key_value": "{key}", "properties": {props}}}"#
+            )
+        };
+        let rel = |to: &str| {
+            format!(
+                r#"{{"type": "relation", "from_label": "C", "from_key": "name", "from_value": "a", "rel_type": "R", "to_label": "C", "to_key": "name", "to_value": "{to}"}}"#
+            )
+        };
+        let store = [
+            ENV4.to_string(),
+            node("a", r#"{"org_id": "o", "v": 1}"#),
+            node("a", r#"{"org_id": "p", "v": 1}"#),
+            node("b", r#"{"v": 1}"#),
+            rel("b"),
+            VEC.to_string(),
+        ]
+        .join("\n")
+            + "\n";
+        let dump = [
+            ENV0.to_string(),
+            node("b", r#"{"w": 2}"#),
+            node("a", r#"{"org\u005fid": "p", "v": 2}"#),
+            node("c", r#"{"v": 3}"#),
+            node("a", r#"{"org_id": "o", "v": 1}"#),
+            node("c", r#"{"v": 4}"#),
+            rel("c"),
+            rel("b"),
+        ]
+        .join("\n")
+            + "\n";
+        let apart = import(Some(&store), &dump);
+        let mut plan = Plan::new(FieldMap::identity(), "d");
+        plan.one_hash = true;
+        let shared = import_with(plan, Some(&store), &dump);
+        assert_eq!(shared.0, apart.0);
+        assert_eq!(shared.1, apart.1);
+        let c = apart.1;
+        assert_eq!((c.added, c.updated, c.unchanged), (1, 3, 1));
+        assert_eq!((c.relations, c.relations_new), (2, 1));
+        assert!(
+            apart.0.contains(r#""properties": {"v": 1, "w": 2}"#),
+            "{}",
+            apart.0
+        );
+    }
+
+    #[test]
     fn a_new_store_from_a_dump_in_order_is_the_dump() {
         let dump = format!(
             "{ENV4}\n{}\n{}\n{VEC}\n",
