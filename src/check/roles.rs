@@ -15,7 +15,6 @@ use crate::store::{KeySlots, RawFields, View};
 use crate::time::{self, DateError, Timestamp};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::sync::OnceLock;
 
 /// One role's value: a string borrowed from the record's text, or a JSON value.
@@ -116,7 +115,7 @@ pub fn role_names() -> &'static [&'static str] {
     })
 }
 
-/// Roles past this many are read again each time they are asked for.
+/// Roles past this many are looked up each time they are asked for (the profile has fewer).
 const MAX_ROLES: usize = 32;
 
 /// A role the checks ask for: its name (read through the map) and its number (read from raw
@@ -176,9 +175,9 @@ pub enum Roles<'a> {
     Spans {
         plan: &'a RawPlan,
         view: View<'a>,
-        /// Each role's value once read, by role number: the rules and the value checks ask
-        /// for most roles more than once.
-        read: [OnceCell<Option<RoleValue<'a>>>; MAX_ROLES],
+        /// Each role's raw text, by role number, looked up once: the rules and the value
+        /// checks ask for most roles more than once.
+        texts: [Option<&'a str>; MAX_ROLES],
     },
     /// Values read from the raw text, found by parsing it (records of other shapes).
     Raw {
@@ -198,11 +197,16 @@ impl<'a> Roles<'a> {
 
     /// The roles of a record seen in place: each read from the text at its slot, once.
     pub fn spans(plan: &'a RawPlan, view: View<'a>) -> Roles<'a> {
-        Roles::Spans {
-            plan,
-            view,
-            read: std::array::from_fn(|_| OnceCell::new()),
+        let mut texts = [None; MAX_ROLES];
+        for (i, text) in texts.iter_mut().enumerate() {
+            *text = plan
+                .slot_of
+                .get(i)
+                .copied()
+                .flatten()
+                .and_then(|slot| view.slot_text(slot));
         }
+        Roles::Spans { plan, view, texts }
     }
 
     /// The roles of a record: from its raw text when there is a plan; else from its fields,
@@ -242,13 +246,10 @@ impl<'a> Roles<'a> {
     pub fn get(&self, role: Role) -> Option<RoleValue<'_>> {
         match self {
             Roles::Built { map, fields } => map.get(role.name, fields).map(RoleValue::Json),
-            Roles::Spans { plan, view, read } => {
-                let value = || view.slot_text(plan.slot(role)?).map(RoleValue::of_raw);
-                match read.get(role.index) {
-                    Some(cell) => cell.get_or_init(value).clone(),
-                    None => value(),
-                }
-            }
+            Roles::Spans { plan, view, texts } => match texts.get(role.index) {
+                Some(text) => text.map(RoleValue::of_raw),
+                None => view.slot_text(plan.slot(role)?).map(RoleValue::of_raw),
+            },
             Roles::Raw { plan, fields } => fields.get(plan.slot(role)?).map(RoleValue::of_raw),
         }
     }

@@ -18,8 +18,9 @@ struct FirstLine {
 }
 
 /// A JSON line past the first two: a record built, or already looked at through its view.
+/// (Boxed: a block's lines are moved between stages, and most are looked at, not built.)
 enum Line<T> {
-    Built(Record),
+    Built(Box<Record>),
     Looked(T),
 }
 
@@ -95,7 +96,9 @@ pub fn read<T: Send>(
             }
         }
         let decoded = decode(&name, keep, text, origin.line)?;
-        Ok(Some(Line::Built(new_record(keep, decoded, text, origin))))
+        Ok(Some(Line::Built(Box::new(new_record(
+            keep, decoded, text, origin,
+        )))))
     };
     let mut index = 2;
     let mut number = |line: &mut Line<T>| {
@@ -105,7 +108,7 @@ pub fn read<T: Send>(
         index += 1;
     };
     let work = |line: Line<T>| match line {
-        Line::Built(record) => work(Entry::Record(record)),
+        Line::Built(record) => work(Entry::Record(*record)),
         Line::Looked(done) => Ok(done),
     };
     batch::for_each_line(src, &decode, &mut number, &work, visit)?;
