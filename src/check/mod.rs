@@ -72,12 +72,16 @@ type Facts = Box<(rules::RuleFacts<'static>, values::ValueFacts<'static>, u64)>;
 
 /// Check one store: a single streaming pass through both rule sets.
 ///
-/// Each record is read on whichever core decoded it (`store::read_parallel`): its facts, a
+/// Each record is read on whichever core decoded it (`store::read_looking`): its facts, a
 /// few flags and texts, are all that travel on; they are folded in store order on this
 /// thread, so the report is the one a record-by-record pass gives. When every role the checks
-/// read is one plain top-level key, the reader keeps only each record's validated text and
-/// the checks read the values they need from it, borrowed (`roles.rs`); otherwise it builds
-/// only the keys the checks look at.
+/// read is one plain top-level key, a JSON line is not built at all: the reader's scanner
+/// validates it and notes where the wanted values lie, and the checks read them from the line,
+/// borrowed (`roles.rs`); otherwise the reader builds only the keys the checks look at.
+///
+/// Memory: the fold keeps what `rules.rs` and `values.rs` describe (ids, concepts, pointers,
+/// offenders: each at most one entry per record, so linear); the reading side holds a few
+/// blocks of the file and their facts at a time, whatever the store's size.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let engrama = FieldMap::parse(&["engrama".to_string()])?;
     let roles = roles::role_names();
@@ -108,7 +112,8 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         )))
     };
     // a JSON line the reader's scanner took: read in place (the first lines came as entries,
-    // so `reading` is settled)
+    // so `reading` is settled; views come only with `Keep::slots`, that is with a plan: the
+    // built fallback is for completeness)
     let look = |view: View| -> Result<Option<Facts>> {
         let reading = reading.get_or_init(|| Reading::new(opts.map.clone(), given_plan.clone()));
         let roles = match &reading.plan {
