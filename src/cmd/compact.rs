@@ -113,7 +113,7 @@ pub fn write(
 /// `--stats`. Without, each line is encoded on the decoding threads from only the fields the
 /// form holds (borrowed from the line when the map reads plain keys) and only the finished
 /// line reaches `emit`.
-pub fn write_lines(
+fn write_lines(
     input: &Input,
     request: &Request,
     with_records: bool,
