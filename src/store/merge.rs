@@ -50,7 +50,7 @@ use std::collections::hash_map::Entry as Slot;
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::BuildHasher;
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -775,6 +775,9 @@ impl Store {
     }
 }
 
+/// Runs of at least this many bytes are copied by the kernel.
+const KERNEL_COPY: u64 = 4 << 20;
+
 /// A file read in order, with the odd step back (a line replaced later in the spool).
 struct Reader<'a> {
     inner: BufReader<&'a File>,
@@ -789,7 +792,20 @@ impl<'a> Reader<'a> {
     }
 
     /// Copy bytes `start..end` to `out`.
-    fn copy(&mut self, start: u64, end: u64, out: &mut dyn Write) -> io::Result<()> {
+    fn copy(&mut self, start: u64, end: u64, out: &mut BufWriter<File>) -> io::Result<()> {
+        if end - start >= KERNEL_COPY {
+            // a long run of lines goes from file to file in the kernel (copy_file_range where
+            // there is one), without passing through this process
+            let mut file = *self.inner.get_ref();
+            file.seek(SeekFrom::Start(start))?;
+            let copied = io::copy(&mut file.take(end - start), out)?;
+            if copied != end - start {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            self.inner.seek(SeekFrom::Start(end))?;
+            self.pos = end;
+            return Ok(());
+        }
         if start != self.pos {
             self.inner.seek_relative(start as i64 - self.pos as i64)?;
             self.pos = start;
