@@ -60,15 +60,34 @@ impl Reading {
 
     /// One record's facts, with nothing borrowed: they travel to the folding thread.
     fn facts(&self, roles: &Roles, line: u64, offset: u64) -> Facts {
-        let rule_facts = self.rules.facts(roles);
-        let value_facts = values::ValueChecks::facts(roles, line);
-        Box::new((rule_facts.into_owned(), value_facts.into_owned(), offset))
+        let mut rules = self.rules.facts(roles);
+        let values = values::ValueChecks::facts(roles, line);
+        // the name the reference gives a record is nearly always its id: one copy travels
+        let name_is_id = rules.name.is_some() && rules.name.as_deref() == values.id();
+        if name_is_id {
+            rules.name = None;
+        }
+        Box::new(RecordFacts {
+            rules: rules.into_owned(),
+            values: values.into_owned(),
+            offset,
+            name_is_id,
+        })
     }
 }
 
-/// What one record contributes to the report, read on any core, folded in store order (and
-/// where it starts). Boxed: the facts pass through a few queues, a pointer moves for free.
-type Facts = Box<(rules::RuleFacts<'static>, values::ValueFacts<'static>, u64)>;
+/// What one record contributes to the report, read on any core, folded in store order.
+struct RecordFacts {
+    rules: rules::RuleFacts<'static>,
+    values: values::ValueFacts<'static>,
+    /// Where the record starts in the file (for the progress bar).
+    offset: u64,
+    /// The record's name is its id (`rules.name` is then left empty).
+    name_is_id: bool,
+}
+
+/// Boxed: the facts pass through a few queues, and a pointer moves for free.
+type Facts = Box<RecordFacts>;
 
 /// Check one store: a single streaming pass through both rule sets.
 ///
@@ -143,17 +162,18 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             let map = reading.get().map_or(&opts.map, |r| &r.map);
             rules::ReferenceRules::new(map.clone())
         });
-        let (rule_facts, value_facts, offset) = *facts;
         let unnamed;
-        let name = match &rule_facts.name {
-            Some(name) => name.as_ref(),
-            None => {
+        let name = match (&facts.rules.name, facts.values.id()) {
+            (_, Some(id)) if facts.name_is_id => id,
+            (Some(name), _) => name.as_ref(),
+            _ => {
                 unnamed = rules::unnamed(rules.records());
                 unnamed.as_str()
             }
         };
-        rules.fold(&rule_facts, name);
-        values.fold(value_facts, name);
+        rules.fold(&facts.rules, name);
+        values.fold(&facts.values, name);
+        let offset = facts.offset;
         if let Some(bar) = &bar {
             if rules.records() % 4096 == 0 {
                 bar.set_position(offset);
@@ -163,7 +183,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     // facts are folded a few hundred at a time: the lookups of a group are touched first
     // (`warm`), so their cache misses overlap instead of coming one after another
     let mut fold_group = |group: &mut Vec<Facts>, values: &mut values::ValueChecks| {
-        std::hint::black_box(values.warm(group.iter().map(|facts| &facts.1)));
+        std::hint::black_box(values.warm(group.iter().map(|facts| &facts.values)));
         for facts in group.drain(..) {
             fold(facts, values);
         }
@@ -208,7 +228,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
 
 /// Size the value checks' id table once for the whole file, from the first records' sizes.
 fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::ValueChecks) {
-    let (Some(size), Some(end)) = (file_size, early.last().map(|f| f.2)) else {
+    let (Some(size), Some(end)) = (file_size, early.last().map(|f| f.offset)) else {
         return;
     };
     if end == 0 {
@@ -216,9 +236,9 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
     }
     let records = (early.len() as u64).saturating_mul(size) / end;
     let records = usize::try_from(records + records / 8).unwrap_or(usize::MAX);
-    let id_bytes: usize = early.iter().map(|facts| facts.1.id_len()).sum();
+    let id_bytes: usize = early.iter().map(|facts| facts.values.id_len()).sum();
     let per_id = id_bytes / early.len().max(1) + 1;
-    let pointers: usize = early.iter().map(|facts| facts.1.pointer_count()).sum();
+    let pointers: usize = early.iter().map(|facts| facts.values.pointer_count()).sum();
     let pointers = pointers.saturating_mul(records) / early.len().max(1);
     values.expect_records(records, records.saturating_mul(per_id), pointers);
 }

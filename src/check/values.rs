@@ -312,6 +312,11 @@ impl ValueFacts<'_> {
         self.supersedes.as_ref().map_or(0, Vec::len)
     }
 
+    /// The record's id, when it has one.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
     /// The length of the record's id (0 without one).
     pub fn id_len(&self) -> usize {
         self.id.as_ref().map_or(0, |id| id.len())
@@ -456,7 +461,7 @@ impl ValueChecks {
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.
-    pub fn fold(&mut self, facts: ValueFacts<'_>, name: &str) {
+    pub fn fold(&mut self, facts: &ValueFacts<'_>, name: &str) {
         self.records += 1;
         let here = || RecordRef {
             name: name.to_string(),
@@ -548,7 +553,7 @@ impl ValueChecks {
                 self.capture_equal.push(here());
             }
         }
-        self.register.extend(facts.register);
+        self.register.extend(facts.register.iter().cloned());
     }
 
     /// Add concepts from `--expected FILE`.
