@@ -166,6 +166,10 @@ impl RawPlan {
 }
 
 /// A record's roles, ready to be read.
+// `Spans` carries its role texts inline (a few hundred bytes): a `Roles` lives on the stack
+// for the one record being read and is never stored, and boxing would cost an allocation a
+// record.
+#[allow(clippy::large_enum_variant)]
 pub enum Roles<'a> {
     Built {
         map: &'a FieldMap,
