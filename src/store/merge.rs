@@ -131,6 +131,9 @@ pub struct Ready {
     text: String,
     /// A line of the store file that is kept as its own bytes: where they are.
     stored: Option<Loc>,
+    /// A dump line kept as its own bytes, read from a file: where they are in it (the merge
+    /// has the kernel copy them, a run of lines at a time, rather than writing the text).
+    source: Option<u64>,
     /// Where the line starts in its file (for a progress bar).
     offset: u64,
 }
@@ -200,6 +203,7 @@ impl Plan {
                 key: 0,
                 text,
                 stored: None,
+                source: None,
                 offset,
             };
         }
@@ -208,6 +212,7 @@ impl Plan {
             identity,
             text,
             stored: None,
+            source: None,
             offset,
         }
     }
@@ -292,20 +297,24 @@ impl Plan {
                     Aside::Relation => (RELATIONS, engrama::relation_identity(&view)),
                     _ => (VECTORS, engrama::vector_identity(&view)),
                 };
-                let offset = line.origin.offset;
+                let (offset, source) = (line.origin.offset, source_of(&line));
+                let mut line = self.ready(identity, into_line(line), offset);
+                line.source = source;
                 Ok(Prepared::Line {
                     table,
-                    line: self.ready(identity, into_line(line), offset),
+                    line,
                     as_node: false,
                 })
             }
             Entry::Record(record) => {
                 let offset = record.origin.offset;
+                let mut source = None;
                 let (text, identity, as_node) = match (kind, from_engrama) {
                     (Kind::Graph, true) => {
                         let view = LineView::of(&record);
                         engrama::check_line(LineKind::Node, &view, dump, &record)?;
                         let identity = engrama::node_identity(&view);
+                        source = source_of(&record);
                         (into_line(record), identity, false)
                     }
                     (Kind::Graph, false) => {
@@ -326,12 +335,15 @@ impl Plan {
                     },
                     (Kind::Flat, false) => {
                         let identity = record_identity(kind, &self.map, &record);
+                        source = source_of(&record);
                         (into_line(record), identity, false)
                     }
                 };
+                let mut line = self.ready(identity, text, offset);
+                line.source = source;
                 Ok(Prepared::Line {
                     table: RECORDS,
-                    line: self.ready(identity, text, offset),
+                    line,
                     as_node,
                 })
             }
@@ -344,6 +356,13 @@ impl Plan {
 /// the text) only where it is needed: for flat records, and lines that meet one in the store.
 pub fn keep() -> Keep {
     engrama::line_keep()
+}
+
+/// Where a line kept as its own bytes lies in the file it was read from: known for the lines
+/// the reader took apart in its blocks (they carry spans), whose text is the line's bytes at
+/// its offset (a `\r` before the line feed left out).
+fn source_of(record: &Record) -> Option<u64> {
+    (record.spans.is_some() && has_own_line(record)).then_some(record.origin.offset)
 }
 
 fn record_identity(kind: Kind, map: &FieldMap, record: &Record) -> String {
@@ -395,6 +414,10 @@ pub struct Store {
     /// them in about the store's order, so one read serves the lines that follow.
     window: Window,
     spool: Option<Spool>,
+    /// The dump file, when the dump is one: lines kept as their own bytes are copied from it.
+    dump: Option<File>,
+    /// Dump lines counted into the spool but not copied yet: a run of the dump file.
+    run: Option<(u64, u64)>,
     /// Graph stores: the envelope line (first line) and its fields.
     envelope: Option<(Loc, Map<String, Value>)>,
     tables: [Table; 3],
@@ -414,6 +437,8 @@ impl Store {
             target: target.to_path_buf(),
             file,
             spool: None,
+            dump: None,
+            run: None,
             window: Window::default(),
             envelope: None,
             tables: Default::default(),
@@ -450,14 +475,22 @@ impl Store {
         counts: &mut Counts,
         progress: &mut dyn FnMut(u64),
     ) -> Result<Shape> {
+        // a dump that is a file: its lines are copied from it (a pipe is read once, by the reader)
+        let mut dump = input
+            .path
+            .as_deref()
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+            .and_then(|p| File::open(p).ok());
         super::read_parallel(input, &keep(), &|e| plan.incoming(e), &mut |p| {
             progress(p.offset());
-            store
-                .get_or_insert_with(|| {
-                    let kind = plan.kind().unwrap_or(Kind::Flat);
-                    Store::new(kind, plan.map.clone(), target, None)
-                })
-                .merge(p, counts)
+            let store = store.get_or_insert_with(|| {
+                let kind = plan.kind().unwrap_or(Kind::Flat);
+                Store::new(kind, plan.map.clone(), target, None)
+            });
+            if store.dump.is_none() {
+                store.dump = dump.take();
+            }
+            store.merge(p, counts)
         })
     }
 
@@ -571,7 +604,10 @@ impl Store {
                 return self.update(table, i, &existing, incoming, nested);
             }
         }
-        let at = self.append(&incoming.text)?;
+        let at = match (incoming.source, self.dump.is_some()) {
+            (Some(from), true) => self.append_copy(from, &incoming.text)?,
+            _ => self.append(&incoming.text)?,
+        };
         let t = &mut self.tables[table];
         let i = t.places.len();
         t.places.push(at);
@@ -648,8 +684,63 @@ impl Store {
         }
     }
 
+    /// Append a line of the dump to the spool by where it lies in the dump file: lines that
+    /// follow one another there are copied together, by the kernel, when the run ends.
+    fn append_copy(&mut self, from: u64, text: &str) -> Result<Loc> {
+        let len = u32::try_from(text.len()).map_err(|_| too_long(&self.target))?;
+        let end = from + u64::from(len);
+        match &mut self.run {
+            // the one byte between two lines of the dump is the first one's line feed
+            Some((_, run_end)) if *run_end + 1 == from => *run_end = end,
+            _ => {
+                self.flush_run()?;
+                self.run = Some((from, end));
+            }
+        }
+        let spool = self.spool_or_new()?;
+        let at = Loc {
+            pos: spool.len,
+            len,
+            in_store: false,
+        };
+        spool.len += u64::from(len) + 1;
+        Ok(at)
+    }
+
+    /// Copy the pending run of dump lines to the spool (its place there was counted already).
+    fn flush_run(&mut self) -> Result<()> {
+        let Some((start, end)) = self.run.take() else {
+            return Ok(());
+        };
+        let target = self.target.clone();
+        let failed = |e: io::Error| write_error(&target, &e);
+        let (Some(mut dump), Some(spool)) = (self.dump.as_ref(), self.spool.as_mut()) else {
+            return Err(failed(io::ErrorKind::NotFound.into()));
+        };
+        let w = spool.file.writer();
+        dump.seek(SeekFrom::Start(start)).map_err(failed)?;
+        let copied = io::copy(&mut dump.take(end - start), w).map_err(failed)?;
+        if copied != end - start {
+            // the dump changed under the import
+            return Err(failed(io::ErrorKind::UnexpectedEof.into()));
+        }
+        w.write_all(b"\n").map_err(failed)
+    }
+
+    fn spool_or_new(&mut self) -> Result<&mut Spool> {
+        let spool = match self.spool.take() {
+            Some(spool) => spool,
+            None => Spool {
+                file: AtomicFile::create(&self.target)?,
+                len: 0,
+            },
+        };
+        Ok(self.spool.insert(spool))
+    }
+
     /// Append a line to the spool (made on the first line).
     fn append(&mut self, text: &str) -> Result<Loc> {
+        self.flush_run()?;
         let spool = match &mut self.spool {
             Some(spool) => spool,
             None => self.spool.insert(Spool {
@@ -674,10 +765,18 @@ impl Store {
     /// The text of line `i` of a table.
     fn text_at(&mut self, table: usize, i: usize) -> Result<String> {
         let at = self.tables[table].places[i];
-        self.read(at).map_err(|e| write_error(&self.target, &e))
+        self.read(at)
     }
 
-    fn read(&mut self, at: Loc) -> io::Result<String> {
+    fn read(&mut self, at: Loc) -> Result<String> {
+        if !at.in_store {
+            self.flush_run()?;
+        }
+        self.read_flushed(at)
+            .map_err(|e| write_error(&self.target, &e))
+    }
+
+    fn read_flushed(&mut self, at: Loc) -> io::Result<String> {
         let mut buf = vec![0u8; at.len as usize];
         if at.in_store {
             let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
@@ -704,6 +803,7 @@ impl Store {
     /// Write the store over its file, atomically: graph stores as engrama orders a dump
     /// (envelope, nodes, relations, vectors), flat stores one record per line.
     pub fn write(mut self) -> Result<()> {
+        self.flush_run()?;
         let envelope = match (self.kind, &self.envelope) {
             (Kind::Graph, Some((at, _))) => Some(*at),
             _ => None,
@@ -982,6 +1082,20 @@ mod tests {
     /// Import `dump` into a store holding `store` (a new one when `None`): the store's text
     /// afterwards, the counts, and whether anything changed.
     fn import_with(plan: Plan, store: Option<&str>, dump: &str) -> (String, Counts, bool) {
+        let mut plan_again = Plan::new(plan.map.clone(), "d");
+        plan_again.one_hash = plan.one_hash;
+        let from_file = import_from(plan, store, dump, false);
+        let from_memory = import_from(plan_again, store, dump, true);
+        assert_eq!(from_file, from_memory);
+        from_file
+    }
+
+    fn import_from(
+        plan: Plan,
+        store: Option<&str>,
+        dump: &str,
+        in_memory: bool,
+    ) -> (String, Counts, bool) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("store.jsonl");
         let mut merged = None;
@@ -992,7 +1106,14 @@ mod tests {
             merged.as_mut().unwrap().settle().unwrap();
         }
         let mut counts = Counts::default();
-        let input = Input::from_bytes("d", dump.as_bytes().to_vec());
+        // from a file (its lines are copied from it) and from memory (they are written)
+        let from = tempfile::tempdir().unwrap();
+        let dump_path = from.path().join("dump");
+        std::fs::write(&dump_path, dump).unwrap();
+        let input = match in_memory {
+            true => Input::from_bytes("d", dump.as_bytes().to_vec()),
+            false => Input::new(dump_path.to_str().unwrap()),
+        };
         Store::merge_file(&mut merged, &input, &path, &plan, &mut counts, &mut |_| {}).unwrap();
         let merged = merged.unwrap();
         let changed = merged.changed();
