@@ -9,11 +9,14 @@ use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::engrama::{EngramaWriter, NodeLines, DEFAULT_LABEL};
 use crate::store::json_array::JsonArrayWriter;
+use crate::store::jsonl::has_own_line;
 use crate::store::jsonl::JsonlWriter;
-use crate::store::writer::{write_line, LineMaker, RecordLines, StoreWriter};
+use crate::store::writer::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
 use crate::store::{self, Aside, Entry, Input, Keep, KeySlots};
 use crate::write::Sink;
 use crate::Outcome;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
 
 pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let map = FieldMap::parse(&args.map.map)?;
@@ -63,12 +66,18 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     // while the output is open (after `| head` closed it, the rest is read and let go)
     let work = |entry: Entry| {
         let header = matches!(entry, Entry::Aside(Aside::EngramaHeader, _));
-        let offset = match &entry {
-            Entry::Record(r) | Entry::Aside(_, r) => r.origin.offset,
-        };
-        Ok((header, offset, lines.prepare(entry)))
+        let (Entry::Record(r) | Entry::Aside(_, r)) = &entry;
+        let offset = r.origin.offset;
+        let source = (r.spans.is_some() && has_own_line(r)).then_some((offset, r.raw.len()));
+        Ok((header, offset, source, lines.prepare(entry)))
     };
-    store::read_parallel(&input, &keep, &work, &mut |(header, offset, piece)| {
+    let mut runs = Runs::new(&input, writer.writes_lines());
+    store::read_parallel(&input, &keep, &work, &mut |(
+        header,
+        offset,
+        source,
+        piece,
+    )| {
         dump |= header;
         if let Some(bar) = &bar {
             if offset >= shown {
@@ -77,11 +86,17 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             }
         }
         if open {
-            open = writer.put(piece?, &mut sink)?;
+            let piece = piece?;
+            open = match (source, &piece) {
+                (Some((start, len)), Piece::Line(_)) if runs.can_copy() => {
+                    runs.take(start, len as u64, &mut sink)?
+                }
+                _ => runs.flush(&mut sink)? && writer.put(piece, &mut sink)?,
+            };
         }
         Ok(())
     })?;
-    if open {
+    if open && runs.flush(&mut sink)? {
         writer.finish(&mut sink)?;
     }
     if let Some(bar) = bar {
@@ -101,6 +116,79 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ));
     }
     Ok(Outcome::Success)
+}
+
+/// Lines written exactly as the store file holds them (a format that writes each line as its
+/// text and a line feed, lines the reader took apart in its blocks): copied from the file by
+/// the kernel, a run of consecutive lines at a time, rather than written from memory.
+struct Runs {
+    file: Option<File>,
+    run: Option<(u64, u64)>,
+}
+
+impl Runs {
+    fn new(input: &Input, writes_lines: bool) -> Runs {
+        let file = input
+            .path
+            .as_deref()
+            .filter(|_| writes_lines)
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+            .and_then(|p| File::open(p).ok());
+        Runs { file, run: None }
+    }
+
+    fn can_copy(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// The line at `start`, `len` bytes long, joins the run (the one byte between two lines of
+    /// the file is the first one's line feed). `Ok(false)`: the output was closed.
+    fn take(&mut self, start: u64, len: u64, sink: &mut Sink) -> Result<bool> {
+        match &mut self.run {
+            Some((_, end)) if *end + 1 == start => {
+                *end = start + len;
+                Ok(true)
+            }
+            _ => {
+                let open = self.flush(sink)?;
+                self.run = Some((start, start + len));
+                Ok(open)
+            }
+        }
+    }
+
+    /// Copy the run, and its last line feed. `Ok(false)`: the output was closed.
+    fn flush(&mut self, sink: &mut Sink) -> Result<bool> {
+        let (Some((start, end)), Some(mut file)) = (self.run.take(), self.file.as_ref()) else {
+            return Ok(true);
+        };
+        let copied = file.seek(SeekFrom::Start(start)).and_then(|_| {
+            let mut run = file.take(end - start);
+            match sink {
+                Sink::Stdout(w) => io::copy(&mut run, w),
+                Sink::File(f) => io::copy(&mut run, f.writer()),
+            }
+        });
+        let path = match sink {
+            Sink::Stdout(_) => "<stdout>".to_string(),
+            Sink::File(f) => f.target().display().to_string(),
+        };
+        match copied {
+            Ok(n) if n == end - start => sink.write(b"\n"),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && matches!(sink, Sink::Stdout(_)) => {
+                Ok(false)
+            }
+            // the store changed under the export
+            Ok(_) => Err(VercyError::Write {
+                path,
+                reason: "the store file changed while it was read".into(),
+            }),
+            Err(e) => Err(VercyError::Write {
+                path,
+                reason: store::input_reason(&e),
+            }),
+        }
+    }
 }
 
 /// `--to compact`: exactly what `vercy compact STORE` writes, through the same entry point.

@@ -247,6 +247,10 @@ impl StoreWriter for EngramaWriter {
     fn finish(&mut self, sink: &mut Sink) -> Result<bool> {
         self.envelope(sink)
     }
+
+    fn writes_lines(&self) -> bool {
+        true
+    }
 }
 
 #[derive(Deserialize)]

@@ -150,6 +150,10 @@ impl StoreWriter for JsonlWriter {
         Ok(true)
     }
 
+    fn writes_lines(&self) -> bool {
+        true
+    }
+
     fn dropped(&self) -> Dropped {
         self.dropped
     }

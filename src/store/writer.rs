@@ -44,6 +44,11 @@ pub trait StoreWriter {
     fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool>;
     /// Write whatever closes the output (the envelope of an empty dump, a closing `]`).
     fn finish(&mut self, sink: &mut Sink) -> Result<bool>;
+    /// True when a [`Piece::Line`] is written as its text and a line feed, and nothing else
+    /// (so that lines that follow one another in the input may be copied together).
+    fn writes_lines(&self) -> bool {
+        false
+    }
     /// Lines of the input that this format has no place for (relation and vector lines
     /// outside engrama), counted for a notice.
     fn dropped(&self) -> Dropped {
