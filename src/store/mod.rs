@@ -108,14 +108,7 @@ pub fn read_parallel<T: Send>(
     work: &batch::Work<'_, Entry, T>,
     visit: &mut dyn FnMut(T) -> Result<()>,
 ) -> Result<Shape> {
-    let mut source = input.open()?;
-    let first = source.skip_leading_space()?;
-    match first {
-        None => Ok(Shape::Empty),
-        Some(b'[') => array::read(&mut source, &mut |entry| visit(work(entry)?)),
-        Some(b'#') => compact::read(&mut source, &mut |entry| visit(work(entry)?)),
-        Some(_) => lines::read(&mut source, keep, None, work, visit),
-    }
+    read_shape(input, keep, None, work, visit)
 }
 
 /// A record as it lies in a JSON line, for commands that only look ([`read_looking`]): its
@@ -156,13 +149,24 @@ pub fn read_looking<T: Send>(
     work: &batch::Work<'_, Entry, T>,
     visit: &mut dyn FnMut(T) -> Result<()>,
 ) -> Result<Shape> {
+    read_shape(input, keep, Some(look), work, visit)
+}
+
+/// The shape from the first byte, then its reader (only JSON lines give views).
+fn read_shape<T: Send>(
+    input: &Input,
+    keep: &Keep,
+    look: Option<&Look<'_, T>>,
+    work: &batch::Work<'_, Entry, T>,
+    visit: &mut dyn FnMut(T) -> Result<()>,
+) -> Result<Shape> {
     let mut source = input.open()?;
     let first = source.skip_leading_space()?;
     match first {
         None => Ok(Shape::Empty),
         Some(b'[') => array::read(&mut source, &mut |entry| visit(work(entry)?)),
         Some(b'#') => compact::read(&mut source, &mut |entry| visit(work(entry)?)),
-        Some(_) => lines::read(&mut source, keep, Some(look), work, visit),
+        Some(_) => lines::read(&mut source, keep, look, work, visit),
     }
 }
 

@@ -60,37 +60,55 @@ impl<'a> Scanner<'a> {
     /// The top-level object, noting the slotted keys' values.
     fn object_fields(&mut self, slots: &KeySlots, spans: &mut [Span]) -> Step {
         self.space();
-        self.expect(b'{')?;
+        if self.peek() != Some(b'{') {
+            return None;
+        }
+        self.items(b'}', |s| {
+            let key = s.string()?;
+            // an escaped key is compared by what it decodes to: serde_json's business
+            if key.contains(&b'\\') {
+                return None;
+            }
+            s.colon()?;
+            let start = s.at;
+            s.value(1)?;
+            if let Some(slot) = slots.slot_of_raw(key) {
+                spans[slot] = (start as u32, s.at as u32);
+            }
+            Some(())
+        })
+    }
+
+    /// The items of an object or an array, from its opening byte through `close`, each read
+    /// by `item`, separated by commas.
+    fn items(&mut self, close: u8, mut item: impl FnMut(&mut Self) -> Step) -> Step {
+        self.at += 1;
         self.space();
-        if self.peek() == Some(b'}') {
+        if self.peek() == Some(close) {
             self.at += 1;
             return Some(());
         }
         loop {
             self.space();
-            let key = self.string()?;
-            // an escaped key is compared by what it decodes to: serde_json's business
-            if key.contains(&b'\\') {
-                return None;
-            }
-            self.space();
-            self.expect(b':')?;
-            self.space();
-            let start = self.at;
-            self.value(1)?;
-            if let Some(slot) = slots.slot_of_raw(key) {
-                spans[slot] = (start as u32, self.at as u32);
-            }
+            item(self)?;
             self.space();
             match self.peek()? {
                 b',' => self.at += 1,
-                b'}' => {
+                b if b == close => {
                     self.at += 1;
                     return Some(());
                 }
                 _ => return None,
             }
         }
+    }
+
+    /// The `:` after a key, with the space around it.
+    fn colon(&mut self) -> Step {
+        self.space();
+        self.expect(b':')?;
+        self.space();
+        Some(())
     }
 
     /// A string; returns its raw content (between the quotes, escapes as written). Read
@@ -123,52 +141,12 @@ impl<'a> Scanner<'a> {
         }
         match self.peek()? {
             b'"' => self.string().map(|_| ()),
-            b'{' => {
-                self.at += 1;
-                self.space();
-                if self.peek() == Some(b'}') {
-                    self.at += 1;
-                    return Some(());
-                }
-                loop {
-                    self.space();
-                    self.string()?;
-                    self.space();
-                    self.expect(b':')?;
-                    self.space();
-                    self.value(depth + 1)?;
-                    self.space();
-                    match self.peek()? {
-                        b',' => self.at += 1,
-                        b'}' => {
-                            self.at += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b'[' => {
-                self.at += 1;
-                self.space();
-                if self.peek() == Some(b']') {
-                    self.at += 1;
-                    return Some(());
-                }
-                loop {
-                    self.space();
-                    self.value(depth + 1)?;
-                    self.space();
-                    match self.peek()? {
-                        b',' => self.at += 1,
-                        b']' => {
-                            self.at += 1;
-                            return Some(());
-                        }
-                        _ => return None,
-                    }
-                }
-            }
+            b'{' => self.items(b'}', |s| {
+                s.string()?;
+                s.colon()?;
+                s.value(depth + 1)
+            }),
+            b'[' => self.items(b']', |s| s.value(depth + 1)),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
