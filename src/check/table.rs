@@ -18,15 +18,6 @@ pub struct Names {
 
 impl Names {
     pub fn push(&mut self, s: &str) -> usize {
-        // grow by a quarter, not by doubling: a large arena wastes at most a fifth of itself
-        if self.text.capacity() - self.text.len() < s.len() {
-            self.text
-                .reserve_exact((self.text.capacity() / 4).max(s.len()).max(1 << 12));
-        }
-        if self.ends.capacity() == self.ends.len() {
-            self.ends
-                .reserve_exact((self.ends.capacity() / 4).max(1 << 10));
-        }
         let before = self.text.len() >> 32;
         self.text.push_str(s);
         let i = self.ends.len();
