@@ -157,10 +157,14 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         .and_then(|p| std::fs::metadata(p).ok())
         .map(|m| m.len());
     let mut early: Option<Vec<Facts>> = Some(Vec::with_capacity(SIZING_RECORDS));
+    // how many records the store holds, estimated from the first ones (0: unknown)
+    let expected = std::cell::Cell::new(0);
     let mut fold = |facts: Facts, values: &mut values::ValueChecks| {
         let rules = rules.get_or_insert_with(|| {
             let map = reading.get().map_or(&opts.map, |r| &r.map);
-            rules::ReferenceRules::new(map.clone())
+            let mut rules = rules::ReferenceRules::new(map.clone());
+            rules.expect_records(expected.get());
+            rules
         });
         let unnamed;
         let name = match (&facts.rules.name, facts.values.id()) {
@@ -197,7 +201,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             Some(held) if held.len() < SIZING_RECORDS => held.push(facts),
             Some(_) => {
                 let mut held = early.take().unwrap_or_default();
-                size_tables(&held, file_size, &mut values);
+                expected.set(size_tables(&held, file_size, &mut values));
                 held.push(facts);
                 fold_group(&mut held, &mut values);
             }
@@ -211,7 +215,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         Ok(())
     })?;
     if let Some(mut held) = early.take() {
-        size_tables(&held, file_size, &mut values);
+        expected.set(size_tables(&held, file_size, &mut values));
         fold_group(&mut held, &mut values);
     }
     fold_group(&mut group, &mut values);
@@ -226,13 +230,14 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     Ok(Report::build(input, opts, shape, rules, values))
 }
 
-/// Size the value checks' id table once for the whole file, from the first records' sizes.
-fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::ValueChecks) {
+/// Size the value checks' id table once for the whole file, from the first records' sizes;
+/// returns the number of records the file holds, about (0 when unknown).
+fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::ValueChecks) -> usize {
     let (Some(size), Some(end)) = (file_size, early.last().map(|f| f.offset)) else {
-        return;
+        return 0;
     };
     if end == 0 {
-        return;
+        return 0;
     }
     let records = (early.len() as u64).saturating_mul(size) / end;
     let records = usize::try_from(records + records / 8).unwrap_or(usize::MAX);
@@ -241,6 +246,7 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
     let pointers: usize = early.iter().map(|facts| facts.values.pointer_count()).sum();
     let pointers = pointers.saturating_mul(records) / early.len().max(1);
     values.expect_records(records, records.saturating_mul(per_id), pointers);
+    records
 }
 
 /// The top-level keys the checks read under these maps: the keys their roles' paths start

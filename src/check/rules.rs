@@ -117,7 +117,13 @@ pub struct ReferenceRules {
     policy_in_records: bool,
     restricted: usize,
     records: usize,
+    /// About how many records the store holds (0: unknown), to size the lists of offenders
+    /// once their first records show how often each field is missing.
+    expected: usize,
 }
+
+/// Records folded before the lists of offenders are sized (see `expect_records`).
+const SIZING_AFTER: usize = 2048;
 
 impl ReferenceRules {
     pub fn new(map: FieldMap) -> Self {
@@ -149,6 +155,27 @@ impl ReferenceRules {
             policy_in_records: false,
             restricted: 0,
             records: 0,
+            expected: 0,
+        }
+    }
+
+    /// The store holds about `records` records: once the first of them are folded, each list
+    /// of offenders is sized for the whole store in proportion, so the long lists (a SHOULD
+    /// field most records lack) do not grow by doubling, copying themselves each time and
+    /// leaving the old buffer behind for a while.
+    pub fn expect_records(&mut self, records: usize) {
+        self.expected = records;
+    }
+
+    fn size_offenders(&mut self) {
+        let (seen, expected) = (self.records, self.expected);
+        if expected <= seen {
+            return;
+        }
+        for state in &mut self.fields {
+            let more = state.offenders.len().saturating_mul(expected - seen) / seen;
+            let bytes = state.offenders.text_len().saturating_mul(expected - seen) / seen;
+            state.offenders.reserve(more, bytes);
         }
     }
 
@@ -237,6 +264,9 @@ impl ReferenceRules {
     /// id, or [`unnamed`]).
     pub fn fold(&mut self, facts: &RuleFacts, name: &str) {
         self.records += 1;
+        if self.records == SIZING_AFTER {
+            self.size_offenders();
+        }
         if facts.restricted {
             self.restricted += 1;
         }

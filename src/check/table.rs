@@ -32,6 +32,11 @@ impl Names {
         self.ends.len()
     }
 
+    /// The bytes of all the strings together.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// Room for `n` more strings of `bytes` in all.
     pub fn reserve(&mut self, n: usize, bytes: usize) {
         self.ends.reserve(n);
