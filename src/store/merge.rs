@@ -403,6 +403,19 @@ struct Spool {
     len: u64,
 }
 
+impl Spool {
+    /// The place of the next line of `len` bytes (and its `\n`), counted as written.
+    fn place(&mut self, len: u32) -> Loc {
+        let at = Loc {
+            pos: self.len,
+            len,
+            in_store: false,
+        };
+        self.len += u64::from(len) + 1;
+        at
+    }
+}
+
 /// A JSONL store being merged into.
 pub struct Store {
     kind: Kind,
@@ -698,13 +711,7 @@ impl Store {
             }
         }
         let spool = self.spool_or_new()?;
-        let at = Loc {
-            pos: spool.len,
-            len,
-            in_store: false,
-        };
-        spool.len += u64::from(len) + 1;
-        Ok(at)
+        Ok(spool.place(len))
     }
 
     /// Copy the pending run of dump lines to the spool (its place there was counted already).
@@ -753,13 +760,7 @@ impl Store {
         w.write_all(text.as_bytes())
             .and_then(|()| w.write_all(b"\n"))
             .map_err(|e| write_error(&self.target, &e))?;
-        let at = Loc {
-            pos: spool.len,
-            len,
-            in_store: false,
-        };
-        spool.len += u64::from(len) + 1;
-        Ok(at)
+        Ok(spool.place(len))
     }
 
     /// The text of line `i` of a table.
