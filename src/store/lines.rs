@@ -17,6 +17,9 @@ struct FirstLine {
     origin: Origin,
 }
 
+/// Slots whose spans a line's scan notes on the stack (more take an allocation).
+const INLINE_SPANS: usize = 32;
+
 /// A JSON line past the first two: a record built, or already looked at through its view.
 /// (Boxed: a block's lines are moved between stages, and most are looked at, not built.)
 enum Line<T> {
@@ -76,7 +79,7 @@ pub fn read<T: Send>(
             return Ok(None);
         };
         if let (Some(slots), Some(look)) = (slots, look) {
-            let mut room = [(0, 0); 32];
+            let mut room = [(0, 0); INLINE_SPANS];
             let mut more = Vec::new();
             let spans: &mut [Span] = match room.get_mut(..slots.len()) {
                 Some(spans) => spans,
