@@ -53,7 +53,7 @@ impl Names {
     pub fn touch(&self, i: usize, stage: u8) -> u64 {
         match stage {
             0 => self.ends.get(i).map_or(0, |&e| e as u64),
-            _ => self.get(i).bytes().next().unwrap_or(0) as u64,
+            _ => self.bytes(i).first().map_or(0, |&b| b as u64),
         }
     }
 
@@ -64,6 +64,16 @@ impl Names {
         }
         let start = if i == 0 { 0 } else { self.end(i - 1) };
         self.text.get(start..self.end(i)).unwrap_or("")
+    }
+
+    /// The bytes of the string at `i` (empty past the end): for comparing, without the
+    /// character-boundary checks of [`Names::get`] (which read a byte past the string).
+    pub fn bytes(&self, i: usize) -> &[u8] {
+        if i >= self.ends.len() {
+            return b"";
+        }
+        let start = if i == 0 { 0 } else { self.end(i - 1) };
+        self.text.as_bytes().get(start..self.end(i)).unwrap_or(b"")
     }
 
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
@@ -119,7 +129,7 @@ impl Interner {
             }
             if tag(slot >> 32) == tag(hash) {
                 let i = (slot & 0xffff_ffff) as usize - 1;
-                if self.names.get(i) == s {
+                if self.names.bytes(i) == s.as_bytes() {
                     return (at, Some(i));
                 }
             }
