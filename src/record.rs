@@ -44,12 +44,17 @@ impl Record {
 
     /// The raw JSON text of the value in a slot (see `spans`).
     pub fn span_text(&self, slot: usize) -> Option<&str> {
-        let (start, end) = *self.spans.as_ref()?.get(slot)?;
-        if end == 0 {
-            return None;
-        }
-        self.raw.get(start as usize..end as usize)
+        slot_text(&self.raw, self.spans.as_deref()?, slot)
     }
+}
+
+/// The text of the value in a slot of `text`, by the spans noted for it (`(0, 0)`: absent).
+pub fn slot_text<'t>(text: &'t str, spans: &[Span], slot: usize) -> Option<&'t str> {
+    let (start, end) = *spans.get(slot)?;
+    if end == 0 {
+        return None;
+    }
+    text.get(start as usize..end as usize)
 }
 
 /// "Present and not empty", the reference checker's rule: the value is not null, not a string

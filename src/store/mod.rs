@@ -126,11 +126,7 @@ pub struct View<'a> {
 impl<'a> View<'a> {
     /// The raw JSON text of the value in a slot.
     pub fn slot_text(&self, slot: usize) -> Option<&'a str> {
-        let (start, end) = *self.spans.get(slot)?;
-        if end == 0 {
-            return None;
-        }
-        self.text.get(start as usize..end as usize)
+        crate::record::slot_text(self.text, self.spans, slot)
     }
 }
 
