@@ -89,7 +89,11 @@ pub fn is_py_space(c: char) -> bool {
 }
 
 pub fn is_blank(s: &str) -> bool {
-    s.chars().all(is_py_space)
+    // most text starts with a printable ASCII character: not blank, without a look at the rest
+    match s.as_bytes().first() {
+        Some(b) if b.is_ascii_graphic() => false,
+        _ => s.chars().all(is_py_space),
+    }
 }
 
 /// A short name for a JSON value's kind, for messages.

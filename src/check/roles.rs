@@ -102,6 +102,91 @@ impl<'a> RoleValue<'a> {
     }
 }
 
+/// How a role's value counts, which is all most checks ask: absent; present but empty (null,
+/// blank, `[]`, `{}`); filled but false to Python (`false`, `0`); filled and truthy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Presence {
+    Absent,
+    Empty,
+    Falsy,
+    Truthy,
+}
+
+impl Presence {
+    fn of(value: Option<&RoleValue>) -> Presence {
+        match value {
+            None => Presence::Absent,
+            Some(v) if !v.is_filled() => Presence::Empty,
+            Some(v) if v.is_truthy() => Presence::Truthy,
+            Some(_) => Presence::Falsy,
+        }
+    }
+
+    pub fn is_present(self) -> bool {
+        self != Presence::Absent
+    }
+
+    /// Present and not empty (the reference's rule).
+    pub fn is_filled(self) -> bool {
+        self >= Presence::Falsy
+    }
+}
+
+/// One role's raw JSON text in a line, sized up once: the checks ask most roles several
+/// times, mostly only how they count, and most values are plain strings or literals that need
+/// no parser.
+#[derive(Debug, Clone, Copy)]
+pub struct RawRole<'a> {
+    text: &'a str,
+    presence: Presence,
+    /// A string without escapes: its value is the text between the quotes.
+    plain: bool,
+}
+
+impl<'a> RawRole<'a> {
+    /// Size up a value's raw text; `plain`: it is known to be a string without escapes.
+    fn of(text: &'a str, plain: bool) -> RawRole<'a> {
+        let bytes = text.as_bytes();
+        let role = |presence, plain| RawRole {
+            text,
+            presence,
+            plain,
+        };
+        let filled = |filled: bool| {
+            if filled {
+                Presence::Truthy
+            } else {
+                Presence::Empty
+            }
+        };
+        let plain =
+            plain || (bytes.first() == Some(&b'"') && memchr::memchr(b'\\', bytes).is_none());
+        match bytes.first() {
+            Some(b'"') if plain && text.len() >= 2 => {
+                role(filled(!is_blank(&text[1..text.len() - 1])), true)
+            }
+            Some(b'n') if text == "null" => role(Presence::Empty, false),
+            Some(b't') if text == "true" => role(Presence::Truthy, false),
+            Some(b'f') if text == "false" => role(Presence::Falsy, false),
+            // a list or an object is filled (and truthy) when anything is inside
+            Some(b'[' | b'{') => {
+                let inside = bytes[1..bytes.len().saturating_sub(1)].trim_ascii();
+                role(filled(!inside.is_empty()), false)
+            }
+            // numbers, escaped strings: as the parsed value counts
+            _ => role(Presence::of(Some(&RoleValue::of_raw(text))), false),
+        }
+    }
+
+    fn value(&self) -> RoleValue<'a> {
+        if self.plain {
+            RoleValue::Text(Cow::Borrowed(&self.text[1..self.text.len() - 1]))
+        } else {
+            RoleValue::of_raw(self.text)
+        }
+    }
+}
+
 /// Every role the checks read, in a fixed order: a role is asked for by its number, so reading
 /// one from raw text is an index into a table, not a lookup by name.
 pub fn role_names() -> &'static [&'static str] {
@@ -179,9 +264,9 @@ pub enum Roles<'a> {
     Spans {
         plan: &'a RawPlan,
         view: View<'a>,
-        /// Each role's raw text, by role number, looked up once: the rules and the value
-        /// checks ask for most roles more than once.
-        texts: [Option<&'a str>; MAX_ROLES],
+        /// Each role's raw text, by role number, looked up and sized up once: the rules and
+        /// the value checks ask for most roles more than once.
+        texts: [Option<RawRole<'a>>; MAX_ROLES],
     },
     /// Values read from the raw text, found by parsing it (records of other shapes).
     Raw {
@@ -208,7 +293,7 @@ impl<'a> Roles<'a> {
                 .get(i)
                 .copied()
                 .flatten()
-                .and_then(|slot| view.slot_text(slot));
+                .and_then(|slot| Some(RawRole::of(view.slot_text(slot)?, view.is_plain(slot))));
         }
         Roles::Spans { plan, view, texts }
     }
@@ -226,6 +311,7 @@ impl<'a> Roles<'a> {
                 let view = View {
                     text: &record.raw,
                     spans,
+                    plain: 0,
                     line: record.origin.line,
                     offset: record.origin.offset,
                 };
@@ -251,16 +337,31 @@ impl<'a> Roles<'a> {
         match self {
             Roles::Built { map, fields } => map.get(role.name, fields).map(RoleValue::Json),
             Roles::Spans { plan, view, texts } => match texts.get(role.index) {
-                Some(text) => text.map(RoleValue::of_raw),
+                Some(raw) => raw.map(|raw| raw.value()),
                 None => view.slot_text(plan.slot(role)?).map(RoleValue::of_raw),
             },
             Roles::Raw { plan, fields } => fields.get(plan.slot(role)?).map(RoleValue::of_raw),
         }
     }
 
+    /// How a role's value counts (without reading the value, when the text was sized up).
+    pub fn presence(&self, role: Role) -> Presence {
+        match self {
+            Roles::Spans { texts, .. } if role.index < MAX_ROLES => {
+                texts[role.index].map_or(Presence::Absent, |raw| raw.presence)
+            }
+            _ => Presence::of(self.get(role).as_ref()),
+        }
+    }
+
     /// The value of a role when it is filled.
     pub fn filled(&self, role: Role) -> Option<RoleValue<'_>> {
-        self.get(role).filter(RoleValue::is_filled)
+        match self {
+            Roles::Spans { texts, .. } if role.index < MAX_ROLES => texts[role.index]
+                .filter(|raw| raw.presence.is_filled())
+                .map(|raw| raw.value()),
+            _ => self.get(role).filter(RoleValue::is_filled),
+        }
     }
 
     /// The value under a literal top-level key, whatever the map says.
@@ -282,6 +383,53 @@ impl<'a> Roles<'a> {
             Roles::Built { fields, .. } => path.get(fields).map(RoleValue::Json),
             // a plan exists only when no role is inverse: no path is read from raw text
             Roles::Spans { .. } | Roles::Raw { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sized up from the raw text, a value counts as the parsed value does.
+    #[test]
+    fn raw_text_counts_as_the_parsed_value() {
+        for text in [
+            r#""x""#,
+            r#""""#,
+            r#"" ""#,
+            r#""\t""#,
+            r#""\\""#,
+            r#""\u00a0""#,
+            r#""\u0041""#,
+            "null",
+            "true",
+            "false",
+            "0",
+            "-0",
+            "0.0",
+            "0e5",
+            "1",
+            "-2.5",
+            "[]",
+            "[ ]",
+            "[0]",
+            "[[]]",
+            "{}",
+            "{ }",
+            r#"{"a": null}"#,
+        ] {
+            let parsed: Value = serde_json::from_str(text).expect(text);
+            let expected = Presence::of(Some(&RoleValue::Json(Cow::Owned(parsed.clone()))));
+            for plain_known in [false, true] {
+                // a scanner says "plain" only of strings without escapes
+                if plain_known && !(text.starts_with('"') && !text.contains('\\')) {
+                    continue;
+                }
+                let raw = RawRole::of(text, plain_known);
+                assert_eq!(raw.presence, expected, "{text}");
+                assert_eq!(raw.value().json().into_owned(), parsed, "{text}");
+            }
         }
     }
 }

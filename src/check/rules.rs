@@ -10,7 +10,7 @@
 //! in one arena per field, and, for an inverse-mapped role, the ids pointed at. Each grows at
 //! most by one entry per record: linear, and nothing else grows with the store.
 
-use super::roles::{Role, RoleValue, Roles};
+use super::roles::{Presence, Role, RoleValue, Roles};
 use super::table::Names;
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
@@ -207,10 +207,10 @@ impl ReferenceRules {
     }
 
     fn name<'a>(roles: &'a Roles, record_id: Role) -> Option<Cow<'a, str>> {
-        match roles.get(record_id) {
-            Some(v) if v.is_filled() && v.is_truthy() => Some(v.text()),
-            _ => None,
+        if roles.presence(record_id) != Presence::Truthy {
+            return None;
         }
+        roles.get(record_id).map(|v| v.text())
     }
 
     /// Read one record (no shared state: safe to run on many records at once).
@@ -219,11 +219,14 @@ impl ReferenceRules {
             name: Self::name(roles, self.record_id),
             met: 0,
             truthy: 0,
-            states_rule: self.rule_markers.iter().any(|&m| roles.filled(m).is_some()),
+            states_rule: self
+                .rule_markers
+                .iter()
+                .any(|&m| roles.presence(m).is_filled()),
             restricted: self
                 .restriction_markers
                 .iter()
-                .any(|&m| roles.filled(m).is_some()),
+                .any(|&m| roles.presence(m).is_filled()),
             pointed: Vec::new(),
             own_id: String::new(),
         };
@@ -244,16 +247,16 @@ impl ReferenceRules {
                     .unwrap_or_default();
                 continue;
             }
-            let value = roles.get(state.role);
+            let presence = roles.presence(state.role);
             let met = match state.field.check.counts_when {
-                CountsWhen::Present => value.is_some(),
-                CountsWhen::NonEmpty => value.as_ref().is_some_and(RoleValue::is_filled),
+                CountsWhen::Present => presence.is_present(),
+                CountsWhen::NonEmpty => presence.is_filled(),
             };
             if met {
                 facts.met |= 1 << i;
             }
             // the reference tests the policy with Python truthiness (`any(...)`)
-            if value.is_some_and(|v| v.is_filled() && v.is_truthy()) {
+            if presence == Presence::Truthy {
                 facts.truthy |= 1 << i;
             }
         }

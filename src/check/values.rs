@@ -356,7 +356,7 @@ impl ValueChecks {
 
         // identity and supersession
         facts.id = get(r.record_id).map(|v| v.text());
-        facts.valid_to_written = get(r.valid_to).is_some();
+        facts.valid_to_written = roles.presence(r.valid_to).is_filled();
         if let Some(v) = get(r.supersedes) {
             let mut targets: Vec<Cow<str>> = match &v {
                 // one id, as written

@@ -88,10 +88,11 @@ pub fn read<T: Send>(
                     &mut more
                 }
             };
-            if scan::object_spans(text, slots, spans) {
+            if let Some(plain) = scan::object_spans(text, slots, spans) {
                 let view = View {
                     text,
                     spans,
+                    plain,
                     line: origin.line,
                     offset: origin.offset,
                 };

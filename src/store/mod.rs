@@ -119,6 +119,9 @@ pub fn read_parallel<T: Send>(
 pub struct View<'a> {
     pub text: &'a str,
     pub spans: &'a [Span],
+    /// Slots known to hold a plain string, one without escapes (a bit per slot, the first 64;
+    /// a clear bit tells nothing).
+    pub plain: u64,
     pub line: u64,
     pub offset: u64,
 }
@@ -127,6 +130,11 @@ impl<'a> View<'a> {
     /// The raw JSON text of the value in a slot.
     pub fn slot_text(&self, slot: usize) -> Option<&'a str> {
         crate::record::slot_text(self.text, self.spans, slot)
+    }
+
+    /// The slot is known to hold a plain string: its value is the text between the quotes.
+    pub fn is_plain(&self, slot: usize) -> bool {
+        slot < 64 && self.plain & (1 << slot) != 0
     }
 }
 

@@ -18,25 +18,27 @@ const MAX_DEPTH: usize = 64;
 
 /// Scan `text` (valid UTF-8, one line) as one JSON object, noting in `spans` (one per slot,
 /// `(0, 0)` for a key the object lacks; a repeated key: its last value, as a whole read keeps
-/// it) where each slotted key's value lies. `false` when the line is left to serde_json.
-pub fn object_spans(text: &str, slots: &KeySlots, spans: &mut [Span]) -> bool {
-    if u32::try_from(text.len()).is_err() {
-        return false;
-    }
+/// it) where each slotted key's value lies. `None` when the line is left to serde_json; else
+/// which slots hold a plain string, one without escapes (a bit per slot, the first 64): its
+/// value is then the text between its quotes.
+pub fn object_spans(text: &str, slots: &KeySlots, spans: &mut [Span]) -> Option<u64> {
+    u32::try_from(text.len()).ok()?;
     spans.fill((0, 0));
     let mut s = Scanner {
         bytes: text.as_bytes(),
         at: 0,
+        escaped: false,
     };
-    s.object_fields(slots, spans).is_some() && {
-        s.space();
-        s.at == s.bytes.len()
-    }
+    let plain = s.object_fields(slots, spans)?;
+    s.space();
+    (s.at == s.bytes.len()).then_some(plain)
 }
 
 struct Scanner<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// An escape was stepped over since this was last cleared.
+    escaped: bool,
 }
 
 /// What the scanner reports when it leaves a line to serde_json.
@@ -57,16 +59,18 @@ impl<'a> Scanner<'a> {
         (self.peek() == Some(b)).then(|| self.at += 1)
     }
 
-    /// The top-level object, noting the slotted keys' values.
-    fn object_fields(&mut self, slots: &KeySlots, spans: &mut [Span]) -> Step {
+    /// The top-level object, noting the slotted keys' values; returns the plain-string bits.
+    fn object_fields(&mut self, slots: &KeySlots, spans: &mut [Span]) -> Option<u64> {
         self.space();
         if self.peek() != Some(b'{') {
             return None;
         }
+        let mut plain = 0u64;
         self.items(b'}', |s| {
+            s.escaped = false;
             let key = s.string()?;
             // an escaped key is compared by what it decodes to: serde_json's business
-            if key.contains(&b'\\') {
+            if s.escaped {
                 return None;
             }
             s.colon()?;
@@ -74,9 +78,16 @@ impl<'a> Scanner<'a> {
             s.value(1)?;
             if let Some(slot) = slots.slot_of_raw(key) {
                 spans[slot] = (start as u32, s.at as u32);
+                let bit = 1u64.checked_shl(slot as u32).unwrap_or(0);
+                if s.bytes[start] == b'"' && !s.escaped {
+                    plain |= bit;
+                } else {
+                    plain &= !bit;
+                }
             }
             Some(())
-        })
+        })?;
+        Some(plain)
     }
 
     /// The items of an object or an array, from its opening byte through `close`, each read
@@ -126,7 +137,10 @@ impl<'a> Scanner<'a> {
                 }
                 // an escape: `\u` is left to serde_json (what a surrogate decodes to)
                 b'\\' => match self.bytes.get(self.at + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at += 2,
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                        self.escaped = true;
+                        self.at += 2
+                    }
                     _ => return None,
                 },
                 // a control character unescaped is an error: serde_json's to report
@@ -234,7 +248,7 @@ mod tests {
     fn spans_of(line: &str, keys: &[&str]) -> Option<Vec<Option<String>>> {
         let slots = KeySlots::new(keys.iter().copied());
         let mut spans = vec![(0, 0); slots.len()];
-        object_spans(line, &slots, &mut spans).then(|| {
+        object_spans(line, &slots, &mut spans).map(|_| {
             spans
                 .iter()
                 .map(|&(s, e)| (e > 0).then(|| line[s as usize..e as usize].to_string()))
@@ -252,6 +266,17 @@ mod tests {
         assert_eq!(got[3].as_deref(), Some("-1.5e+3"));
         assert_eq!(got[4].as_deref(), Some(r#""\\""#));
         assert_eq!(spans_of("{}", &["a"]).unwrap(), vec![None]);
+    }
+
+    #[test]
+    fn marks_the_slots_that_hold_plain_strings() {
+        let slots = KeySlots::new(["a", "b", "c", "d", "e"]);
+        let mut spans = vec![(0, 0); slots.len()];
+        let line = r#"{"a": "x", "b": "x\ny", "c": 1, "d": "q", "d": ["p"], "e": "", "x": "z"}"#;
+        let plain = object_spans(line, &slots, &mut spans).expect("taken");
+        let bit = |key: &str| 1u64 << slots.slot(key).expect("slot");
+        // "d" is plain at first, then repeated with a list: its last value counts
+        assert_eq!(plain, bit("a") | bit("e"), "{plain:b}");
     }
 
     #[test]
