@@ -423,7 +423,8 @@ mod tests {
             let expected = Presence::of(Some(&RoleValue::Json(Cow::Owned(parsed.clone()))));
             for plain_known in [false, true] {
                 // a scanner says "plain" only of strings without escapes
-                if plain_known && !(text.starts_with('"') && !text.contains('\\')) {
+                let plain_string = text.starts_with('"') && !text.contains('\\');
+                if plain_known && !plain_string {
                     continue;
                 }
                 let raw = RawRole::of(text, plain_known);
