@@ -455,6 +455,13 @@ impl ValueChecks {
             for &(is_id, i) in &candidates {
                 let table = if is_id { &self.ids } else { &self.concepts };
                 touched ^= table.names().touch(i, stage);
+                // a known concept's first owner is read next
+                if !is_id && stage == 0 {
+                    touched ^= self
+                        .first_owner
+                        .get(i)
+                        .map_or(0, |o| o.map_or(1, |o| o.line));
+                }
             }
         }
         touched
