@@ -76,6 +76,7 @@ impl Input {
             line: 1,
             offset: 0,
             line_start: 0,
+            carry: Vec::new(),
         })
     }
 
@@ -130,6 +131,8 @@ pub struct Source {
     pub offset: u64,
     /// Byte offset where the current line starts.
     pub line_start: u64,
+    /// Bytes read past the last whole line of a block, the start of the next one.
+    carry: Vec<u8>,
 }
 
 impl Source {
@@ -173,30 +176,43 @@ impl Source {
     /// Read about `want` bytes of whole lines into `block` (more when one line is longer; less
     /// at the end of the input, where the last line may lack its `\n`). Empty at the end.
     /// Leaves `line` and `offset` to the caller, which splits the block into lines.
+    ///
+    /// The input is read straight into the block, not through the buffered reader (whose
+    /// bytes, if any, come first): a store's bytes are copied once, from the kernel. What
+    /// follows the block's last line ending is carried over to the next block.
     pub fn read_block(&mut self, block: &mut Vec<u8>, want: usize) -> Result<()> {
         block.clear();
+        block.append(&mut self.carry);
+        let held = self.reader.buffer().len();
+        block.extend_from_slice(self.reader.buffer());
+        self.reader.consume(held);
+        let mut goal = want;
         loop {
-            let buf = fill(&mut self.reader, &self.name)?;
-            if buf.is_empty() {
+            let mut at_end = false;
+            if block.len() < goal {
+                let room = goal - block.len();
+                block.reserve(room);
+                let read = self
+                    .reader
+                    .get_mut()
+                    .take(room as u64)
+                    .read_to_end(block)
+                    .map_err(|e| self.io_error(&e))?;
+                at_end = read < room;
+            }
+            if at_end {
                 return Ok(());
             }
-            let take = if block.len() + buf.len() < want {
-                buf.len()
-            } else {
-                // enough: stop after the last line ending in this buffer, if it has one
-                memchr::memrchr(b'\n', buf).map_or(buf.len(), |i| i + 1)
-            };
-            let done = take < buf.len()
-                || (take > 0 && buf[take - 1] == b'\n' && block.len() + take >= want);
-            block.extend_from_slice(&buf[..take]);
-            self.reader.consume(take);
-            if done {
+            if let Some(last) = memchr::memrchr(b'\n', block) {
+                self.carry.extend_from_slice(&block[last + 1..]);
+                block.truncate(last + 1);
                 return Ok(());
             }
-            // past `want`, the block only grows to finish one line: bound that line
+            // no line ends in the block yet: it grows to finish one line, bounded
             if block.len() > want + MAX_LINE_BYTES {
                 return Err(self.line_too_long());
             }
+            goal = block.len() + want;
         }
     }
 
@@ -236,5 +252,53 @@ impl Source {
             buf.pop();
         }
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Blocks hold whole lines (the last may lack its `\n`), and together the input, once,
+        /// whatever the block size and however the input was read before the first block.
+        #[test]
+        fn blocks_are_whole_lines_of_the_input(
+            lines in proptest::collection::vec("[a-z]{0,40}", 0..40),
+            final_newline: bool,
+            want in 1usize..64,
+            first_line: bool,
+        ) {
+            let mut text = lines.join("\n");
+            if final_newline && !text.is_empty() {
+                text.push('\n');
+            }
+            let input = Input::from_bytes("t", text.clone().into_bytes());
+            let mut src = input.open().expect("open");
+            let mut seen = Vec::new();
+            if first_line && src.next_line(&mut seen).expect("line") {
+                seen.push(b'\n');
+            }
+            let mut block = Vec::new();
+            loop {
+                src.read_block(&mut block, want).expect("block");
+                if block.is_empty() {
+                    break;
+                }
+                let ends_line = block.last() == Some(&b'\n');
+                seen.extend_from_slice(&block);
+                if !ends_line {
+                    // only the input's last line goes without its line ending
+                    src.read_block(&mut block, want).expect("block");
+                    proptest::prop_assert!(block.is_empty());
+                    break;
+                }
+            }
+            let mut expected = text.into_bytes();
+            if first_line && !expected.is_empty() && expected.last() != Some(&b'\n') && !expected.contains(&b'\n') {
+                expected.push(b'\n');
+            }
+            proptest::prop_assert_eq!(String::from_utf8_lossy(&seen), String::from_utf8_lossy(&expected));
+        }
     }
 }
