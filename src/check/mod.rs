@@ -69,7 +69,7 @@ impl Reading {
         }
         Box::new(RecordFacts {
             rules: rules.into_owned(),
-            values: values.into_owned(),
+            values: values.pack(),
             offset,
             name_is_id,
         })
@@ -79,7 +79,7 @@ impl Reading {
 /// What one record contributes to the report, read on any core, folded in store order.
 struct RecordFacts {
     rules: rules::RuleFacts<'static>,
-    values: values::ValueFacts<'static>,
+    values: values::PackedFacts,
     /// Where the record starts in the file (for the progress bar).
     offset: u64,
     /// The record's name is its id (`rules.name` is then left empty).

@@ -188,10 +188,19 @@ impl Interner {
         self.grow(self.names.len() + n);
     }
 
-    /// The string a lookup of `hash` will most likely compare with: the one in its home
-    /// slot, when the tags match. Reading it is the point (see the type's notes).
-    pub fn candidate(&self, hash: u64) -> Option<usize> {
-        let slot = *self.slots.get(home(hash, self.slots.len()))?;
+    /// What a lookup of `hash` reads first: its home slot, as it is. Reading it is the point
+    /// (see the type's notes); nothing here depends on what it holds, so the reads of many
+    /// lookups are all under way at once, none waiting on the one before.
+    pub fn home_slot(&self, hash: u64) -> u64 {
+        *self
+            .slots
+            .get(home(hash, self.slots.len()))
+            .unwrap_or(&EMPTY)
+    }
+
+    /// The string a lookup of `hash` will most likely compare with, given its home slot
+    /// ([`Interner::home_slot`]): the one there, when the tags match.
+    pub fn candidate(slot: u64, hash: u64) -> Option<usize> {
         (slot != EMPTY && tag(slot >> 32) == tag(hash)).then(|| (slot & 0xffff_ffff) as usize - 1)
     }
 

@@ -191,9 +191,6 @@ pub struct ValueFacts<'a> {
     supersedes: Option<Vec<Cow<'a, str>>>,
     concept: Option<Cow<'a, str>>,
     owner: Option<Cow<'a, str>>,
-    /// The interners' hashes of the id, the supersedes targets (in order), the concept and
-    /// the owner: computed where the record is read, so the fold only looks up.
-    hashes: Hashes,
     policy: Option<Cow<'a, str>>,
     bad_release: bool,
     /// A capture timestamp was found: whether it equals valid_from.
@@ -201,12 +198,37 @@ pub struct ValueFacts<'a> {
     register: Vec<String>,
 }
 
-#[derive(Debug, Default, PartialEq)]
-struct Hashes {
-    id: u64,
-    targets: Vec<u64>,
-    concept: u64,
-    owner: u64,
+/// [`ValueFacts`] packed to travel to the folding thread: the record's texts in one buffer
+/// (one allocation a record rather than one a text, and few cache lines for the fold to
+/// fetch from the core that read the record), each with its interner hash, computed where the
+/// record was read so the fold only looks up.
+#[derive(Debug, Default)]
+pub struct PackedFacts {
+    line: u64,
+    bad_dates: u8,
+    bad_date_example: Option<String>,
+    inverted: bool,
+    valid_to_written: bool,
+    bad_release: bool,
+    capture_equal: Option<bool>,
+    /// The record has a filled supersedes (`targets` may still be empty).
+    supersedes: bool,
+    texts: String,
+    id: Option<Packed>,
+    concept: Option<Packed>,
+    owner: Option<Packed>,
+    policy: Option<Packed>,
+    /// The ids a filled supersedes names (sorted, distinct).
+    targets: Vec<Packed>,
+    register: Vec<String>,
+}
+
+/// One text in [`PackedFacts::texts`], and its hash.
+#[derive(Debug, Clone, Copy)]
+struct Packed {
+    start: u32,
+    end: u32,
+    hash: u64,
 }
 
 /// A supersedes pointer: which record points (its line), and at what.
@@ -289,37 +311,79 @@ pub struct ValueChecks {
 const VALID_TO_WRITTEN: u64 = 1 << 63;
 
 impl ValueFacts<'_> {
-    /// The facts with nothing borrowed, to travel to the thread that folds them.
-    pub fn into_owned(self) -> ValueFacts<'static> {
-        let owned = |text: Option<Cow<str>>| text.map(|t| Cow::Owned(t.into_owned()));
-        ValueFacts {
-            id: owned(self.id),
-            supersedes: self.supersedes.map(|targets| {
-                targets
-                    .into_iter()
-                    .map(|t| Cow::Owned(t.into_owned()))
-                    .collect()
-            }),
-            concept: owned(self.concept),
-            owner: owned(self.owner),
-            policy: owned(self.policy),
-            ..self
+    /// The facts with nothing borrowed, packed to travel to the thread that folds them.
+    pub fn pack(self) -> PackedFacts {
+        let targets = self.supersedes.as_deref().unwrap_or_default();
+        let texts = [&self.id, &self.concept, &self.owner, &self.policy];
+        let room = texts
+            .iter()
+            .map(|t| t.as_ref().map_or(0, |t| t.len()))
+            .sum::<usize>()
+            + targets.iter().map(|t| t.len()).sum::<usize>();
+        let mut packed = PackedFacts {
+            texts: String::with_capacity(room),
+            ..PackedFacts::default()
+        };
+        let mut put = |text: &str| {
+            let start = packed.texts.len();
+            packed.texts.push_str(text);
+            Packed {
+                start: small(start),
+                end: small(packed.texts.len()),
+                hash: table::hash(text),
+            }
+        };
+        let id = self.id.as_deref().map(&mut put);
+        let concept = self.concept.as_deref().map(&mut put);
+        // an owner counts only with a concept (see `facts`)
+        let owner = self.owner.as_deref().map(&mut put);
+        let policy = self.policy.as_deref().map(&mut put);
+        let targets: Vec<Packed> = targets.iter().map(|t| put(t)).collect();
+        PackedFacts {
+            line: self.line,
+            bad_dates: self.bad_dates,
+            bad_date_example: self.bad_date_example,
+            inverted: self.inverted,
+            valid_to_written: self.valid_to_written,
+            bad_release: self.bad_release,
+            capture_equal: self.capture_equal,
+            supersedes: self.supersedes.is_some(),
+            id,
+            concept,
+            owner,
+            policy,
+            targets,
+            register: self.register,
+            ..packed
         }
-    }
-
-    /// The record's supersedes pointers.
-    pub fn pointer_count(&self) -> usize {
-        self.supersedes.as_ref().map_or(0, Vec::len)
     }
 
     /// The record's id, when it has one.
     pub fn id(&self) -> Option<&str> {
         self.id.as_deref()
     }
+}
+
+impl PackedFacts {
+    fn text(&self, packed: &Packed) -> &str {
+        self.texts
+            .get(packed.start as usize..packed.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The record's supersedes pointers.
+    pub fn pointer_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// The record's id, when it has one.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_ref().map(|id| self.text(id))
+    }
 
     /// The length of the record's id (0 without one).
     pub fn id_len(&self) -> usize {
-        self.id.as_ref().map_or(0, |id| id.len())
+        self.id.map_or(0, |id| (id.end - id.start) as usize)
     }
 }
 
@@ -402,19 +466,6 @@ impl ValueChecks {
             }
         }
 
-        let hash = |text: &Option<Cow<str>>| text.as_deref().map_or(0, table::hash);
-        facts.hashes = Hashes {
-            id: hash(&facts.id),
-            targets: facts
-                .supersedes
-                .iter()
-                .flatten()
-                .map(|t| table::hash(t))
-                .collect(),
-            concept: hash(&facts.concept),
-            owner: hash(&facts.owner),
-        };
-
         // the experimental register
         if let Some(items) = get(r.expected_concepts)
             .as_ref()
@@ -438,18 +489,22 @@ impl ValueChecks {
     /// concept): first each lookup's home slot, then where the candidate string ends, then
     /// its text, each stage for the whole group at once, so that the cache misses of a stage
     /// overlap. Called on the next records before folding them. Changes nothing.
-    pub fn warm<'f>(&self, group: impl Iterator<Item = &'f ValueFacts<'f>>) -> u64 {
-        let mut candidates: Vec<(bool, usize)> = Vec::new();
+    pub fn warm<'f>(&self, group: impl Iterator<Item = &'f PackedFacts>) -> u64 {
+        // each lookup's home slot, read but not yet looked at: a branch on a value still on
+        // its way would make each read wait for the one before
+        let mut homes: Vec<(bool, u64, u64)> = Vec::new();
         for facts in group {
-            let ids = facts.id.iter().map(|_| facts.hashes.id);
-            for hash in ids.chain(facts.hashes.targets.iter().copied()) {
-                candidates.extend(self.ids.candidate(hash).map(|i| (true, i)));
+            for text in facts.id.iter().chain(&facts.targets) {
+                homes.push((true, self.ids.home_slot(text.hash), text.hash));
             }
-            if facts.concept.is_some() {
-                let concept = self.concepts.candidate(facts.hashes.concept);
-                candidates.extend(concept.map(|i| (false, i)));
+            if let Some(concept) = facts.concept {
+                homes.push((false, self.concepts.home_slot(concept.hash), concept.hash));
             }
         }
+        let candidates: Vec<(bool, usize)> = homes
+            .iter()
+            .filter_map(|&(is_id, slot, hash)| Interner::candidate(slot, hash).map(|i| (is_id, i)))
+            .collect();
         let mut touched = 0;
         for stage in 0..2 {
             for &(is_id, i) in &candidates {
@@ -468,7 +523,7 @@ impl ValueChecks {
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.
-    pub fn fold(&mut self, facts: &ValueFacts<'_>, name: &str) {
+    pub fn fold(&mut self, facts: &PackedFacts, name: &str) {
         self.records += 1;
         let here = || RecordRef {
             name: name.to_string(),
@@ -485,7 +540,7 @@ impl ValueChecks {
         }
         let mut own = None;
         if let Some(id) = &facts.id {
-            let (i, new) = self.ids.intern_hashed(id, facts.hashes.id);
+            let (i, new) = self.ids.intern_hashed(facts.text(id), id.hash);
             own = Some(i);
             if new {
                 let written = if facts.valid_to_written {
@@ -498,7 +553,7 @@ impl ValueChecks {
                 self.duplicates.push(here());
             }
         }
-        if let Some(targets) = &facts.supersedes {
+        if facts.supersedes {
             // the record's own id was just interned; a record without one points by name
             let from = match own {
                 Some(i) => Node::Id(small(i)),
@@ -507,8 +562,9 @@ impl ValueChecks {
                     None => Node::Nameless(small(self.nameless.push(name))),
                 },
             };
-            for (t, &hash) in targets.iter().zip(&facts.hashes.targets) {
-                let target = match self.ids.find_hashed(t, hash) {
+            for packed in &facts.targets {
+                let t = facts.text(packed);
+                let target = match self.ids.find_hashed(t, packed.hash) {
                     Some(i) => Target::Id(small(i)),
                     None => Target::Pending(small(self.pending.push(t))),
                 };
@@ -520,12 +576,15 @@ impl ValueChecks {
             }
         }
         if let Some(concept) = &facts.concept {
-            let (c, new) = self.concepts.intern_hashed(concept, facts.hashes.concept);
+            let (c, new) = self
+                .concepts
+                .intern_hashed(facts.text(concept), concept.hash);
             if new {
                 self.first_owner.push(None);
             }
             if let Some(owner) = &facts.owner {
-                let owner = small(self.owners.intern_hashed(owner, facts.hashes.owner).0);
+                let owner = self.owners.intern_hashed(facts.text(owner), owner.hash);
+                let owner = small(owner.0);
                 match self.first_owner[c] {
                     None => {
                         self.first_owner[c] = Some(OwnerSeen {
@@ -549,7 +608,7 @@ impl ValueChecks {
             }
         }
         if let Some(p) = &facts.policy {
-            self.policies.push((p.to_string(), here()));
+            self.policies.push((facts.text(p).to_string(), here()));
         }
         if facts.bad_release {
             self.bad_release.push(here());
