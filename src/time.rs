@@ -99,7 +99,11 @@ fn parse_epoch_millis(text: &str) -> Option<Timestamp> {
 /// assert!(parse("2026-02-29").is_err());
 /// ```
 pub fn parse(text: &str) -> Result<Timestamp, DateError> {
-    let t = text.trim();
+    // a date starts and ends with a printable ASCII character: nothing to trim
+    let t = match text.as_bytes() {
+        [first, .., last] if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    };
     let b = t.as_bytes();
     if b.len() >= 12 && b.iter().all(u8::is_ascii_digit) {
         return parse_epoch_millis(t).ok_or_else(|| DateError(format!("{text:?} is not a date")));

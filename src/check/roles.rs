@@ -122,11 +122,13 @@ impl Presence {
         }
     }
 
+    #[inline]
     pub fn is_present(self) -> bool {
         self != Presence::Absent
     }
 
     /// Present and not empty (the reference's rule).
+    #[inline]
     pub fn is_filled(self) -> bool {
         self >= Presence::Falsy
     }
@@ -178,6 +180,7 @@ impl<'a> RawRole<'a> {
         }
     }
 
+    #[inline]
     fn value(&self) -> RoleValue<'a> {
         if self.plain {
             RoleValue::Text(Cow::Borrowed(&self.text[1..self.text.len() - 1]))
@@ -226,6 +229,8 @@ impl Role {
 pub struct RawPlan {
     pub slots: KeySlots,
     slot_of: Vec<Option<usize>>,
+    /// The literal keys and their slots, looked through in order (a few short keys: no hash).
+    literal_slots: Vec<(String, usize)>,
 }
 
 impl RawPlan {
@@ -242,7 +247,22 @@ impl RawPlan {
                 .chain(literal.iter().copied()),
         );
         let slot_of = keys.iter().map(|key| slots.slot(key)).collect();
-        Some(RawPlan { slots, slot_of })
+        let literal_slots = literal
+            .iter()
+            .filter_map(|key| Some((key.to_string(), slots.slot(key)?)))
+            .collect();
+        Some(RawPlan {
+            slots,
+            slot_of,
+            literal_slots,
+        })
+    }
+
+    fn literal_slot(&self, key: &str) -> Option<usize> {
+        self.literal_slots
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|&(_, slot)| slot)
     }
 
     fn slot(&self, role: Role) -> Option<usize> {
@@ -287,13 +307,12 @@ impl<'a> Roles<'a> {
     /// The roles of a record seen in place: each read from the text at its slot, once.
     pub fn spans(plan: &'a RawPlan, view: View<'a>) -> Roles<'a> {
         let mut texts = [None; MAX_ROLES];
-        for (i, text) in texts.iter_mut().enumerate() {
-            *text = plan
-                .slot_of
-                .get(i)
-                .copied()
-                .flatten()
-                .and_then(|slot| Some(RawRole::of(view.slot_text(slot)?, view.is_plain(slot))));
+        for (text, &slot) in texts.iter_mut().zip(&plan.slot_of) {
+            if let Some(slot) = slot {
+                *text = view
+                    .slot_text(slot)
+                    .map(|raw| RawRole::of(raw, view.is_plain(slot)));
+            }
         }
         Roles::Spans { plan, view, texts }
     }
@@ -333,6 +352,7 @@ impl<'a> Roles<'a> {
     }
 
     /// The value of a role (`None` when absent; inverse roles read as absent).
+    #[inline]
     pub fn get(&self, role: Role) -> Option<RoleValue<'_>> {
         match self {
             Roles::Built { map, fields } => map.get(role.name, fields).map(RoleValue::Json),
@@ -345,6 +365,7 @@ impl<'a> Roles<'a> {
     }
 
     /// How a role's value counts (without reading the value, when the text was sized up).
+    #[inline]
     pub fn presence(&self, role: Role) -> Presence {
         match self {
             Roles::Spans { texts, .. } if role.index < MAX_ROLES => {
@@ -355,6 +376,7 @@ impl<'a> Roles<'a> {
     }
 
     /// The value of a role when it is filled.
+    #[inline]
     pub fn filled(&self, role: Role) -> Option<RoleValue<'_>> {
         match self {
             Roles::Spans { texts, .. } if role.index < MAX_ROLES => texts[role.index]
@@ -370,10 +392,12 @@ impl<'a> Roles<'a> {
             Roles::Built { fields, .. } => {
                 fields.get(key).map(|v| RoleValue::Json(Cow::Borrowed(v)))
             }
-            Roles::Spans { plan, view, .. } => {
-                view.slot_text(plan.slots.slot(key)?).map(RoleValue::of_raw)
+            Roles::Spans { plan, view, .. } => view
+                .slot_text(plan.literal_slot(key)?)
+                .map(RoleValue::of_raw),
+            Roles::Raw { plan, fields } => {
+                fields.get(plan.literal_slot(key)?).map(RoleValue::of_raw)
             }
-            Roles::Raw { plan, fields } => fields.get(plan.slots.slot(key)?).map(RoleValue::of_raw),
         }
     }
 
