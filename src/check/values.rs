@@ -493,7 +493,10 @@ impl ValueChecks {
         // each lookup's home slot, read but not yet looked at: a branch on a value still on
         // its way would make each read wait for the one before
         let mut homes: Vec<(bool, u64, u64)> = Vec::new();
+        let mut touched = 0;
         for facts in group {
+            // the facts' texts, written on the core that read the record
+            touched ^= facts.texts.as_bytes().first().copied().unwrap_or(0) as u64;
             for text in facts.id.iter().chain(&facts.targets) {
                 homes.push((true, self.ids.home_slot(text.hash), text.hash));
             }
@@ -505,7 +508,6 @@ impl ValueChecks {
             .iter()
             .filter_map(|&(is_id, slot, hash)| Interner::candidate(slot, hash).map(|i| (is_id, i)))
             .collect();
-        let mut touched = 0;
         for stage in 0..2 {
             for &(is_id, i) in &candidates {
                 let table = if is_id { &self.ids } else { &self.concepts };
@@ -580,7 +582,11 @@ impl ValueChecks {
                 .concepts
                 .intern_hashed(facts.text(concept), concept.hash);
             if new {
+                let room = self.first_owner.capacity();
                 self.first_owner.push(None);
+                if self.first_owner.capacity() != room {
+                    table::huge_pages(&self.first_owner);
+                }
             }
             if let Some(owner) = &facts.owner {
                 let owner = self.owners.intern_hashed(facts.text(owner), owner.hash);
