@@ -489,35 +489,41 @@ impl ValueChecks {
     /// concept): first each lookup's home slot, then where the candidate string ends, then
     /// its text, each stage for the whole group at once, so that the cache misses of a stage
     /// overlap. Called on the next records before folding them. Changes nothing.
+    ///
+    /// Each stage is a tight loop over a flat list, and none branches on what it reads: a
+    /// branch on a value still on its way would make each read wait for the one before, and
+    /// the fewer instructions between reads, the more of them the processor has under way.
     pub fn warm<'f>(&self, group: impl Iterator<Item = &'f PackedFacts>) -> u64 {
-        // each lookup's home slot, read but not yet looked at: a branch on a value still on
-        // its way would make each read wait for the one before
-        let mut homes: Vec<(bool, u64, u64)> = Vec::new();
         let mut touched = 0;
+        let (mut ids, mut concepts) = (Vec::new(), Vec::new());
         for facts in group {
             // the facts' texts, written on the core that read the record
             touched ^= facts.texts.as_bytes().first().copied().unwrap_or(0) as u64;
-            for text in facts.id.iter().chain(&facts.targets) {
-                homes.push((true, self.ids.home_slot(text.hash), text.hash));
-            }
-            if let Some(concept) = facts.concept {
-                homes.push((false, self.concepts.home_slot(concept.hash), concept.hash));
-            }
+            ids.extend(facts.id.iter().chain(&facts.targets).map(|text| text.hash));
+            concepts.extend(facts.concept.map(|concept| concept.hash));
         }
-        let candidates: Vec<(bool, usize)> = homes
-            .iter()
-            .filter_map(|&(is_id, slot, hash)| Interner::candidate(slot, hash).map(|i| (is_id, i)))
-            .collect();
+        let home_slots = |table: &Interner, hashes: &[u64]| -> Vec<u64> {
+            hashes.iter().map(|&hash| table.home_slot(hash)).collect()
+        };
+        let candidates = |slots: Vec<u64>, hashes: &[u64]| -> Vec<usize> {
+            let pairs = slots.into_iter().zip(hashes);
+            pairs
+                .filter_map(|(slot, &hash)| Interner::candidate(slot, hash))
+                .collect()
+        };
+        let ids = candidates(home_slots(&self.ids, &ids), &ids);
+        let concepts = candidates(home_slots(&self.concepts, &concepts), &concepts);
+        // a known concept's first owner is read next
+        for &i in &concepts {
+            touched ^= self
+                .first_owner
+                .get(i)
+                .map_or(0, |o| o.map_or(1, |o| o.line));
+        }
         for stage in 0..2 {
-            for &(is_id, i) in &candidates {
-                let table = if is_id { &self.ids } else { &self.concepts };
-                touched ^= table.names().touch(i, stage);
-                // a known concept's first owner is read next
-                if !is_id && stage == 0 {
-                    touched ^= self
-                        .first_owner
-                        .get(i)
-                        .map_or(0, |o| o.map_or(1, |o| o.line));
+            for (table, found) in [(&self.ids, &ids), (&self.concepts, &concepts)] {
+                for &i in found {
+                    touched ^= table.names().touch(i, stage);
                 }
             }
         }
