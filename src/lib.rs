@@ -6,6 +6,7 @@
 // Errors carry the offending line for their diagnostic; they are built once, on the way out.
 #![allow(clippy::result_large_err)]
 
+pub mod bytes;
 pub mod check;
 pub mod cli;
 pub mod cmd;

@@ -177,7 +177,7 @@ impl Interner {
             }
             if tag(slot >> 32) == tag(hash) {
                 let i = (slot & 0xffff_ffff) as usize - 1;
-                if self.names.bytes(i) == s.as_bytes() {
+                if crate::bytes::same(self.names.bytes(i), s.as_bytes()) {
                     return (at, Some(i));
                 }
             }

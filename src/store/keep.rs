@@ -183,7 +183,7 @@ impl KeySlots {
         self.by_len
             .get(key.len())?
             .iter()
-            .find(|(k, _)| same_bytes(k, key))
+            .find(|(k, _)| crate::bytes::same(k, key))
             .map(|&(_, slot)| slot)
     }
 
@@ -193,19 +193,6 @@ impl KeySlots {
 
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()
-    }
-}
-
-/// `a == b` for two byte strings of the same length, the short ones (most keys) compared as
-/// two overlapping machine words, without a call.
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let word = |s: &[u8], at: usize| {
-        s.get(at..at + 8)
-            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
-    };
-    match a.len() {
-        n @ 8..=16 if b.len() == n => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        _ => a == b,
     }
 }
 
