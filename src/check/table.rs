@@ -44,6 +44,16 @@ pub fn huge_pages<T>(buf: &Vec<T>) {
     );
 }
 
+/// `buf.push(item)`, asking for huge pages under the vector's new allocation when the push
+/// moved it (its room beyond what was copied over is not written yet).
+pub fn push_on_huge_pages<T>(buf: &mut Vec<T>, item: T) {
+    let room = buf.capacity();
+    buf.push(item);
+    if buf.capacity() != room {
+        huge_pages(buf);
+    }
+}
+
 /// An append-only list of strings in one arena.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Names {
@@ -66,11 +76,7 @@ impl Names {
         for _ in before..self.text.len() >> 32 {
             self.wraps.push(i);
         }
-        let room = self.ends.capacity();
-        self.ends.push(self.text.len() as u32);
-        if self.ends.capacity() != room {
-            huge_pages(&self.ends);
-        }
+        push_on_huge_pages(&mut self.ends, self.text.len() as u32);
         i
     }
 
@@ -146,10 +152,11 @@ pub fn hash(s: &str) -> u64 {
 /// table can have any size). 8 bytes a slot, at most half full: a million strings take
 /// 16 MiB of table besides their text, and a lookup of a new string (every record's id)
 /// probes about two and a half slots rather than the eight and a half of a table 3/4 full,
-/// and finds most strings in their home slot, where [`Interner::home_slot`] fetched them. Lookups take the hash computed beforehand (on the reading
-/// threads); [`Interner::candidate`] and [`Names::touch`] let the folding thread touch what
-/// the next records' lookups will read before it needs it, so the cache misses of many
-/// lookups overlap instead of coming one after another.
+/// and finds most strings in their home slot, where [`Interner::home_slot`] fetched them.
+/// Lookups take the hash computed beforehand (on the reading threads); [`Interner::home_slot`],
+/// [`Interner::candidate`] and [`Names::touch`] let the folding thread touch what the next
+/// records' lookups will read before it needs it, so the cache misses of many lookups overlap
+/// instead of coming one after another.
 #[derive(Default)]
 pub struct Interner {
     names: Names,

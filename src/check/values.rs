@@ -490,9 +490,10 @@ impl ValueChecks {
     /// its text, each stage for the whole group at once, so that the cache misses of a stage
     /// overlap. Called on the next records before folding them. Changes nothing.
     ///
-    /// Each stage is a tight loop over a flat list, and none branches on what it reads: a
-    /// branch on a value still on its way would make each read wait for the one before, and
-    /// the fewer instructions between reads, the more of them the processor has under way.
+    /// Each stage is a tight loop over a flat list that does not branch on what it is still
+    /// reading (only on what the stage before read): a branch on a value still on its way
+    /// would make each read wait for the one before, and the fewer instructions between
+    /// reads, the more of them the processor has under way.
     pub fn warm<'f>(&self, group: impl Iterator<Item = &'f PackedFacts>) -> u64 {
         let mut touched = 0;
         let (mut ids, mut concepts) = (Vec::new(), Vec::new());
@@ -588,11 +589,7 @@ impl ValueChecks {
                 .concepts
                 .intern_hashed(facts.text(concept), concept.hash);
             if new {
-                let room = self.first_owner.capacity();
-                self.first_owner.push(None);
-                if self.first_owner.capacity() != room {
-                    table::huge_pages(&self.first_owner);
-                }
+                table::push_on_huge_pages(&mut self.first_owner, None);
             }
             if let Some(owner) = &facts.owner {
                 let owner = self.owners.intern_hashed(facts.text(owner), owner.hash);
