@@ -88,7 +88,14 @@ pub struct RuleFacts<'a> {
     truthy: u64,
     states_rule: bool,
     restricted: bool,
-    /// For inverse roles: the ids this record points at, and its own id.
+    /// For inverse roles (a map such as `supersedes=~replaced_by`; boxed, as few maps have
+    /// them and the facts cross from core to core): what the record points at, and its id.
+    inverse: Option<Box<InverseFacts>>,
+}
+
+/// A record's side of an inverse role: the ids it points at, and its own id.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct InverseFacts {
     pointed: Vec<String>,
     own_id: String,
 }
@@ -227,8 +234,7 @@ impl ReferenceRules {
                 .restriction_markers
                 .iter()
                 .any(|&m| roles.presence(m).is_filled()),
-            pointed: Vec::new(),
-            own_id: String::new(),
+            inverse: None,
         };
         for (i, state) in self.fields.iter().enumerate() {
             if let Some(path) = &state.inverse {
@@ -236,12 +242,13 @@ impl ReferenceRules {
                 if state.field.check.applies != Applies::EveryRecord {
                     continue;
                 }
+                let inverse = facts.inverse.get_or_insert_default();
                 if let Some(v) = roles.path(path) {
                     let mut ids = HashSet::new();
                     collect_role_ids(&v, &mut ids);
-                    facts.pointed.extend(ids);
+                    inverse.pointed.extend(ids);
                 }
-                facts.own_id = roles
+                inverse.own_id = roles
                     .filled(self.record_id)
                     .map(|v| v.py_str())
                     .unwrap_or_default();
@@ -273,13 +280,19 @@ impl ReferenceRules {
         if facts.restricted {
             self.restricted += 1;
         }
-        self.pointed_at.extend(facts.pointed.iter().cloned());
+        let own_id = match &facts.inverse {
+            Some(inverse) => {
+                self.pointed_at.extend(inverse.pointed.iter().cloned());
+                inverse.own_id.as_str()
+            }
+            None => "",
+        };
         for (i, state) in self.fields.iter_mut().enumerate() {
             let met = facts.met & (1 << i) != 0;
             match state.field.check.applies {
-                Applies::EveryRecord if state.inverse.is_some() => state
-                    .deferred
-                    .push((name.to_string(), facts.own_id.clone())),
+                Applies::EveryRecord if state.inverse.is_some() => {
+                    state.deferred.push((name.to_string(), own_id.to_string()))
+                }
                 Applies::EveryRecord if !met => {
                     state.offenders.push(name);
                 }
