@@ -592,3 +592,29 @@ fn human_output_is_coloured_only_when_asked_and_machine_formats_never() {
         "JSON is never coloured"
     );
 }
+
+#[test]
+fn an_inverse_role_counts_the_records_pointed_at() {
+    // supersedes=~replaced_by: a record has supersedes when another record's replaced_by
+    // names it (R-1 → R-2 → R-3), so only R-1 and F-1 lack it
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/compact/chain-inverse.jsonl",
+            "--map",
+            "record_id=id,concept=topic,supersedes=~replaced_by",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let r = json_of(&out);
+    assert_eq!(r["level"], 1);
+    let supersedes = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["field"] == "supersedes")
+        .expect("a supersedes finding");
+    assert_eq!(supersedes["offenders"], json!(["R-1", "F-1"]));
+}
