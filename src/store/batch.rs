@@ -8,7 +8,7 @@
 //! When the visitor stops (an error, a closed pipe), the producer stops at its next block.
 
 use super::input::Source;
-use crate::error::Result;
+use crate::error::{Result, VercyError};
 use crate::record::Origin;
 use rayon::prelude::*;
 use std::sync::mpsc;
@@ -29,6 +29,10 @@ pub type Decode<'a, T> = dyn Fn(&[u8], Origin) -> Result<Option<T>> + Sync + 'a;
 
 /// What turns a decoded line into what the visitor gets, on any core.
 pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
+
+/// A line's result as it waits in a block's list: an error boxed, so each entry is two words
+/// (an error is rare and large: a list of error-sized entries would move ten times the bytes).
+type Item<T> = std::result::Result<Option<T>, Box<VercyError>>;
 
 /// One line of a block: its bytes (without the `\n`) and where it starts in the file.
 struct Line {
@@ -54,7 +58,7 @@ pub fn for_each_line<T: Send, U: Send>(
     visit: &mut dyn FnMut(U) -> Result<()>,
 ) -> Result<()> {
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Result<Vec<Result<Option<U>>>>>(IN_FLIGHT);
+        let (tx, rx) = mpsc::sync_channel::<Result<Vec<Item<U>>>>(IN_FLIGHT);
         scope.spawn(move || {
             let mut block = Vec::with_capacity(BLOCK + (BLOCK >> 2));
             loop {
@@ -68,17 +72,17 @@ pub fn for_each_line<T: Send, U: Send>(
                                 offset: l.offset,
                                 index: 0,
                             };
-                            decode(&block[l.start..l.end], origin)
+                            decode(&block[l.start..l.end], origin).map_err(Box::new)
                         })
-                        .collect::<Vec<_>>();
+                        .collect::<Vec<Item<T>>>();
                     for item in items.iter_mut().flatten().flatten() {
                         number(item);
                     }
                     items
                         .into_par_iter()
                         .with_min_len(MIN_LINES_PER_TASK)
-                        .map(|item| item.and_then(|t| t.map(work).transpose()))
-                        .collect::<Vec<_>>()
+                        .map(|item| item.and_then(|t| t.map(work).transpose().map_err(Box::new)))
+                        .collect::<Vec<Item<U>>>()
                 });
                 let stop = match &done {
                     Ok(items) => items.is_empty(),
@@ -92,7 +96,7 @@ pub fn for_each_line<T: Send, U: Send>(
         });
         for done in rx {
             for item in done? {
-                if let Some(value) = item? {
+                if let Some(value) = item.map_err(|e| *e)? {
                     visit(value)?;
                 }
             }
