@@ -354,35 +354,45 @@ impl<'a> Roles<'a> {
     /// The value of a role (`None` when absent; inverse roles read as absent).
     #[inline]
     pub fn get(&self, role: Role) -> Option<RoleValue<'_>> {
+        if let Some(raw) = self.sized_up(role) {
+            return raw.map(|raw| raw.value());
+        }
         match self {
             Roles::Built { map, fields } => map.get(role.name, fields).map(RoleValue::Json),
-            Roles::Spans { plan, view, texts } => match texts.get(role.index) {
-                Some(raw) => raw.map(|raw| raw.value()),
-                None => view.slot_text(plan.slot(role)?).map(RoleValue::of_raw),
-            },
+            Roles::Spans { plan, view, .. } => {
+                view.slot_text(plan.slot(role)?).map(RoleValue::of_raw)
+            }
             Roles::Raw { plan, fields } => fields.get(plan.slot(role)?).map(RoleValue::of_raw),
+        }
+    }
+
+    /// The role's raw text as [`Roles::spans`] sized it up (`Some(None)`: absent), or `None`
+    /// when it was not (other forms, roles past [`MAX_ROLES`]).
+    #[inline]
+    fn sized_up(&self, role: Role) -> Option<Option<RawRole<'a>>> {
+        match self {
+            Roles::Spans { texts, .. } => texts.get(role.index).copied(),
+            _ => None,
         }
     }
 
     /// How a role's value counts (without reading the value, when the text was sized up).
     #[inline]
     pub fn presence(&self, role: Role) -> Presence {
-        match self {
-            Roles::Spans { texts, .. } if role.index < MAX_ROLES => {
-                texts[role.index].map_or(Presence::Absent, |raw| raw.presence)
-            }
-            _ => Presence::of(self.get(role).as_ref()),
+        match self.sized_up(role) {
+            Some(raw) => raw.map_or(Presence::Absent, |raw| raw.presence),
+            None => Presence::of(self.get(role).as_ref()),
         }
     }
 
     /// The value of a role when it is filled.
     #[inline]
     pub fn filled(&self, role: Role) -> Option<RoleValue<'_>> {
-        match self {
-            Roles::Spans { texts, .. } if role.index < MAX_ROLES => texts[role.index]
+        match self.sized_up(role) {
+            Some(raw) => raw
                 .filter(|raw| raw.presence.is_filled())
                 .map(|raw| raw.value()),
-            _ => self.get(role).filter(RoleValue::is_filled),
+            None => self.get(role).filter(RoleValue::is_filled),
         }
     }
 

@@ -202,7 +202,7 @@ pub struct ValueFacts<'a> {
 /// (one allocation a record rather than one a text, and few cache lines for the fold to
 /// fetch from the core that read the record), each with its interner hash, computed where the
 /// record was read so the fold only looks up.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PackedFacts {
     line: u64,
     bad_dates: u8,
@@ -225,7 +225,7 @@ pub struct PackedFacts {
 }
 
 /// The parts of [`PackedFacts`] that few records have.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct RareFacts {
     bad_date_example: Option<String>,
     register: Vec<String>,
@@ -322,22 +322,20 @@ impl ValueFacts<'_> {
     /// The facts with nothing borrowed, packed to travel to the thread that folds them.
     pub fn pack(self) -> PackedFacts {
         let targets = self.supersedes.as_deref().unwrap_or_default();
-        let texts = [&self.id, &self.concept, &self.owner, &self.policy];
-        let room = texts
+        let owned = [&self.id, &self.concept, &self.owner, &self.policy];
+        let room = owned
             .iter()
-            .map(|t| t.as_ref().map_or(0, |t| t.len()))
+            .flat_map(|t| t.as_deref())
+            .map(str::len)
             .sum::<usize>()
             + targets.iter().map(|t| t.len()).sum::<usize>();
-        let mut packed = PackedFacts {
-            texts: String::with_capacity(room),
-            ..PackedFacts::default()
-        };
+        let mut texts = String::with_capacity(room);
         let mut put = |text: &str| {
-            let start = packed.texts.len();
-            packed.texts.push_str(text);
+            let start = texts.len();
+            texts.push_str(text);
             Packed {
                 start: small(start),
-                end: small(packed.texts.len()),
+                end: small(texts.len()),
                 hash: table::hash(text),
             }
         };
@@ -361,13 +359,13 @@ impl ValueFacts<'_> {
             bad_release: self.bad_release,
             capture_equal: self.capture_equal,
             supersedes: self.supersedes.is_some(),
+            texts,
             id,
             concept,
             owner,
             policy,
             targets,
             rare,
-            ..packed
         }
     }
 

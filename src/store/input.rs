@@ -295,7 +295,8 @@ mod tests {
                 }
             }
             let mut expected = text.into_bytes();
-            if first_line && !expected.is_empty() && expected.last() != Some(&b'\n') && !expected.contains(&b'\n') {
+            // a one-line input read by `next_line` gained the line ending it lacked
+            if first_line && !expected.is_empty() && !expected.contains(&b'\n') {
                 expected.push(b'\n');
             }
             proptest::prop_assert_eq!(String::from_utf8_lossy(&seen), String::from_utf8_lossy(&expected));
