@@ -898,6 +898,14 @@ fn find_cycles<'n>(
     edges: &[(u32, u32)],
     name: &dyn Fn(usize) -> &'n str,
 ) -> Vec<Vec<usize>> {
+    // When every edge points to a lower number than its source, that numbering is itself a
+    // topological order: there is no cycle, and nothing to search. It is the common case (a
+    // record supersedes one written before it, and ids are numbered in first-seen order),
+    // and one sequential pass over the edges instead of a search across every node (on a 1M
+    // store: 0.3 ms instead of 25 ms, all of it after the last record is read).
+    if edges.iter().all(|&(from, to)| to < from) {
+        return Vec::new();
+    }
     // each node's targets, in the order given (a counting sort by source); u32 positions:
     // a graph of more than 2^32 edges is beyond any memory this pass could have
     let mut first = vec![0u32; nodes + 1];
@@ -992,5 +1000,20 @@ mod tests {
         let name = |n: usize| names[n];
         let c = find_cycles(4, &[(0, 1), (1, 2), (2, 0), (3, 0)], &name);
         assert_eq!(c, vec![vec![0, 1, 2, 0]]);
+    }
+
+    /// Edges that all point back are no cycle; a self-loop, or one edge pointing forward
+    /// that closes a loop of backward ones, is still found.
+    #[test]
+    fn backward_edges_alone_make_no_cycle() {
+        let names = ["a", "b", "c", "d"];
+        let name = |n: usize| names[n];
+        assert!(find_cycles(4, &[(1, 0), (2, 0), (3, 2), (3, 1)], &name).is_empty());
+        assert_eq!(find_cycles(4, &[(1, 0), (2, 2)], &name), vec![vec![2, 2]]);
+        assert_eq!(
+            find_cycles(4, &[(3, 2), (2, 1), (1, 3)], &name),
+            vec![vec![1, 3, 2, 1]]
+        );
+        assert!(find_cycles(4, &[(1, 3), (3, 2)], &name).is_empty());
     }
 }
