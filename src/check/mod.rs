@@ -241,11 +241,18 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
     }
     let records = (early.len() as u64).saturating_mul(size) / end;
     let records = usize::try_from(records + records / 8).unwrap_or(usize::MAX);
-    let id_bytes: usize = early.iter().map(|facts| facts.values.id_len()).sum();
-    let per_id = id_bytes / early.len().max(1) + 1;
+    let per_record = |len: fn(&values::PackedFacts) -> usize| {
+        let bytes: usize = early.iter().map(|facts| len(&facts.values)).sum();
+        records.saturating_mul(bytes / early.len().max(1) + 1)
+    };
     let pointers: usize = early.iter().map(|facts| facts.values.pointer_count()).sum();
     let pointers = pointers.saturating_mul(records) / early.len().max(1);
-    values.expect_records(records, records.saturating_mul(per_id), pointers);
+    values.expect_records(
+        records,
+        per_record(values::PackedFacts::id_len),
+        pointers,
+        per_record(values::PackedFacts::concept_len),
+    );
     records
 }
 

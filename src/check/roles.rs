@@ -45,6 +45,16 @@ impl<'a> RoleValue<'a> {
         ))
     }
 
+    /// [`RoleValue::of_raw`] of a text known to be a string without escapes when `plain`
+    /// (the scanner noted it), which is then the text between the quotes, no search needed.
+    #[inline]
+    fn of_raw_known(text: &'a str, plain: bool) -> RoleValue<'a> {
+        match text.get(1..text.len().saturating_sub(1)) {
+            Some(inside) if plain => RoleValue::Text(Cow::Borrowed(inside)),
+            _ => RoleValue::of_raw(text),
+        }
+    }
+
     /// Present and not empty (the reference's rule).
     pub fn is_filled(&self) -> bool {
         match self {
@@ -182,11 +192,7 @@ impl<'a> RawRole<'a> {
 
     #[inline]
     fn value(&self) -> RoleValue<'a> {
-        if self.plain {
-            RoleValue::Text(Cow::Borrowed(&self.text[1..self.text.len() - 1]))
-        } else {
-            RoleValue::of_raw(self.text)
-        }
+        RoleValue::of_raw_known(self.text, self.plain)
     }
 }
 
@@ -261,7 +267,7 @@ impl RawPlan {
     fn literal_slot(&self, key: &str) -> Option<usize> {
         self.literal_slots
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| crate::bytes::same(k.as_bytes(), key.as_bytes()))
             .map(|&(_, slot)| slot)
     }
 
@@ -402,9 +408,11 @@ impl<'a> Roles<'a> {
             Roles::Built { fields, .. } => {
                 fields.get(key).map(|v| RoleValue::Json(Cow::Borrowed(v)))
             }
-            Roles::Spans { plan, view, .. } => view
-                .slot_text(plan.literal_slot(key)?)
-                .map(RoleValue::of_raw),
+            Roles::Spans { plan, view, .. } => {
+                let slot = plan.literal_slot(key)?;
+                let text = view.slot_text(slot)?;
+                Some(RoleValue::of_raw_known(text, view.is_plain(slot)))
+            }
             Roles::Raw { plan, fields } => {
                 fields.get(plan.literal_slot(key)?).map(RoleValue::of_raw)
             }

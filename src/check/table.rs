@@ -102,12 +102,16 @@ impl Names {
         (wraps << 32) | self.ends[i] as usize
     }
 
-    /// Touch where string `i` ends, then its first byte ([`Interner::candidate`]): `stage` 0
-    /// reads the end only, any other stage the text too. Changes nothing.
+    /// Touch where string `i` ends, then its text ([`Interner::candidate`]): `stage` 0 reads
+    /// the end only, any other stage its first and last bytes (a string may straddle two
+    /// cache lines, and a comparison reads both ends). Changes nothing.
     pub fn touch(&self, i: usize, stage: u8) -> u64 {
         match stage {
             0 => self.ends.get(i).map_or(0, |&e| e as u64),
-            _ => self.bytes(i).first().map_or(0, |&b| b as u64),
+            _ => {
+                let b = self.bytes(i);
+                b.first().map_or(0, |&x| x as u64) ^ b.last().map_or(0, |&x| x as u64)
+            }
         }
     }
 
@@ -245,6 +249,13 @@ impl Interner {
     pub fn reserve(&mut self, n: usize, bytes: usize) {
         self.names.reserve(n, bytes);
         self.grow(self.names.len() + n);
+    }
+
+    /// Room for the text of `n` more strings of `bytes` in all, the table left as it is: for
+    /// a set whose final size is only bounded, not known (the distinct concepts of a store).
+    /// Room never written costs address space, not memory, and the text then never moves.
+    pub fn reserve_text(&mut self, n: usize, bytes: usize) {
+        self.names.reserve(n, bytes);
     }
 
     /// What a lookup of `hash` reads first: its home slot, as it is. Reading it is the point

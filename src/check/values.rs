@@ -396,6 +396,11 @@ impl PackedFacts {
     pub fn id_len(&self) -> usize {
         self.id.map_or(0, |id| (id.end - id.start) as usize)
     }
+
+    /// The length of the record's concept (0 without one).
+    pub fn concept_len(&self) -> usize {
+        self.concept.map_or(0, |c| (c.end - c.start) as usize)
+    }
 }
 
 impl ValueChecks {
@@ -490,10 +495,22 @@ impl ValueChecks {
     /// Make room for about `records` more records whose ids take `id_bytes` in all ...
     /// ... and `pointers` supersedes pointers: tables sized once skip the copies (and the
     /// moment of holding both the old and the new buffer) that growing by doubling costs.
-    pub fn expect_records(&mut self, records: usize, id_bytes: usize, pointers: usize) {
+    /// Concepts repeat, so their number is only bounded (by `records`; their text by
+    /// `concept_bytes`): their text and first owners get that room, which is memory only
+    /// where written, so they never move either; their table grows as they come.
+    pub fn expect_records(
+        &mut self,
+        records: usize,
+        id_bytes: usize,
+        pointers: usize,
+        concept_bytes: usize,
+    ) {
         self.ids.reserve(records, id_bytes);
         self.id_lines.reserve(records);
         self.pointers.reserve(pointers);
+        self.concepts.reserve_text(records, concept_bytes);
+        self.first_owner.reserve(records);
+        table::huge_pages(&self.first_owner);
     }
 
     /// Touch what folding a group of facts will look up (the id, the supersedes targets, the
@@ -509,8 +526,12 @@ impl ValueChecks {
         let mut touched = 0;
         let (mut ids, mut concepts) = (Vec::new(), Vec::new());
         for facts in group {
-            // the facts' texts, written on the core that read the record
-            touched ^= facts.texts.as_bytes().first().copied().unwrap_or(0) as u64;
+            // the facts' texts, written on the core that read the record (both ends: they
+            // may straddle two cache lines)
+            let texts = facts.texts.as_bytes();
+            for end in [texts.first(), texts.last()] {
+                touched ^= end.copied().unwrap_or(0) as u64;
+            }
             ids.extend(facts.id.iter().chain(&facts.targets).map(|text| text.hash));
             concepts.extend(facts.concept.map(|concept| concept.hash));
         }
