@@ -54,6 +54,12 @@ pub fn push_on_huge_pages<T>(buf: &mut Vec<T>, item: T) {
     }
 }
 
+/// Read the first and last bytes of `text` (it may straddle two cache lines, and a
+/// comparison reads both ends), to have them fetched before they are needed. Changes nothing.
+pub fn touch_ends(text: &[u8]) -> u64 {
+    text.first().map_or(0, |&b| b as u64) ^ text.last().map_or(0, |&b| b as u64)
+}
+
 /// An append-only list of strings in one arena.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Names {
@@ -103,15 +109,11 @@ impl Names {
     }
 
     /// Touch where string `i` ends, then its text ([`Interner::candidate`]): `stage` 0 reads
-    /// the end only, any other stage its first and last bytes (a string may straddle two
-    /// cache lines, and a comparison reads both ends). Changes nothing.
+    /// the end only, any other stage its text's two ends ([`touch_ends`]). Changes nothing.
     pub fn touch(&self, i: usize, stage: u8) -> u64 {
         match stage {
             0 => self.ends.get(i).map_or(0, |&e| e as u64),
-            _ => {
-                let b = self.bytes(i);
-                b.first().map_or(0, |&x| x as u64) ^ b.last().map_or(0, |&x| x as u64)
-            }
+            _ => touch_ends(self.bytes(i)),
         }
     }
 
