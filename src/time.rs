@@ -209,21 +209,10 @@ fn parse_general(text: &str, t: &str) -> Result<Timestamp, DateError> {
 /// `None` for anything else, valid or not: the general path decides, and words the error.
 #[inline]
 fn parse_common(b: &[u8]) -> Option<Timestamp> {
-    // the number a run of digits writes (`None` if any byte is not a digit), without a
-    // branch a digit
-    let number = |run: &[u8]| -> Option<i64> {
-        let (mut n, mut bad) = (0i64, false);
-        for &c in run {
-            let d = c.wrapping_sub(b'0');
-            bad |= d > 9;
-            n = n * 10 + i64::from(d);
-        }
-        (!bad).then_some(n)
-    };
     if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
-    let (year, month, day) = (number(&b[0..4])?, number(&b[5..7])?, number(&b[8..10])?);
+    let (year, month, day) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
     if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
         return None;
     }
@@ -239,17 +228,17 @@ fn parse_common(b: &[u8]) -> Option<Timestamp> {
         return None;
     }
     let (hour, minute, second) = (
-        number(&time[1..3])?,
-        number(&time[4..6])?,
-        number(&time[7..9])?,
+        digits(&time[1..3])?,
+        digits(&time[4..6])?,
+        digits(&time[7..9])?,
     );
     if hour > 23 || minute > 59 || second > 59 {
         return None;
     }
     let nanos = match fraction {
         [] => 0,
-        [b'.', digits @ ..] if (1..=9).contains(&digits.len()) => {
-            number(digits)? * 10i64.pow(9 - digits.len() as u32)
+        [b'.', run @ ..] if (1..=9).contains(&run.len()) => {
+            digits(run)? * 10i64.pow(9 - run.len() as u32)
         }
         _ => return None,
     };
@@ -260,11 +249,16 @@ fn parse_common(b: &[u8]) -> Option<Timestamp> {
     })
 }
 
-fn digits(b: &[u8]) -> Option<i64> {
-    if b.is_empty() || !b.iter().all(u8::is_ascii_digit) {
-        return None;
+/// The number a run of digits writes; `None` when it is empty or any byte is not a digit.
+/// Without a branch a digit: dates are read two or three times a record.
+fn digits(run: &[u8]) -> Option<i64> {
+    let (mut n, mut bad) = (0i64, run.is_empty());
+    for &c in run {
+        let d = c.wrapping_sub(b'0');
+        bad |= d > 9;
+        n = n.wrapping_mul(10).wrapping_add(i64::from(d));
     }
-    Some(b.iter().fold(0i64, |acc, d| acc * 10 + (d - b'0') as i64))
+    (!bad).then_some(n)
 }
 
 fn is_leap(y: i64) -> bool {
