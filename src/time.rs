@@ -117,19 +117,7 @@ fn parse_general(text: &str, t: &str) -> Result<Timestamp, DateError> {
         return parse_epoch_millis(t).ok_or_else(|| DateError(format!("{text:?} is not a date")));
     }
     let bad = |why: &str| DateError(format!("{text:?} is not a date: {why}"));
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return Err(bad("expected YYYY-MM-DD"));
-    }
-    let year = digits(&b[0..4]).ok_or_else(|| bad("the year is not four digits"))?;
-    let month = digits(&b[5..7]).ok_or_else(|| bad("the month is not two digits"))?;
-    let day = digits(&b[8..10]).ok_or_else(|| bad("the day is not two digits"))?;
-    if !(1..=12).contains(&month) {
-        return Err(bad("the month is out of range"));
-    }
-    if day < 1 || day > days_in_month(year, month) {
-        return Err(bad("the day is out of range for its month"));
-    }
-    let midnight = days_from_civil(year, month, day) as i128 * NANOS_PER_DAY;
+    let midnight = date_part(b).map_err(bad)? as i128 * NANOS_PER_DAY;
     if b.len() == 10 {
         return Ok(Timestamp {
             nanos: midnight,
@@ -209,14 +197,7 @@ fn parse_general(text: &str, t: &str) -> Result<Timestamp, DateError> {
 /// `None` for anything else, valid or not: the general path decides, and words the error.
 #[inline]
 fn parse_common(b: &[u8]) -> Option<Timestamp> {
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let (year, month, day) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    let days = days_from_civil(year, month, day) as i128;
+    let days = date_part(b).ok()? as i128;
     if b.len() == 10 {
         return Some(Timestamp {
             nanos: days * NANOS_PER_DAY,
@@ -247,6 +228,23 @@ fn parse_common(b: &[u8]) -> Option<Timestamp> {
         nanos: days * NANOS_PER_DAY + secs * NANOS_PER_SEC + nanos as i128,
         precision: Precision::DateTime,
     })
+}
+
+/// The day a text starting `YYYY-MM-DD` names, in days since 1970-01-01; else why not.
+fn date_part(b: &[u8]) -> Result<i64, &'static str> {
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return Err("expected YYYY-MM-DD");
+    }
+    let year = digits(&b[0..4]).ok_or("the year is not four digits")?;
+    let month = digits(&b[5..7]).ok_or("the month is not two digits")?;
+    let day = digits(&b[8..10]).ok_or("the day is not two digits")?;
+    if !(1..=12).contains(&month) {
+        return Err("the month is out of range");
+    }
+    if day < 1 || day > days_in_month(year, month) {
+        return Err("the day is out of range for its month");
+    }
+    Ok(days_from_civil(year, month, day))
 }
 
 /// The number a run of digits writes; `None` when it is empty or any byte is not a digit.
