@@ -23,18 +23,16 @@ fn findings(report: &Value) -> Vec<(String, String, u64)> {
 
 #[test]
 fn the_reference_store_reaches_level_3() {
-    let out = vercy()
-        .args([
+    let r = report_of(
+        &[
             "check",
             "fixtures/reference-store.jsonl",
             "--min-level",
             "3",
             "--json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let r = json_of(&out);
+        ],
+        0,
+    );
     assert_eq!(r["records"], 31);
     assert_eq!(r["level"], 3);
     assert_eq!(r["pass"], true);
@@ -335,17 +333,15 @@ fn envelopes_and_engrama_dumps_are_read_through_the_same_reader() {
 
 #[test]
 fn several_stores_in_one_run_fail_if_any_fails() {
-    let out = vercy()
-        .args([
+    let r = report_of(
+        &[
             "check",
             "fixtures/reference-store.jsonl",
             "fixtures/flat-attributes.jsonl",
             "--json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let r = json_of(&out);
+        ],
+        1,
+    );
     assert_eq!(r.as_array().unwrap().len(), 2);
     let out = vercy()
         .args([
@@ -597,18 +593,16 @@ fn human_output_is_coloured_only_when_asked_and_machine_formats_never() {
 fn an_inverse_role_counts_the_records_pointed_at() {
     // supersedes=~replaced_by: a record has supersedes when another record's replaced_by
     // names it (R-1 → R-2 → R-3), so only R-1 and F-1 lack it
-    let out = vercy()
-        .args([
+    let r = report_of(
+        &[
             "check",
             "fixtures/compact/chain-inverse.jsonl",
             "--map",
             "record_id=id,concept=topic,supersedes=~replaced_by",
             "--json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let r = json_of(&out);
+        ],
+        0,
+    );
     assert_eq!(r["level"], 1);
     let supersedes = r["findings"]
         .as_array()

@@ -49,3 +49,11 @@ pub fn stderr_of(out: &std::process::Output) -> String {
 pub fn json_of(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
+
+/// Run `vercy` with `args` (a command that prints JSON), check it exits with `code`, and
+/// return what it printed.
+pub fn report_of(args: &[&str], code: i32) -> serde_json::Value {
+    let out = vercy().args(args).output().expect("vercy runs");
+    assert_eq!(out.status.code(), Some(code), "{}", stderr_of(&out));
+    json_of(&out)
+}
