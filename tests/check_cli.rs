@@ -358,6 +358,31 @@ fn several_stores_in_one_run_fail_if_any_fails() {
     );
 }
 
+/// A superseded record that carries a valid_to is named once, whether it came before the
+/// records that supersede it (noted as the pointer is read) or after (found at the end).
+#[test]
+fn superseded_records_with_a_valid_to_are_named_once_wherever_they_stand() {
+    let r = report_of(
+        &[
+            "check",
+            "fixtures/values/superseded-valid-to.jsonl",
+            "--json",
+        ],
+        0,
+    );
+    assert_eq!(
+        r["warnings"],
+        json!([{
+            "code": "value.superseded_valid_to",
+            "field": "supersedes",
+            "message": "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched",
+            "caps_level": 2,
+            "count": 2,
+            "records": [{"record": "A-1", "line": 1}, {"record": "B-1", "line": 4}]
+        }])
+    );
+}
+
 #[test]
 fn value_warnings_name_records_and_lines_and_count_under_strict() {
     let out = vercy()

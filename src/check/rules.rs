@@ -17,6 +17,7 @@ use crate::profile::{Applies, CountsWhen, Field, Profile};
 use crate::record::{is_filled, py_str, Record};
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// The one offender of the missing-policy finding.
 pub const NO_POLICY: &str = "no conflict policy anywhere in the store";
@@ -30,15 +31,16 @@ pub struct Finding {
 }
 
 /// The names of the records a finding is about, in store order, in one arena: a finding about
-/// most of a million records stays a few megabytes, not one allocation per name.
+/// most of a million records stays a few megabytes, not one allocation per name. Shared, not
+/// copied, when the report hands it on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Offenders(Names);
+pub struct Offenders(Arc<Names>);
 
 impl Offenders {
     pub fn one(name: &str) -> Offenders {
         let mut names = Names::default();
         names.push(name);
-        Offenders(names)
+        Offenders(Arc::new(names))
     }
 
     pub fn len(&self) -> usize {
@@ -331,11 +333,20 @@ impl ReferenceRules {
                 }
             }
         }
+        // each field's list moves into the report (a field may be asked for twice: shared)
+        let lists: Vec<(&str, Offenders)> = self
+            .fields
+            .iter_mut()
+            .map(|s| {
+                let names = std::mem::take(&mut s.offenders);
+                (s.field.id.as_str(), Offenders(Arc::new(names)))
+            })
+            .collect();
         let offenders = |field: &Field| -> Offenders {
-            self.fields
+            lists
                 .iter()
-                .find(|s| s.field.id == field.id)
-                .map(|s| Offenders(s.offenders.clone()))
+                .find(|(id, _)| *id == field.id)
+                .map(|(_, list)| list.clone())
                 .unwrap_or_default()
         };
         let finding = |field: &Field, offenders: Offenders| Finding {

@@ -294,6 +294,11 @@ pub struct ValueChecks {
     ids: Interner,
     id_lines: Vec<u64>,
     duplicates: Vec<RecordRef>,
+    /// Ids (by index) that a supersedes pointer names and that carry a written valid_to,
+    /// noted as each pointer is read when its target came before it (when the fold has the
+    /// target's line at hand), so the end of the pass does not look up every pointer's
+    /// target again. At most one entry per pointer: linear.
+    written_targets: Vec<u32>,
     /// Every supersedes pointer, in store order. One entry per pointer: linear.
     pointers: Vec<Pointer>,
     /// Superseding records without an id in `ids` (by name), and targets not seen yet when
@@ -542,7 +547,11 @@ impl ValueChecks {
         };
         let ids = candidates(home_slots(&self.ids, &ids), &ids);
         let concepts = candidates(home_slots(&self.concepts, &concepts), &concepts);
-        // a known concept's first owner is read next
+        // a known id's line (a supersedes target's: whether it carries a valid_to) and a
+        // known concept's first owner are read next
+        for &i in &ids {
+            touched ^= self.id_lines.get(i).map_or(0, |&line| line);
+        }
         for &i in &concepts {
             touched ^= self
                 .first_owner
@@ -605,7 +614,12 @@ impl ValueChecks {
             for packed in &facts.targets {
                 let t = facts.text(packed);
                 let target = match self.ids.find_hashed(t, packed.hash) {
-                    Some(i) => Target::Id(small(i)),
+                    Some(i) => {
+                        if self.id_lines[i] & VALID_TO_WRITTEN != 0 {
+                            self.written_targets.push(small(i));
+                        }
+                        Target::Id(small(i))
+                    }
                     None => Target::Pending(small(self.pending.push(t))),
                 };
                 self.pointers.push(Pointer {
@@ -826,7 +840,8 @@ impl ValueChecks {
 
     fn supersession(&self, out: &mut Vec<Warning>) {
         let mut unknown = Vec::new();
-        let mut hand_written = Vec::new();
+        // targets read before the pointers to them were noted then; the others are now
+        let mut written = self.written_targets.clone();
         // The graph's nodes are numbers: the store's ids by their index, then the records
         // that supersede without an id of their own (by their name). Edges are pairs, kept
         // in store order: linear memory, no map keyed by text.
@@ -839,7 +854,13 @@ impl ValueChecks {
         for p in &self.pointers {
             let target = match p.target {
                 Target::Id(i) => Some(i as usize),
-                Target::Pending(j) => self.ids.find(self.pending.get(j as usize)),
+                Target::Pending(j) => {
+                    let target = self.ids.find(self.pending.get(j as usize));
+                    if let Some(t) = target.filter(|&t| self.id_lines[t] & VALID_TO_WRITTEN != 0) {
+                        written.push(small(t));
+                    }
+                    target
+                }
             };
             match target {
                 None => unknown.push(RecordRef {
@@ -850,16 +871,7 @@ impl ValueChecks {
                     ),
                     line: p.line,
                 }),
-                Some(target) => {
-                    let info = self.id_lines[target];
-                    if info & VALID_TO_WRITTEN != 0 {
-                        hand_written.push(RecordRef {
-                            name: self.ids.get(target).to_string(),
-                            line: info & !VALID_TO_WRITTEN,
-                        });
-                    }
-                    edges.push((small(node(p.from)), small(target)));
-                }
+                Some(target) => edges.push((small(node(p.from)), small(target))),
             }
         }
         if !unknown.is_empty() {
@@ -895,7 +907,14 @@ impl ValueChecks {
                 records,
             ));
         }
-        if !hand_written.is_empty() {
+        if !written.is_empty() {
+            let mut hand_written: Vec<RecordRef> = written
+                .into_iter()
+                .map(|t| RecordRef {
+                    name: self.ids.get(t as usize).to_string(),
+                    line: self.id_lines[t as usize] & !VALID_TO_WRITTEN,
+                })
+                .collect();
             hand_written.sort_by_key(|r| r.line);
             hand_written.dedup();
             out.push(warning(
