@@ -19,10 +19,10 @@ static HANDLER: Once = Once::new();
 pub fn install_interrupt_handler() {
     HANDLER.call_once(|| {
         let _ = ctrlc::set_handler(|| {
-            if let Ok(paths) = IN_PROGRESS.lock() {
-                for p in paths.iter() {
-                    let _ = std::fs::remove_file(p);
-                }
+            // a lock a panicking thread left poisoned still lists the files
+            let paths = IN_PROGRESS.lock().unwrap_or_else(|e| e.into_inner());
+            for p in paths.iter() {
+                let _ = std::fs::remove_file(p);
             }
             std::process::exit(crate::EXIT_INTERRUPTED as i32);
         });
@@ -56,14 +56,18 @@ impl AtomicFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // created and listed under the lock the Ctrl-C handler takes first: a signal never
+        // falls between the file's creation and its listing (which would leave it behind)
+        let mut in_progress = IN_PROGRESS.lock().ok();
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".vercy-tmp")
             .tempfile_in(&dir)
             .map_err(|e| write_error(&target, &e))?;
-        if let Ok(mut list) = IN_PROGRESS.lock() {
+        if let Some(list) = in_progress.as_mut() {
             list.push(temp.path().to_path_buf());
         }
+        drop(in_progress);
         let file = temp
             .as_file()
             .try_clone()
@@ -115,8 +119,11 @@ fn forget(path: &Path) {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if let Some(temp) = self.temp.take() {
-            forget(temp.path());
-            // NamedTempFile removes itself on drop
+            // removed, then unlisted: a signal in between finds nothing left to remove,
+            // where the other order could end the process with the file still there
+            let path = temp.path().to_path_buf();
+            let _ = temp.close();
+            forget(&path);
         }
     }
 }
