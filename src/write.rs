@@ -58,15 +58,13 @@ impl AtomicFile {
             .unwrap_or_default();
         // created and listed under the lock the Ctrl-C handler takes first: a signal never
         // falls between the file's creation and its listing (which would leave it behind)
-        let mut in_progress = IN_PROGRESS.lock().ok();
+        let mut in_progress = IN_PROGRESS.lock().unwrap_or_else(|e| e.into_inner());
         let temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".vercy-tmp")
             .tempfile_in(&dir)
             .map_err(|e| write_error(&target, &e))?;
-        if let Some(list) = in_progress.as_mut() {
-            list.push(temp.path().to_path_buf());
-        }
+        in_progress.push(temp.path().to_path_buf());
         drop(in_progress);
         let file = temp
             .as_file()
@@ -99,8 +97,24 @@ impl AtomicFile {
             let _ = std::fs::set_permissions(temp.path(), meta.permissions());
         }
         let temp_path = temp.path().to_path_buf();
-        temp.persist(&target).map_err(|e| err(e.error))?;
-        forget(&temp_path);
+        // renamed and unlisted under the handler's lock: a Ctrl-C then either comes first
+        // (the handler removes the file and ends the process while holding the lock, so the
+        // rename never happens) or after (the new file is whole; nothing is left to remove)
+        let persisted = {
+            let mut in_progress = IN_PROGRESS.lock().unwrap_or_else(|e| e.into_inner());
+            let persisted = temp.persist(&target);
+            if persisted.is_ok() {
+                in_progress.retain(|p| p != &temp_path);
+            }
+            persisted
+        };
+        if let Err(e) = persisted {
+            // the temporary file goes with the error, then its listing
+            let error = err(e.error);
+            drop(e.file);
+            forget(&temp_path);
+            return Err(error);
+        }
         if let Some(dir) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
             if let Ok(d) = File::open(dir) {
                 let _ = d.sync_all();
@@ -111,9 +125,10 @@ impl AtomicFile {
 }
 
 fn forget(path: &Path) {
-    if let Ok(mut list) = IN_PROGRESS.lock() {
-        list.retain(|p| p != path);
-    }
+    IN_PROGRESS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|p| p != path);
 }
 
 impl Drop for AtomicFile {
