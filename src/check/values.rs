@@ -838,10 +838,10 @@ impl ValueChecks {
         }
     }
 
-    fn supersession(&self, out: &mut Vec<Warning>) {
+    fn supersession(&mut self, out: &mut Vec<Warning>) {
         let mut unknown = Vec::new();
         // targets read before the pointers to them were noted then; the others are now
-        let mut written = self.written_targets.clone();
+        let mut written = std::mem::take(&mut self.written_targets);
         // The graph's nodes are numbers: the store's ids by their index, then the records
         // that supersede without an id of their own (by their name). Edges are pairs, kept
         // in store order: linear memory, no map keyed by text.
