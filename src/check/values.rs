@@ -239,6 +239,12 @@ struct Packed {
     hash: u64,
 }
 
+impl Packed {
+    fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+}
+
 /// A supersedes pointer: which record points (its line), and at what.
 #[derive(Debug, Clone, Copy)]
 struct Pointer {
@@ -399,12 +405,12 @@ impl PackedFacts {
 
     /// The length of the record's id (0 without one).
     pub fn id_len(&self) -> usize {
-        self.id.map_or(0, |id| (id.end - id.start) as usize)
+        self.id.map_or(0, |id| id.len())
     }
 
     /// The length of the record's concept (0 without one).
     pub fn concept_len(&self) -> usize {
-        self.concept.map_or(0, |c| (c.end - c.start) as usize)
+        self.concept.map_or(0, |c| c.len())
     }
 }
 
@@ -615,7 +621,7 @@ impl ValueChecks {
                 let t = facts.text(packed);
                 let target = match self.ids.find_hashed(t, packed.hash) {
                     Some(i) => {
-                        if self.id_lines[i] & VALID_TO_WRITTEN != 0 {
+                        if self.carries_valid_to(i) {
                             self.written_targets.push(small(i));
                         }
                         Target::Id(small(i))
@@ -824,6 +830,16 @@ impl ValueChecks {
         out
     }
 
+    /// The line of the record that first had the id at `i`.
+    fn id_line(&self, i: usize) -> u64 {
+        self.id_lines[i] & !VALID_TO_WRITTEN
+    }
+
+    /// The record that first had the id at `i` carries a written valid_to.
+    fn carries_valid_to(&self, i: usize) -> bool {
+        self.id_lines[i] & VALID_TO_WRITTEN != 0
+    }
+
     fn node_name(&self, n: Node) -> &str {
         match n {
             Node::Id(i) => self.ids.get(i as usize),
@@ -856,7 +872,7 @@ impl ValueChecks {
                 Target::Id(i) => Some(i as usize),
                 Target::Pending(j) => {
                     let target = self.ids.find(self.pending.get(j as usize));
-                    if let Some(t) = target.filter(|&t| self.id_lines[t] & VALID_TO_WRITTEN != 0) {
+                    if let Some(t) = target.filter(|&t| self.carries_valid_to(t)) {
                         written.push(small(t));
                     }
                     target
@@ -893,11 +909,7 @@ impl ValueChecks {
                 .iter()
                 .map(|&node| RecordRef {
                     name: name(node).to_string(),
-                    line: if node < ids {
-                        self.id_lines[node] & !VALID_TO_WRITTEN
-                    } else {
-                        0
-                    },
+                    line: if node < ids { self.id_line(node) } else { 0 },
                 })
                 .collect();
             let path: Vec<&str> = cycle.iter().map(|&node| name(node)).collect();
@@ -912,7 +924,7 @@ impl ValueChecks {
                 .into_iter()
                 .map(|t| RecordRef {
                     name: self.ids.get(t as usize).to_string(),
-                    line: self.id_lines[t as usize] & !VALID_TO_WRITTEN,
+                    line: self.id_line(t as usize),
                 })
                 .collect();
             hand_written.sort_by_key(|r| r.line);

@@ -123,7 +123,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string; returns its raw content (between the quotes, escapes as written). Read
-    /// eight bytes at a time: most strings hold nothing but plain text.
+    /// many bytes at a time ([`plain_run`]): most strings hold nothing but plain text.
     #[inline(always)]
     fn string(&mut self) -> Option<&'a [u8]> {
         self.expect(b'"')?;
