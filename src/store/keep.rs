@@ -148,12 +148,83 @@ impl Keep {
 }
 
 /// Where each wanted key goes: a dense slot number per key, for [`RawFields`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct KeySlots {
     slots: HashMap<String, usize, hashbrown::DefaultHashBuilder>,
-    /// The same keys by length, for the scanner: a key read from a line is compared with the
-    /// few wanted keys of its length, without hashing it.
-    by_len: Vec<Vec<(Box<[u8]>, usize)>>,
+    /// The same keys in [`PLACES`] places by length and first and last byte, for the
+    /// scanner: a key read from a line is compared with the one wanted key in its place, by
+    /// its length and two words, not hashed, and not compared with every wanted key of its
+    /// length (the profile's keys come seven to a length). Keys that share a place with an
+    /// earlier one wait in `crowded`, looked through only for keys of those places.
+    places: Box<[Wanted; PLACES]>,
+    crowded: Vec<(Box<[u8]>, usize)>,
+}
+
+/// Places for the wanted keys (a power of two).
+const PLACES: usize = 256;
+
+/// The wanted key in one place.
+#[derive(Debug, Clone)]
+struct Wanted {
+    /// `usize::MAX` for an empty place.
+    len: usize,
+    words: [u64; 2],
+    text: Box<[u8]>,
+    slot: usize,
+    /// Another wanted key has this place too (it is in `KeySlots::crowded`).
+    shared: bool,
+}
+
+impl Default for Wanted {
+    fn default() -> Wanted {
+        Wanted {
+            len: usize::MAX,
+            words: [0; 2],
+            text: Box::default(),
+            slot: 0,
+            shared: false,
+        }
+    }
+}
+
+/// The place of a key written `key` (no escapes).
+#[inline]
+fn place_of(key: &[u8]) -> usize {
+    let (first, last) = (key.first().copied(), key.last().copied());
+    let (first, last) = (first.unwrap_or(0) as usize, last.unwrap_or(0) as usize);
+    (key.len().wrapping_mul(37) ^ first.wrapping_mul(5) ^ last) & (PLACES - 1)
+}
+
+/// Two words that tell keys of the same length apart when they are at most 16 bytes long
+/// (longer ones agree on them at least): the first and last eight bytes, overlapping when
+/// shorter than 16; under 8 bytes, the first and last four, or the first, middle and last.
+#[inline]
+fn words_of(key: &[u8]) -> [u64; 2] {
+    let n = key.len();
+    let word = |at: usize| {
+        key.get(at..at + 8)
+            .map_or(0, |w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
+    };
+    let half = |at: usize| {
+        key.get(at..at + 4).map_or(0, |w| {
+            u32::from_le_bytes(w.try_into().unwrap_or([0; 4])) as u64
+        })
+    };
+    match n {
+        8.. => [word(0), word(n - 8)],
+        4..=7 => [half(0), half(n - 4)],
+        1..=3 => [
+            key[0] as u64 | (key[n / 2] as u64) << 8 | (key[n - 1] as u64) << 16,
+            0,
+        ],
+        0 => [0, 0],
+    }
+}
+
+impl Default for KeySlots {
+    fn default() -> KeySlots {
+        KeySlots::new([])
+    }
 }
 
 impl KeySlots {
@@ -164,14 +235,32 @@ impl KeySlots {
             let next = slots.len();
             slots.entry(key.to_string()).or_insert(next);
         }
-        let mut by_len: Vec<Vec<(Box<[u8]>, usize)>> = Vec::new();
-        for (key, &slot) in &slots {
-            if by_len.len() <= key.len() {
-                by_len.resize(key.len() + 1, Vec::new());
+        let mut places: Box<[Wanted; PLACES]> =
+            Box::new(std::array::from_fn(|_| Wanted::default()));
+        let mut crowded = Vec::new();
+        let mut keys: Vec<(&String, &usize)> = slots.iter().collect();
+        keys.sort_by_key(|&(_, &slot)| slot);
+        for (key, &slot) in keys {
+            let key = key.as_bytes();
+            let place = &mut places[place_of(key)];
+            if place.len == usize::MAX {
+                *place = Wanted {
+                    len: key.len(),
+                    words: words_of(key),
+                    text: key.into(),
+                    slot,
+                    shared: false,
+                };
+            } else {
+                place.shared = true;
+                crowded.push((key.into(), slot));
             }
-            by_len[key.len()].push((key.as_bytes().into(), slot));
         }
-        KeySlots { slots, by_len }
+        KeySlots {
+            slots,
+            places,
+            crowded,
+        }
     }
 
     pub fn slot(&self, key: &str) -> Option<usize> {
@@ -179,9 +268,27 @@ impl KeySlots {
     }
 
     /// The slot of a key as the bytes it is written with (no escapes).
+    #[inline]
     pub fn slot_of_raw(&self, key: &[u8]) -> Option<usize> {
-        self.by_len
-            .get(key.len())?
+        let wanted = &self.places[place_of(key)];
+        if wanted.len == key.len() && wanted.words == words_of(key) && key.len() <= 16 {
+            return Some(wanted.slot);
+        }
+        if wanted.shared || (wanted.len == key.len() && key.len() > 16) {
+            return self.slot_of_long_or_crowded(key);
+        }
+        None
+    }
+
+    /// [`KeySlots::slot_of_raw`] of a key over 16 bytes, or of one whose place is shared.
+    #[cold]
+    #[inline(never)]
+    fn slot_of_long_or_crowded(&self, key: &[u8]) -> Option<usize> {
+        let wanted = &self.places[place_of(key)];
+        if crate::bytes::same(&wanted.text, key) {
+            return Some(wanted.slot);
+        }
+        self.crowded
             .iter()
             .find(|(k, _)| crate::bytes::same(k, key))
             .map(|&(_, slot)| slot)
@@ -401,6 +508,67 @@ mod tests {
 
     fn keep(keys: &[&str]) -> Keep {
         Keep::keys(keys.iter().copied())
+    }
+
+    /// A key read from a line finds its slot, whatever other wanted keys share its place,
+    /// length or ends; a key that is not wanted finds none.
+    #[test]
+    fn raw_keys_find_their_slots_and_only_theirs() {
+        let wanted = [
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcdefg",
+            "record_id",
+            "valid_from",
+            "owner_role",
+            "applies_to",
+            "release_to",
+            "supersedes",
+            "created_at",
+            "updated_at",
+            "does_not_apply_to",
+            "expected_concepts",
+            "a_key_longer_than_16_x",
+            "a_key_longer_than_16_y",
+            "a_key_longer_thxn_16_x",
+            "",
+        ];
+        let slots = KeySlots::new(wanted);
+        for (slot, key) in wanted.iter().enumerate() {
+            assert_eq!(slots.slot_of_raw(key.as_bytes()), Some(slot), "{key:?}");
+        }
+        for key in [
+            "b",
+            "ac",
+            "abd",
+            "abce",
+            "abcdefh",
+            "record_ix",
+            "valid_frox",
+            "xalid_from",
+            "a_key_longer_than_16_z",
+            "a_key_longer_than_17_x",
+            "applies_to ",
+            "x",
+        ] {
+            assert_eq!(slots.slot_of_raw(key.as_bytes()), None, "{key:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the keys, the raw lookup agrees with the lookup by name.
+        #[test]
+        fn raw_lookup_agrees_with_the_map(
+            wanted in proptest::collection::vec("[ab_]{0,20}", 0..40),
+            probes in proptest::collection::vec("[ab_]{0,20}", 0..40),
+        ) {
+            let slots = KeySlots::new(wanted.iter().map(String::as_str));
+            for key in wanted.iter().chain(&probes) {
+                proptest::prop_assert_eq!(slots.slot_of_raw(key.as_bytes()), slots.slot(key), "{:?}", key);
+            }
+        }
     }
 
     #[test]
