@@ -398,7 +398,7 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
         if buf.last() == Some(&b'\r') {
             buf.pop();
         }
-        let text = std::str::from_utf8(&buf).map_err(|e| utf8_error(&name, &buf, line_no, &e))?;
+        let text = crate::bytes::utf8(&buf).map_err(|e| utf8_error(&name, &buf, line_no, &e))?;
         let Some(fields_order) = &order else {
             let body = text.trim_start_matches('\u{feff}');
             if !body.starts_with(HEADER_PREFIX) {

@@ -144,7 +144,7 @@ fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<FirstLine
 /// A line's text: UTF-8 with a trailing `\r` removed; `None` when it is blank.
 fn line_text<'a>(name: &str, bytes: &'a [u8], line_no: u64) -> Result<Option<&'a str>> {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).map_err(|e| utf8_error(name, bytes, line_no, &e))?;
+    let text = crate::bytes::utf8(bytes).map_err(|e| utf8_error(name, bytes, line_no, &e))?;
     Ok((!is_blank(text)).then_some(text))
 }
 
