@@ -383,7 +383,7 @@ impl<'a> Roles<'a> {
     }
 
     /// How a role's value counts (without reading the value, when the text was sized up).
-    #[inline]
+    #[inline(always)]
     pub fn presence(&self, role: Role) -> Presence {
         match self.sized_up(role) {
             Some(raw) => raw.map_or(Presence::Absent, |raw| raw.presence),
