@@ -4,6 +4,7 @@
 //!   seen): most of these strings are a few words long, and comparing them word by word inline
 //!   beats a call to `memcmp`, whose setup and masked vector loads cost more than the
 //!   comparison itself at these lengths.
+//! - Two words that tell short keys of one length apart ([`words_of`]).
 //! - A line's bytes as text ([`utf8`]).
 
 /// Strings up to this long are compared word by word; longer ones by the slice comparison.
@@ -19,10 +20,6 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
     if !(8..=INLINE_MAX).contains(&n) {
         return a == b;
     }
-    let word = |s: &[u8], at: usize| {
-        s.get(at..at + 8)
-            .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
-    };
     let mut at = 0;
     while at + 8 < n {
         if word(a, at) != word(b, at) {
@@ -32,6 +29,35 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
     }
     // the last eight bytes, overlapping the words before when the length is not a multiple
     word(a, n - 8) == word(b, n - 8)
+}
+
+/// The eight bytes of `s` from `at`, little-endian (`None` past the end).
+#[inline]
+fn word(s: &[u8], at: usize) -> Option<u64> {
+    s.get(at..at + 8)
+        .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
+}
+
+/// Two words that tell keys of the same length apart when they are at most 16 bytes long
+/// (longer ones agree on them at least): the first and last eight bytes, overlapping when
+/// shorter than 16; under 8 bytes, the first and last four, or the first, middle and last.
+#[inline]
+pub fn words_of(key: &[u8]) -> [u64; 2] {
+    let n = key.len();
+    let half = |at: usize| {
+        key.get(at..at + 4).map_or(0, |w| {
+            u32::from_le_bytes(w.try_into().unwrap_or([0; 4])) as u64
+        })
+    };
+    match n {
+        8.. => [word(key, 0).unwrap_or(0), word(key, n - 8).unwrap_or(0)],
+        4..=7 => [half(0), half(n - 4)],
+        1..=3 => [
+            key[0] as u64 | (key[n / 2] as u64) << 8 | (key[n - 1] as u64) << 16,
+            0,
+        ],
+        0 => [0, 0],
+    }
 }
 
 /// `bytes` as text when they are UTF-8, as `std::str::from_utf8` says. Most lines are

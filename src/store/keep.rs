@@ -195,32 +195,6 @@ fn place_of(key: &[u8]) -> usize {
     (key.len().wrapping_mul(37) ^ first.wrapping_mul(5) ^ last) & (PLACES - 1)
 }
 
-/// Two words that tell keys of the same length apart when they are at most 16 bytes long
-/// (longer ones agree on them at least): the first and last eight bytes, overlapping when
-/// shorter than 16; under 8 bytes, the first and last four, or the first, middle and last.
-#[inline]
-fn words_of(key: &[u8]) -> [u64; 2] {
-    let n = key.len();
-    let word = |at: usize| {
-        key.get(at..at + 8)
-            .map_or(0, |w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
-    };
-    let half = |at: usize| {
-        key.get(at..at + 4).map_or(0, |w| {
-            u32::from_le_bytes(w.try_into().unwrap_or([0; 4])) as u64
-        })
-    };
-    match n {
-        8.. => [word(0), word(n - 8)],
-        4..=7 => [half(0), half(n - 4)],
-        1..=3 => [
-            key[0] as u64 | (key[n / 2] as u64) << 8 | (key[n - 1] as u64) << 16,
-            0,
-        ],
-        0 => [0, 0],
-    }
-}
-
 impl Default for KeySlots {
     fn default() -> KeySlots {
         KeySlots::new([])
@@ -246,7 +220,7 @@ impl KeySlots {
             if place.len == usize::MAX {
                 *place = Wanted {
                     len: key.len(),
-                    words: words_of(key),
+                    words: crate::bytes::words_of(key),
                     text: key.into(),
                     slot,
                     shared: false,
@@ -271,7 +245,8 @@ impl KeySlots {
     #[inline]
     pub fn slot_of_raw(&self, key: &[u8]) -> Option<usize> {
         let wanted = &self.places[place_of(key)];
-        if wanted.len == key.len() && wanted.words == words_of(key) && key.len() <= 16 {
+        if wanted.len == key.len() && wanted.words == crate::bytes::words_of(key) && key.len() <= 16
+        {
             return Some(wanted.slot);
         }
         if wanted.shared || (wanted.len == key.len() && key.len() > 16) {
