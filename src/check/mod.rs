@@ -4,6 +4,8 @@
 //! [`report`] assembles both into the `vercy-check/1` report, [`format`] prints it.
 
 pub mod format;
+mod ids;
+mod owners;
 pub mod report;
 mod roles;
 pub mod rules;
@@ -33,12 +35,9 @@ pub struct Options {
 }
 
 /// Records whose facts are held back before the first fold: they tell how large the records
-/// are, so the id table is sized once for the whole file rather than grown by doubling.
+/// are, so the lists of ids and concepts are sized once for the whole file rather than grown
+/// by doubling.
 const SIZING_RECORDS: usize = 2048;
-
-/// Records folded together (see `check_store`): enough lookups to overlap their cache misses,
-/// few enough that what the first touched is still in cache when it is folded.
-const FOLD_GROUP: usize = 256;
 
 /// Stores smaller than this get no progress bar.
 const PROGRESS_MIN_BYTES: u64 = 32 << 20;
@@ -184,15 +183,6 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             }
         }
     };
-    // facts are folded a few hundred at a time: the lookups of a group are touched first
-    // (`warm`), so their cache misses overlap instead of coming one after another
-    let mut fold_group = |group: &mut Vec<Facts>, values: &mut values::ValueChecks| {
-        std::hint::black_box(values.warm(group.iter().map(|facts| &facts.values)));
-        for facts in group.drain(..) {
-            fold(facts, values);
-        }
-    };
-    let mut group: Vec<Facts> = Vec::with_capacity(FOLD_GROUP);
     let shape = store::read_looking(input, &keep, &look, &work, &mut |facts| {
         let Some(facts) = facts else {
             return Ok(());
@@ -203,22 +193,20 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
                 let mut held = early.take().unwrap_or_default();
                 expected.set(size_tables(&held, file_size, &mut values));
                 held.push(facts);
-                fold_group(&mut held, &mut values);
-            }
-            None => {
-                group.push(facts);
-                if group.len() == FOLD_GROUP {
-                    fold_group(&mut group, &mut values);
+                for facts in held {
+                    fold(facts, &mut values);
                 }
             }
+            None => fold(facts, &mut values),
         }
         Ok(())
     })?;
-    if let Some(mut held) = early.take() {
+    if let Some(held) = early.take() {
         expected.set(size_tables(&held, file_size, &mut values));
-        fold_group(&mut held, &mut values);
+        for facts in held {
+            fold(facts, &mut values);
+        }
     }
-    fold_group(&mut group, &mut values);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

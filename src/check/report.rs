@@ -36,7 +36,7 @@ impl Report {
         opts: &Options,
         shape: Shape,
         rules: ReferenceRules,
-        values: ValueChecks,
+        mut values: ValueChecks,
     ) -> Report {
         let mapping = rules.map().clone();
         let records = rules.records();

@@ -54,12 +54,6 @@ pub fn push_on_huge_pages<T>(buf: &mut Vec<T>, item: T) {
     }
 }
 
-/// Read the first and last bytes of `text` (it may straddle two cache lines, and a
-/// comparison reads both ends), to have them fetched before they are needed. Changes nothing.
-pub fn touch_ends(text: &[u8]) -> u64 {
-    text.first().map_or(0, |&b| b as u64) ^ text.last().map_or(0, |&b| b as u64)
-}
-
 /// An append-only list of strings in one arena.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Names {
@@ -108,15 +102,6 @@ impl Names {
         (wraps << 32) | self.ends[i] as usize
     }
 
-    /// Touch where string `i` ends, then its text ([`Interner::candidate`]): `stage` 0 reads
-    /// the end only, any other stage its text's two ends ([`touch_ends`]). Changes nothing.
-    pub fn touch(&self, i: usize, stage: u8) -> u64 {
-        match stage {
-            0 => self.ends.get(i).map_or(0, |&e| e as u64),
-            _ => touch_ends(self.bytes(i)),
-        }
-    }
-
     /// The string at `i` (empty past the end).
     pub fn get(&self, i: usize) -> &str {
         if i >= self.ends.len() {
@@ -148,28 +133,23 @@ pub fn hash(s: &str) -> u64 {
     HASHER.get_or_init(DefaultHashBuilder::default).hash_one(s)
 }
 
-/// A set of distinct strings, each with a dense index (0, 1, 2, … in first-seen order) for
-/// side tables. Lookups compare the text byte for byte, so two strings whose hashes collide
-/// stay two entries.
+/// An open-addressing table of indices by hash, with linear probing; what an index stands for
+/// (a string in some arena) and when two are equal is the caller's: each lookup says how to
+/// compare, so two strings whose hashes collide stay two entries.
 ///
-/// An open-addressing table with linear probing: each slot is one `u64` holding the low half
-/// of the string's hash (a tag that rules out nearly every wrong candidate without touching
-/// the text) and its index + 1 (0: empty); the high half places it (multiply-shift, so the
-/// table can have any size). 8 bytes a slot, at most half full: a million strings take
-/// 16 MiB of table besides their text, and a lookup of a new string (every record's id)
-/// probes about two and a half slots rather than the eight and a half of a table 3/4 full,
-/// and finds most strings in their home slot, where [`Interner::home_slot`] fetched them.
-/// Lookups take the hash computed beforehand (on the reading threads); [`Interner::home_slot`],
-/// [`Interner::candidate`] and [`Names::touch`] let the folding thread touch what the next
-/// records' lookups will read before it needs it, so the cache misses of many lookups overlap
-/// instead of coming one after another.
+/// Each slot is one `u64`: the low half of the hash (a tag that rules out nearly every wrong
+/// candidate without touching the string) and the index + 1 (0: empty); the high half of the
+/// hash places it (multiply-shift, so the table can have any size). At most half full, a
+/// lookup of a new string probes about two and a half slots.
 #[derive(Default)]
-pub struct Interner {
-    names: Names,
+pub struct Slots {
     slots: Vec<u64>,
 }
 
 const EMPTY: u64 = 0;
+
+/// The largest index a table holds (the slot keeps index + 1 in 32 bits).
+pub const MAX_INDEX: usize = u32::MAX as usize - 1;
 
 fn tag(hash: u64) -> u64 {
     hash & 0xffff_ffff
@@ -180,9 +160,25 @@ fn home(hash: u64, size: usize) -> usize {
     ((hash as u128 * size as u128) >> 64) as usize
 }
 
-impl Interner {
-    /// The slot holding `s`, or the empty slot where it would go.
-    fn probe(&self, s: &str, hash: u64) -> (usize, Option<usize>) {
+impl Slots {
+    /// A table with room for `n` indices (twice as many slots: at most half full).
+    pub fn with_room(n: usize) -> Slots {
+        // zeroed by the allocator (EMPTY is 0): memory fresh from the system comes zeroed and
+        // is not written here, so each page is zeroed once, by the system, when first touched
+        let slots = vec![EMPTY; (n * 2).max(16)];
+        huge_pages(&slots);
+        Slots { slots }
+    }
+
+    /// How many indices the table has room for.
+    pub fn room(&self) -> usize {
+        self.slots.len() / 2
+    }
+
+    /// The slot holding an index `same` accepts under `hash`, or the empty slot where it would
+    /// go.
+    #[inline]
+    fn probe(&self, hash: u64, same: impl Fn(usize) -> bool) -> (usize, Option<usize>) {
         let size = self.slots.len();
         let mut at = home(hash, size);
         loop {
@@ -192,7 +188,7 @@ impl Interner {
             }
             if tag(slot >> 32) == tag(hash) {
                 let i = (slot & 0xffff_ffff) as usize - 1;
-                if crate::bytes::same(self.names.bytes(i), s.as_bytes()) {
+                if same(i) {
                     return (at, Some(i));
                 }
             }
@@ -203,24 +199,61 @@ impl Interner {
         }
     }
 
-    /// The index of `s` (whose [`hash`] is `hash`), and whether it was new. Past 2^32 − 2
-    /// distinct strings (a store far beyond any memory) a new string is still counted but
-    /// no longer remembered.
-    pub fn intern_hashed(&mut self, s: &str, hash: u64) -> (usize, bool) {
-        if (self.names.len() + 1) * 2 > self.slots.len() {
-            self.grow((self.names.len() + 1) * 2);
+    /// The index under `hash` that `same` accepts.
+    #[inline]
+    pub fn find(&self, hash: u64, same: impl Fn(usize) -> bool) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
         }
-        let (at, found) = self.probe(s, hash);
+        self.probe(hash, same).1
+    }
+
+    /// The index under `hash` that `same` accepts, or else `index`, stored now: (the index,
+    /// whether it is new). The table must have room ([`Slots::room`]); past [`MAX_INDEX`] a
+    /// new index is returned but not stored.
+    #[inline]
+    pub fn find_or_insert(
+        &mut self,
+        hash: u64,
+        index: usize,
+        same: impl Fn(usize) -> bool,
+    ) -> (usize, bool) {
+        let (at, found) = self.probe(hash, same);
         if let Some(i) = found {
             return (i, false);
         }
-        let i = self.names.push(s);
-        if let Ok(index) = u32::try_from(i + 1) {
-            if index != u32::MAX {
-                self.slots[at] = tag(hash) << 32 | index as u64;
-            }
+        if index <= MAX_INDEX {
+            self.slots[at] = tag(hash) << 32 | (index as u64 + 1);
         }
-        (i, true)
+        (index, true)
+    }
+}
+
+/// A set of distinct strings, each with a dense index (0, 1, 2, … in first-seen order) for
+/// side tables: the strings in one arena ([`Names`]), their indices in [`Slots`]. The table
+/// doubles as the set grows. For sets of a few thousand strings, looked up on every record
+/// (the owners of concepts): a set of millions is gathered and resolved by partition instead
+/// (`ids.rs`, `owners.rs`).
+#[derive(Default)]
+pub struct Interner {
+    names: Names,
+    slots: Slots,
+}
+
+impl Interner {
+    /// The index of `s` (whose [`hash`] is `hash`), and whether it was new.
+    pub fn intern_hashed(&mut self, s: &str, hash: u64) -> (usize, bool) {
+        if self.names.len() + 1 > self.slots.room() {
+            self.grow((self.names.len() + 1) * 2);
+        }
+        let names = &self.names;
+        let (i, new) = self.slots.find_or_insert(hash, names.len(), |i| {
+            crate::bytes::same(names.bytes(i), s.as_bytes())
+        });
+        if new {
+            self.names.push(s);
+        }
+        (i, new)
     }
 
     #[cfg(test)]
@@ -228,83 +261,51 @@ impl Interner {
         self.intern_hashed(s, hash(s))
     }
 
-    /// A table for at least `n` strings: every string placed again.
+    /// A table for at least `n` strings: every string placed again (they are distinct).
     fn grow(&mut self, n: usize) {
-        let size = (n * 2).max(16);
-        if size <= self.slots.len() {
-            return;
-        }
-        // zeroed by the allocator (EMPTY is 0): memory fresh from the system comes zeroed and
-        // is not written here, so the advice below still comes before any page is touched,
-        // and each page is zeroed once, by the system, when the fold first touches it, rather
-        // than also filled here (18 MB on a 1M check, before the first record is folded)
-        self.slots = vec![EMPTY; size];
-        huge_pages(&self.slots);
-        for i in 0..self.names.len().min(u32::MAX as usize - 1) {
-            let h = hash(self.names.get(i));
-            let mut at = home(h, size);
-            while self.slots[at] != EMPTY {
-                at = if at + 1 == size { 0 } else { at + 1 };
-            }
-            self.slots[at] = tag(h) << 32 | (i as u64 + 1);
+        self.slots = Slots::with_room(n);
+        for i in 0..self.names.len().min(MAX_INDEX + 1) {
+            self.slots
+                .find_or_insert(hash(self.names.get(i)), i, |_| false);
         }
     }
 
-    /// Room for `n` more strings of `bytes` in all: a table sized once is never rebuilt.
-    pub fn reserve(&mut self, n: usize, bytes: usize) {
-        self.names.reserve(n, bytes);
-        self.grow(self.names.len() + n);
-    }
-
-    /// Room for the text of `n` more strings of `bytes` in all, the table left as it is: for
-    /// a set whose final size is only bounded, not known (the distinct concepts of a store).
-    /// Room never written costs address space, not memory, and the text then never moves.
-    pub fn reserve_text(&mut self, n: usize, bytes: usize) {
-        self.names.reserve(n, bytes);
-    }
-
-    /// What a lookup of `hash` reads first: its home slot, as it is. Reading it is the point
-    /// (see the type's notes); nothing here depends on what it holds, so the reads of many
-    /// lookups are all under way at once, none waiting on the one before.
-    pub fn home_slot(&self, hash: u64) -> u64 {
-        *self
-            .slots
-            .get(home(hash, self.slots.len()))
-            .unwrap_or(&EMPTY)
-    }
-
-    /// The string a lookup of `hash` will most likely compare with, given its home slot
-    /// ([`Interner::home_slot`]): the one there, when the tags match.
-    pub fn candidate(slot: u64, hash: u64) -> Option<usize> {
-        (slot != EMPTY && tag(slot >> 32) == tag(hash)).then(|| (slot & 0xffff_ffff) as usize - 1)
-    }
-
-    pub fn names(&self) -> &Names {
-        &self.names
-    }
-
-    pub fn find_hashed(&self, s: &str, hash: u64) -> Option<usize> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        self.probe(s, hash).1
-    }
-
+    #[cfg(test)]
     pub fn find(&self, s: &str) -> Option<usize> {
-        self.find_hashed(s, hash(s))
+        self.slots.find(hash(s), |i| {
+            crate::bytes::same(self.names.bytes(i), s.as_bytes())
+        })
     }
 
     pub fn get(&self, i: usize) -> &str {
         self.names.get(i)
     }
 
-    pub fn contains(&self, s: &str) -> bool {
-        self.find(s).is_some()
-    }
-
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.names.len()
     }
+}
+
+/// The partitions the strings of a pass are gathered into, by hash ([`part_of`]): at a
+/// million records, one partition's strings and table are a few tens of kilobytes, which
+/// stay in cache while the partition is resolved.
+pub const PARTS: usize = 256;
+
+/// The partition of a string of hash `hash` (the top eight bits).
+pub fn part_of(hash: u64) -> usize {
+    (hash >> 56) as usize
+}
+
+/// The 32 bits of a hash kept beside a string in its partition (the low half: the partition
+/// is from the top bits, so these still tell the partition's strings apart) ...
+pub fn key_of(hash: u64) -> u32 {
+    hash as u32
+}
+
+/// ... and the hash a partition's table places that key by.
+pub fn spread(key: u32) -> u64 {
+    (key as u64) << 32 | key as u64
 }
 
 #[cfg(test)]

@@ -6,17 +6,19 @@
 //! reads one record alone, [`ValueChecks::fold`] adds its facts in store order.
 //!
 //! Memory: per record we keep at most its id (for duplicates, supersession and the register),
-//! its supersedes targets, one owner per concept and one text per policy. Ids and concepts
-//! live in compact interned tables (`table.rs`: the text in one arena, a hash table of
-//! indices), so the whole pass is linear in time and memory, and a million records need a few
-//! tens of megabytes.
+//! its supersedes targets, its concept and owner, and one text per policy. Ids and concepts
+//! are gathered in store order and matched up once at the end, a partition at a time
+//! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory, and a million
+//! records need a few tens of megabytes.
 
+use super::ids::{small, Ids, Matched, Sought};
+use super::owners::ConceptOwners;
 use super::roles::{Role, RoleValue, Roles};
-use super::table::{self, Interner, Names};
+use super::table::{self, Names};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 /// A record named in a warning.
@@ -245,33 +247,36 @@ impl Packed {
     }
 }
 
-/// A supersedes pointer: which record points (its line), and at what.
+/// A supersedes pointer: which record points (its line), and at what (a text sought among
+/// the ids, see `ids.rs`).
 #[derive(Debug, Clone, Copy)]
 struct Pointer {
-    from: Node,
-    target: Target,
+    from: From,
+    target: Sought,
     line: u64,
 }
 
-/// A superseding record: an id's index in `ids`, or a name in `nameless`.
+/// A superseding record: by its id's index in `ids`, or, without an id, by its index in
+/// `ValueChecks::nameless`.
 #[derive(Debug, Clone, Copy)]
-enum Node {
+enum From {
     Id(u32),
     Nameless(u32),
 }
 
-/// A pointer's target: an id already seen, or text in `pending`.
+/// A record without an id that supersedes: its name (in `named`), that name sought among the
+/// ids, and how many ids came before it (its name counts as an id only if one of those had
+/// it).
 #[derive(Debug, Clone, Copy)]
-enum Target {
-    Id(u32),
-    Pending(u32),
+struct Nameless {
+    named: u32,
+    sought: Sought,
+    ids_before: u32,
 }
 
-/// An index as stored in the compact tables (u32: 4 billion distinct ids is beyond any memory
-/// this pass could have; past it an index saturates rather than fail).
-fn small(i: usize) -> u32 {
-    u32::try_from(i).unwrap_or(u32::MAX)
-}
+/// A record a warning may name, as the concept owners keep it: the index of its id in `ids`
+/// (its name is its id), or with this bit, its index in `named`.
+const NAMED: u32 = 1 << 31;
 
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
 #[derive(Default)]
@@ -280,44 +285,27 @@ struct Settled {
     expected: Option<(Vec<String>, Vec<String>)>,
 }
 
-/// Where the first owner of a concept was seen.
-#[derive(Debug, Clone, Copy)]
-struct OwnerSeen {
-    owner: u32,
-    /// Index into `ValueChecks::owner_refs`.
-    name: u32,
-    line: u64,
-}
-
 #[derive(Default)]
 pub struct ValueChecks {
     records: usize,
     bad_dates: Vec<RecordRef>,
     bad_date_example: Option<String>,
     inverted: Vec<RecordRef>,
-    /// Every distinct record id, and by the same index: its line, and whether it carries a
-    /// written valid_to (the top bit). One entry per distinct id.
-    ids: Interner,
-    id_lines: Vec<u64>,
-    duplicates: Vec<RecordRef>,
-    /// Ids (by index) that a supersedes pointer names and that carry a written valid_to,
-    /// noted as each pointer is read when its target came before it (when the fold has the
-    /// target's line at hand), so the end of the pass does not look up every pointer's
-    /// target again. At most one entry per pointer: linear.
-    written_targets: Vec<u32>,
+    /// Every record id and every supersedes target, matched up at the end (`ids.rs`): the
+    /// repeated ids, the pointers' targets.
+    ids: Ids,
+    /// Names of records named otherwise than by their id (without one, or one the reference
+    /// names otherwise), kept when a warning may name them, and by the same index their
+    /// lines.
+    named: Names,
+    named_lines: Vec<u64>,
+    /// Ids whose record is named otherwise: (its index in `ids`, in `named`), in store order.
+    renamed: Vec<(u32, u32)>,
     /// Every supersedes pointer, in store order. One entry per pointer: linear.
     pointers: Vec<Pointer>,
-    /// Superseding records without an id in `ids` (by name), and targets not seen yet when
-    /// their pointer was read (resolved at the end, when every id is known).
-    nameless: Names,
-    pending: Names,
-    /// Concepts held, with by the same index the first owner seen; later distinct owners in
-    /// `more_owners`. One entry per distinct concept (and per extra owner).
-    concepts: Interner,
-    first_owner: Vec<Option<OwnerSeen>>,
-    more_owners: HashMap<usize, Vec<OwnerSeen>>,
-    owners: Interner,
-    owner_refs: Names,
+    nameless: Vec<Nameless>,
+    /// Every concept held, with its owner and record, matched up at the end (`owners.rs`).
+    concepts: ConceptOwners,
     policies: Vec<(String, RecordRef)>,
     bad_release: Vec<RecordRef>,
     capture_equal: Vec<RecordRef>,
@@ -325,9 +313,6 @@ pub struct ValueChecks {
     register: Vec<String>,
     settled: Option<Settled>,
 }
-
-/// The top bit of an `id_lines` entry: the record carries a written valid_to.
-const VALID_TO_WRITTEN: u64 = 1 << 63;
 
 impl ValueFacts<'_> {
     /// The facts with nothing borrowed, packed to travel to the thread that folds them.
@@ -504,11 +489,9 @@ impl ValueChecks {
     }
 
     /// Make room for about `records` more records whose ids take `id_bytes` in all ...
-    /// ... and `pointers` supersedes pointers: tables sized once skip the copies (and the
-    /// moment of holding both the old and the new buffer) that growing by doubling costs.
-    /// Concepts repeat, so their number is only bounded (by `records`; their text by
-    /// `concept_bytes`): their text and first owners get that room, which is memory only
-    /// where written, so they never move either; their table grows as they come.
+    /// ... and `pointers` supersedes pointers, and concepts of `concept_bytes`: lists sized
+    /// once skip the copies (and the moment of holding both the old and the new buffer) that
+    /// growing by doubling costs.
     pub fn expect_records(
         &mut self,
         records: usize,
@@ -516,62 +499,9 @@ impl ValueChecks {
         pointers: usize,
         concept_bytes: usize,
     ) {
-        self.ids.reserve(records, id_bytes);
-        self.id_lines.reserve(records);
+        self.ids.reserve(records, id_bytes, pointers);
         self.pointers.reserve(pointers);
-        self.concepts.reserve_text(records, concept_bytes);
-        self.first_owner.reserve(records);
-        table::huge_pages(&self.first_owner);
-    }
-
-    /// Touch what folding a group of facts will look up (the id, the supersedes targets, the
-    /// concept): first each lookup's home slot, then where the candidate string ends, then
-    /// its text, each stage for the whole group at once, so that the cache misses of a stage
-    /// overlap. Called on the next records before folding them. Changes nothing.
-    ///
-    /// Each stage is a tight loop over a flat list that does not branch on what it is still
-    /// reading (only on what the stage before read): a branch on a value still on its way
-    /// would make each read wait for the one before, and the fewer instructions between
-    /// reads, the more of them the processor has under way.
-    pub fn warm<'f>(&self, group: impl Iterator<Item = &'f PackedFacts>) -> u64 {
-        let mut touched = 0;
-        let (mut ids, mut concepts) = (Vec::new(), Vec::new());
-        for facts in group {
-            // the facts' texts, written on the core that read the record
-            touched ^= table::touch_ends(facts.texts.as_bytes());
-            ids.extend(facts.id.iter().chain(&facts.targets).map(|text| text.hash));
-            concepts.extend(facts.concept.map(|concept| concept.hash));
-        }
-        let home_slots = |table: &Interner, hashes: &[u64]| -> Vec<u64> {
-            hashes.iter().map(|&hash| table.home_slot(hash)).collect()
-        };
-        let candidates = |slots: Vec<u64>, hashes: &[u64]| -> Vec<usize> {
-            let pairs = slots.into_iter().zip(hashes);
-            pairs
-                .filter_map(|(slot, &hash)| Interner::candidate(slot, hash))
-                .collect()
-        };
-        let ids = candidates(home_slots(&self.ids, &ids), &ids);
-        let concepts = candidates(home_slots(&self.concepts, &concepts), &concepts);
-        // a known id's line (a supersedes target's: whether it carries a valid_to) and a
-        // known concept's first owner are read next
-        for &i in &ids {
-            touched ^= self.id_lines.get(i).map_or(0, |&line| line);
-        }
-        for &i in &concepts {
-            touched ^= self
-                .first_owner
-                .get(i)
-                .map_or(0, |o| o.map_or(1, |o| o.line));
-        }
-        for stage in 0..2 {
-            for (table, found) in [(&self.ids, &ids), (&self.concepts, &concepts)] {
-                for &i in found {
-                    touched ^= table.names().touch(i, stage);
-                }
-            }
-        }
-        touched
+        self.concepts.reserve(records, concept_bytes);
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.
@@ -593,41 +523,41 @@ impl ValueChecks {
         if facts.inverted {
             self.inverted.push(here());
         }
+        // the record as the concept owners and a nameless pointer keep it, once known
+        let mut who: Option<u32> = None;
         let mut own = None;
         if let Some(id) = &facts.id {
-            let (i, new) = self.ids.intern_hashed(facts.text(id), id.hash);
+            let text = facts.text(id);
+            let i = self
+                .ids
+                .push(text, id.hash, facts.line, facts.valid_to_written);
             own = Some(i);
-            if new {
-                let written = if facts.valid_to_written {
-                    VALID_TO_WRITTEN
-                } else {
-                    0
-                };
-                self.id_lines.push(facts.line | written);
+            if name == text {
+                who = Some(i.min(NAMED - 1));
             } else {
-                self.duplicates.push(here());
+                let j = self.name_aside(name, facts.line);
+                self.renamed.push((i, j));
+                who = Some(j | NAMED);
             }
         }
         if facts.supersedes {
-            // the record's own id was just interned; a record without one points by name
             let from = match own {
-                Some(i) => Node::Id(small(i)),
-                None => match self.ids.find(name) {
-                    Some(i) => Node::Id(small(i)),
-                    None => Node::Nameless(small(self.nameless.push(name))),
-                },
+                Some(i) => From::Id(i),
+                None => {
+                    let named = self.name_aside(name, facts.line);
+                    who = Some(named | NAMED);
+                    let ids_before = small(self.ids.len());
+                    let sought = self.ids.seek(name, table::hash(name));
+                    self.nameless.push(Nameless {
+                        named,
+                        sought,
+                        ids_before,
+                    });
+                    From::Nameless(small(self.nameless.len() - 1))
+                }
             };
             for packed in &facts.targets {
-                let t = facts.text(packed);
-                let target = match self.ids.find_hashed(t, packed.hash) {
-                    Some(i) => {
-                        if self.carries_valid_to(i) {
-                            self.written_targets.push(small(i));
-                        }
-                        Target::Id(small(i))
-                    }
-                    None => Target::Pending(small(self.pending.push(t))),
-                };
+                let target = self.ids.seek(facts.text(packed), packed.hash);
                 self.pointers.push(Pointer {
                     from,
                     target,
@@ -636,36 +566,14 @@ impl ValueChecks {
             }
         }
         if let Some(concept) = &facts.concept {
-            let (c, new) = self
-                .concepts
-                .intern_hashed(facts.text(concept), concept.hash);
-            if new {
-                table::push_on_huge_pages(&mut self.first_owner, None);
-            }
-            if let Some(owner) = &facts.owner {
-                let owner = self.owners.intern_hashed(facts.text(owner), owner.hash);
-                let owner = small(owner.0);
-                match self.first_owner[c] {
-                    None => {
-                        self.first_owner[c] = Some(OwnerSeen {
-                            owner,
-                            line: facts.line,
-                            name: small(self.owner_refs.push(name)),
-                        })
-                    }
-                    Some(first) if first.owner == owner => {}
-                    Some(_) => {
-                        let more = self.more_owners.entry(c).or_default();
-                        if !more.iter().any(|o| o.owner == owner) {
-                            more.push(OwnerSeen {
-                                owner,
-                                line: facts.line,
-                                name: small(self.owner_refs.push(name)),
-                            });
-                        }
-                    }
-                }
-            }
+            let owner = facts.owner.as_ref().map(|o| (facts.text(o), o.hash));
+            let who = match (owner, who) {
+                (None, _) => 0,
+                (Some(_), Some(who)) => who,
+                (Some(_), None) => self.name_aside(name, facts.line) | NAMED,
+            };
+            self.concepts
+                .note(facts.text(concept), concept.hash, owner, who);
         }
         if let Some(p) = &facts.policy {
             self.policies.push((facts.text(p).to_string(), here()));
@@ -681,6 +589,36 @@ impl ValueChecks {
         }
     }
 
+    /// Keep a record's name and line for a warning that may name it; its index in `named`
+    /// (below [`NAMED`]: past it, a store far beyond any memory, the index saturates).
+    fn name_aside(&mut self, name: &str, line: u64) -> u32 {
+        self.named_lines.push(line);
+        small(self.named.push(name)).min(NAMED - 1)
+    }
+
+    /// The record `who` (see [`NAMED`]) as a warning names it.
+    fn record(&self, who: u32) -> RecordRef {
+        if who & NAMED != 0 {
+            let j = (who & !NAMED) as usize;
+            return RecordRef {
+                name: self.named.get(j).to_string(),
+                line: self.named_lines.get(j).copied().unwrap_or(0),
+            };
+        }
+        self.id_record(who)
+    }
+
+    /// The record whose id is at `i`, as a warning names it.
+    fn id_record(&self, i: u32) -> RecordRef {
+        match self.renamed.binary_search_by_key(&i, |&(id, _)| id) {
+            Ok(at) => self.record(self.renamed[at].1 | NAMED),
+            Err(_) => RecordRef {
+                name: self.ids.text(i).to_string(),
+                line: self.ids.line(i),
+            },
+        }
+    }
+
     /// Add concepts from `--expected FILE`.
     pub fn expect(&mut self, concepts: impl IntoIterator<Item = String>) {
         self.register.extend(concepts);
@@ -693,38 +631,52 @@ impl ValueChecks {
         if self.settled.is_some() {
             return;
         }
-        let expected = self.expected_concepts();
-        let warnings = std::mem::take(self).finish();
-        self.settled = Some(Settled { warnings, expected });
-    }
-
-    /// The register as given and the concepts it names that no record holds.
-    pub fn expected_concepts(&self) -> Option<(Vec<String>, Vec<String>)> {
-        if let Some(settled) = &self.settled {
-            return settled.expected.clone();
-        }
-        if self.register.is_empty() {
-            return None;
-        }
         let mut seen = HashSet::new();
         let register: Vec<String> = self
             .register
             .iter()
-            .filter(|c| seen.insert((*c).clone()))
+            .filter(|c| seen.insert(c.as_str()))
             .cloned()
             .collect();
-        let missing = register
-            .iter()
-            .filter(|c| !self.concepts.contains(c))
-            .cloned()
-            .collect();
-        Some((register, missing))
+        let (shared, held) = self.concepts.settle(&register);
+        let expected = (!register.is_empty()).then(|| {
+            let missing = register
+                .iter()
+                .zip(held)
+                .filter(|(_, held)| !held)
+                .map(|(c, _)| c.clone())
+                .collect();
+            (register, missing)
+        });
+        let matched = self.ids.match_up();
+        let mut out = self.record_warnings(&matched);
+        self.owner_warnings(shared, &mut out);
+        // the concepts are done with: let them go before the supersedes graph is built
+        self.concepts = ConceptOwners::default();
+        self.policy_warnings(&mut out);
+        self.supersession(&matched, &mut out);
+        *self = ValueChecks {
+            settled: Some(Settled {
+                warnings: out,
+                expected,
+            }),
+            ..ValueChecks::default()
+        };
+    }
+
+    /// The register as given and the concepts it names that no record holds.
+    pub fn expected_concepts(&mut self) -> Option<(Vec<String>, Vec<String>)> {
+        self.settle();
+        self.settled.as_ref().and_then(|s| s.expected.clone())
     }
 
     pub fn finish(mut self) -> Vec<Warning> {
-        if let Some(settled) = self.settled {
-            return settled.warnings;
-        }
+        self.settle();
+        self.settled.map(|s| s.warnings).unwrap_or_default()
+    }
+
+    /// The warnings about single records: dates, intervals, repeated ids, capture time.
+    fn record_warnings(&self, matched: &Matched) -> Vec<Warning> {
         let mut out = Vec::new();
         if !self.bad_dates.is_empty() {
             let example = self.bad_date_example.clone().unwrap_or_default();
@@ -741,11 +693,12 @@ impl ValueChecks {
                 self.inverted.clone(),
             ));
         }
-        if !self.duplicates.is_empty() {
+        let repeats: Vec<RecordRef> = matched.repeats().map(|i| self.id_record(i)).collect();
+        if !repeats.is_empty() {
             out.push(warning(
                 "value.duplicate_id",
                 "record_id used by more than one record (each repeat is named)".into(),
-                self.duplicates.clone(),
+                repeats,
             ));
         }
         if self.capture_known > 0 && self.capture_equal.len() * 2 > self.records {
@@ -759,45 +712,30 @@ impl ValueChecks {
                 self.capture_equal.clone(),
             ));
         }
-        let mut concepts: Vec<(&str, Vec<OwnerSeen>)> = self
-            .more_owners
-            .iter()
-            .filter_map(|(&c, more)| {
-                let first = self.first_owner[c]?;
-                Some((
-                    self.concepts.get(c),
-                    std::iter::once(first).chain(more.iter().copied()).collect(),
-                ))
-            })
-            .collect();
-        concepts.sort_by_key(|(c, _)| *c);
-        for (concept, owners) in concepts {
-            let names: Vec<&str> = owners
+        out
+    }
+
+    fn owner_warnings(&self, shared: Vec<super::owners::Shared>, out: &mut Vec<Warning>) {
+        for shared in shared {
+            let names: Vec<&str> = shared
+                .owners
                 .iter()
-                .map(|o| self.owners.get(o.owner as usize))
+                .map(|o| self.concepts.owner(o.owner))
                 .collect();
             out.push(warning(
                 "value.owners",
                 format!(
-                    "concept {concept:?} has {} owners: {}",
-                    owners.len(),
+                    "concept {:?} has {} owners: {}",
+                    shared.concept,
+                    shared.owners.len(),
                     names.join(", ")
                 ),
-                owners
-                    .iter()
-                    .map(|o| RecordRef {
-                        name: self.owner_refs.get(o.name as usize).to_string(),
-                        line: o.line,
-                    })
-                    .collect(),
+                shared.owners.iter().map(|o| self.record(o.who)).collect(),
             ));
         }
-        // the concepts and their owners are done with: let them go before the supersedes
-        // graph is built
-        self.concepts = Interner::default();
-        self.first_owner = Vec::new();
-        self.more_owners = HashMap::new();
-        self.owner_refs = Names::default();
+    }
+
+    fn policy_warnings(&self, out: &mut Vec<Warning>) {
         let distinct: HashSet<&str> = self.policies.iter().map(|(p, _)| p.as_str()).collect();
         if distinct.len() > 1 {
             out.push(warning(
@@ -826,68 +764,54 @@ impl ValueChecks {
                 self.bad_release.clone(),
             ));
         }
-        self.supersession(&mut out);
-        out
     }
 
-    /// The line of the record that first had the id at `i`.
-    fn id_line(&self, i: usize) -> u64 {
-        self.id_lines[i] & !VALID_TO_WRITTEN
-    }
-
-    /// The record that first had the id at `i` carries a written valid_to.
-    fn carries_valid_to(&self, i: usize) -> bool {
-        self.id_lines[i] & VALID_TO_WRITTEN != 0
-    }
-
-    fn node_name(&self, n: Node) -> &str {
-        match n {
-            Node::Id(i) => self.ids.get(i as usize),
-            Node::Nameless(j) => self.nameless.get(j as usize),
+    /// The graph node of a superseding record: its id's first index, or past every id, its
+    /// name's place among the records without one (when no earlier id has that name).
+    fn node(&self, from: From, matched: &Matched) -> usize {
+        match from {
+            From::Id(i) => matched.first(i) as usize,
+            From::Nameless(k) => {
+                let n = self.nameless[k as usize];
+                match matched.found(n.sought) {
+                    Some(i) if i < n.ids_before => i as usize,
+                    _ => self.ids.len() + k as usize,
+                }
+            }
         }
     }
 
-    fn target_text(&self, t: Target) -> &str {
-        match t {
-            Target::Id(i) => self.ids.get(i as usize),
-            Target::Pending(j) => self.pending.get(j as usize),
+    /// The name of graph node `n` (see [`Self::node`]).
+    fn node_name(&self, n: usize) -> &str {
+        match n.checked_sub(self.ids.len()) {
+            None => self.ids.text(small(n)),
+            Some(k) => self
+                .nameless
+                .get(k)
+                .map_or("", |n| self.named.get(n.named as usize)),
         }
     }
 
-    fn supersession(&mut self, out: &mut Vec<Warning>) {
+    fn supersession(&self, matched: &Matched, out: &mut Vec<Warning>) {
         let mut unknown = Vec::new();
-        // targets read before the pointers to them were noted then; the others are now
-        let mut written = std::mem::take(&mut self.written_targets);
-        // The graph's nodes are numbers: the store's ids by their index, then the records
-        // that supersede without an id of their own (by their name). Edges are pairs, kept
+        let mut written = Vec::new();
+        // The graph's nodes are numbers: the store's ids by the index of their first record,
+        // then the records that supersede without an id of their own. Edges are pairs, kept
         // in store order: linear memory, no map keyed by text.
-        let ids = self.ids.len();
-        let node = |n: Node| match n {
-            Node::Id(i) => i as usize,
-            Node::Nameless(j) => ids + j as usize,
-        };
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(self.pointers.len());
         for p in &self.pointers {
-            let target = match p.target {
-                Target::Id(i) => Some(i as usize),
-                Target::Pending(j) => {
-                    let target = self.ids.find(self.pending.get(j as usize));
-                    if let Some(t) = target.filter(|&t| self.carries_valid_to(t)) {
-                        written.push(small(t));
-                    }
-                    target
-                }
-            };
-            match target {
+            let from = self.node(p.from, matched);
+            match matched.found(p.target) {
                 None => unknown.push(RecordRef {
-                    name: format!(
-                        "{} → {}",
-                        self.node_name(p.from),
-                        self.target_text(p.target)
-                    ),
+                    name: format!("{} → {}", self.node_name(from), self.ids.sought(p.target)),
                     line: p.line,
                 }),
-                Some(target) => edges.push((small(node(p.from)), small(target))),
+                Some(target) => {
+                    if self.ids.carries_valid_to(target) {
+                        written.push(target);
+                    }
+                    edges.push((small(from), target));
+                }
             }
         }
         if !unknown.is_empty() {
@@ -897,19 +821,19 @@ impl ValueChecks {
                 unknown,
             ));
         }
-        let name = |n: usize| {
-            if n < ids {
-                self.ids.get(n)
-            } else {
-                self.nameless.get(n - ids)
-            }
-        };
-        for cycle in find_cycles(ids + self.nameless.len(), &edges, &name) {
+        let ids = self.ids.len();
+        let nodes = ids + self.nameless.len();
+        let name = |n: usize| self.node_name(n);
+        for cycle in find_cycles(nodes, &edges, &name) {
             let records = cycle[..cycle.len() - 1]
                 .iter()
                 .map(|&node| RecordRef {
                     name: name(node).to_string(),
-                    line: if node < ids { self.id_line(node) } else { 0 },
+                    line: if node < ids {
+                        self.ids.line(small(node))
+                    } else {
+                        0
+                    },
                 })
                 .collect();
             let path: Vec<&str> = cycle.iter().map(|&node| name(node)).collect();
@@ -923,8 +847,8 @@ impl ValueChecks {
             let mut hand_written: Vec<RecordRef> = written
                 .into_iter()
                 .map(|t| RecordRef {
-                    name: self.ids.get(t as usize).to_string(),
-                    line: self.id_line(t as usize),
+                    name: self.ids.text(t).to_string(),
+                    line: self.ids.line(t),
                 })
                 .collect();
             hand_written.sort_by_key(|r| r.line);

@@ -1,0 +1,286 @@
+//! Every record id of a store and every id a supersedes pointer names, gathered in store order
+//! while the records stream past, and matched up once at the end: which ids repeat an earlier
+//! one, and which id each pointer names.
+//!
+//! Why not a hash table of ids during the pass: at a million records it spans tens of
+//! megabytes, and nearly every record's lookup missed the cache (measured on a 1M check: the
+//! value checks' tables were half of the folding thread's time). Here each id goes, with 32
+//! bits of its hash, to one of [`PARTS`] partitions by the hash's top bits, in store order; at
+//! the end each partition is matched up alone, in a table of a few tens of kilobytes that
+//! stays in cache, and the partitions on every core.
+//!
+//! Memory: per id its text, its line and 8 bytes of key; per pointer its target's text and 8
+//! bytes: linear in the store.
+
+use super::table::{key_of, part_of, spread, Names, Slots, PARTS};
+use crate::bytes::same;
+use rayon::prelude::*;
+
+/// The top bit of a line in [`Ids::lines`]: the record carries a written valid_to.
+const VALID_TO_WRITTEN: u64 = 1 << 63;
+
+/// "Not found" in [`Matched::found`].
+const NONE: u32 = u32::MAX;
+
+/// An id in its partition: 32 bits of its hash and its index.
+type Key = (u32, u32);
+
+/// A text sought among the ids: its partition, and its place there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sought {
+    part: u32,
+    at: u32,
+}
+
+/// The texts sought in one partition, in store order: 32 bits of each one's hash, and the
+/// text (kept here rather than in one list for all: matched up, they are then read in order).
+#[derive(Default)]
+struct SoughtPart {
+    keys: Vec<u32>,
+    texts: Names,
+}
+
+#[derive(Default)]
+pub struct Ids {
+    /// Every id as met, in store order (a repeat too): an id's index is its place here.
+    texts: Names,
+    /// By the same index: the record's line, and whether it carries a written valid_to.
+    lines: Vec<u64>,
+    /// The ids by partition, each in store order.
+    id_parts: Vec<Vec<Key>>,
+    /// Texts looked up among the ids (the targets of supersedes pointers), by partition.
+    sought: Vec<SoughtPart>,
+}
+
+/// One partition's share of [`Matched`]: its repeats, and its sought texts' first ids.
+type PartMatched = (Vec<(u32, u32)>, Vec<u32>);
+
+/// What matching the ids up found (see [`Ids::match_up`]).
+pub struct Matched {
+    /// By partition and place: the index of the first id with a sought text, or [`NONE`].
+    found: Vec<Vec<u32>>,
+    /// The ids that repeat an earlier one, with the earlier's index, in store order.
+    repeats: Vec<(u32, u32)>,
+}
+
+/// An index as kept in the tables (u32: past 4 billion ids, a store far beyond any memory
+/// this pass could have, an index saturates rather than fail).
+pub fn small(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// `PARTS` empty partitions, once something goes into one.
+fn partitions<T: Default>(parts: &mut Vec<T>) -> &mut [T] {
+    if parts.is_empty() {
+        parts.resize_with(PARTS, T::default);
+    }
+    parts
+}
+
+impl Ids {
+    /// Room for about `ids` more ids of `bytes` in all, and `sought` more targets: sized once,
+    /// the long lists skip the copies of growing by doubling.
+    pub fn reserve(&mut self, ids: usize, bytes: usize, sought: usize) {
+        self.texts.reserve(ids, bytes);
+        self.lines.reserve(ids);
+        let each = |n: usize| n / PARTS + n / PARTS / 8 + 16;
+        for part in partitions(&mut self.id_parts) {
+            part.reserve(each(ids));
+        }
+        let sought_bytes = sought.saturating_mul(bytes / ids.max(1));
+        for part in partitions(&mut self.sought) {
+            part.keys.reserve(each(sought));
+            part.texts.reserve(each(sought), each(sought_bytes));
+        }
+    }
+
+    /// Note a record's id (`hash`: its [`super::table::hash`]); returns its index.
+    pub fn push(&mut self, text: &str, hash: u64, line: u64, valid_to_written: bool) -> u32 {
+        let i = small(self.texts.push(text));
+        let written = if valid_to_written {
+            VALID_TO_WRITTEN
+        } else {
+            0
+        };
+        self.lines.push(line | written);
+        partitions(&mut self.id_parts)[part_of(hash)].push((key_of(hash), i));
+        i
+    }
+
+    /// Note a text to look up among all the ids (found or not once every id is known).
+    pub fn seek(&mut self, text: &str, hash: u64) -> Sought {
+        let part = part_of(hash);
+        let sought = &mut partitions(&mut self.sought)[part];
+        sought.keys.push(key_of(hash));
+        Sought {
+            part: part as u32,
+            at: small(sought.texts.push(text)),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    pub fn text(&self, i: u32) -> &str {
+        self.texts.get(i as usize)
+    }
+
+    pub fn sought(&self, s: Sought) -> &str {
+        self.sought
+            .get(s.part as usize)
+            .map_or("", |part| part.texts.get(s.at as usize))
+    }
+
+    /// The line of the record that has the id at `i`.
+    pub fn line(&self, i: u32) -> u64 {
+        self.lines
+            .get(i as usize)
+            .map_or(0, |l| l & !VALID_TO_WRITTEN)
+    }
+
+    /// The record that has the id at `i` carries a written valid_to.
+    pub fn carries_valid_to(&self, i: u32) -> bool {
+        self.lines
+            .get(i as usize)
+            .is_some_and(|l| l & VALID_TO_WRITTEN != 0)
+    }
+
+    /// Match every id and sought text with the first id of the same text, one partition at a
+    /// time, on every core.
+    pub fn match_up(&self) -> Matched {
+        let (no_ids, no_sought) = (Vec::new(), SoughtPart::default());
+        let per_part: Vec<PartMatched> = (0..PARTS)
+            .into_par_iter()
+            .map(|p| {
+                let ids = self.id_parts.get(p).unwrap_or(&no_ids);
+                let sought = self.sought.get(p).unwrap_or(&no_sought);
+                self.match_part(ids, sought)
+            })
+            .collect();
+        let mut found = Vec::with_capacity(PARTS);
+        let mut repeats = Vec::new();
+        for (part_repeats, part_found) in per_part {
+            repeats.extend(part_repeats);
+            found.push(part_found);
+        }
+        repeats.sort_unstable();
+        Matched { found, repeats }
+    }
+
+    /// One partition: its ids in store order (an id equal to an earlier one is a repeat of
+    /// it), then its sought texts; (the repeats, each sought text's first id or [`NONE`]).
+    fn match_part(&self, ids: &[Key], sought: &SoughtPart) -> PartMatched {
+        let mut table = Slots::with_room(ids.len());
+        let mut repeats = Vec::new();
+        for &(key, i) in ids {
+            // the text is read only to compare (a new id rarely is compared at all)
+            let (first, new) = table.find_or_insert(spread(key), i as usize, |other| {
+                same(self.texts.bytes(other), self.texts.bytes(i as usize))
+            });
+            if !new {
+                repeats.push((i, small(first)));
+            }
+        }
+        let found = sought
+            .keys
+            .iter()
+            .enumerate()
+            .map(|(at, &key)| {
+                let text = sought.texts.bytes(at);
+                table
+                    .find(spread(key), |i| same(self.texts.bytes(i), text))
+                    .map_or(NONE, small)
+            })
+            .collect();
+        (repeats, found)
+    }
+}
+
+impl Matched {
+    /// The first id with the sought text.
+    pub fn found(&self, s: Sought) -> Option<u32> {
+        let part = self.found.get(s.part as usize)?;
+        part.get(s.at as usize).copied().filter(|&i| i != NONE)
+    }
+
+    /// The first id with the same text as the id at `i` (`i` itself unless it repeats one).
+    pub fn first(&self, i: u32) -> u32 {
+        match self.repeats.binary_search_by_key(&i, |&(r, _)| r) {
+            Ok(at) => self.repeats[at].1,
+            Err(_) => i,
+        }
+    }
+
+    /// The ids that repeat an earlier one, in store order.
+    pub fn repeats(&self) -> impl Iterator<Item = u32> + '_ {
+        self.repeats.iter().map(|&(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::table::hash;
+    use super::*;
+
+    #[test]
+    fn repeats_and_targets_match_the_first_id_of_their_text() {
+        let mut ids = Ids::default();
+        for (n, id) in ["a", "b", "a", "c", "b", "a"].iter().enumerate() {
+            ids.push(id, hash(id), n as u64 + 1, *id == "c");
+        }
+        let targets: Vec<Sought> = ["c", "z", "a", ""]
+            .iter()
+            .map(|t| ids.seek(t, hash(t)))
+            .collect();
+        let matched = ids.match_up();
+        assert_eq!(matched.repeats().collect::<Vec<_>>(), vec![2, 4, 5]);
+        assert_eq!(
+            [2, 4, 5, 3].map(|i| matched.first(i)),
+            [0, 1, 0, 3],
+            "a repeat's first"
+        );
+        let found: Vec<Option<u32>> = targets.iter().map(|&j| matched.found(j)).collect();
+        assert_eq!(found, vec![Some(3), None, Some(0), None]);
+        assert!(ids.carries_valid_to(3) && !ids.carries_valid_to(0));
+        assert_eq!(
+            (ids.text(4), ids.line(4), ids.sought(targets[1])),
+            ("b", 5, "z")
+        );
+    }
+
+    proptest::proptest! {
+        /// Matched up by partition, ids and targets agree with one map of every id seen.
+        #[test]
+        fn matching_agrees_with_a_map_of_every_id(
+            ids in proptest::collection::vec("[ab]{0,3}", 0..60),
+            targets in proptest::collection::vec("[abc]{0,3}", 0..30),
+        ) {
+            let mut gathered = Ids::default();
+            let mut first: std::collections::HashMap<&str, u32> = Default::default();
+            let mut repeats = Vec::new();
+            for (i, id) in ids.iter().enumerate() {
+                gathered.push(id, hash(id), i as u64, false);
+                match first.get(id.as_str()) {
+                    Some(&f) => repeats.push((i as u32, f)),
+                    None => {
+                        first.insert(id, i as u32);
+                    }
+                }
+            }
+            let sought: Vec<Sought> = targets.iter().map(|t| gathered.seek(t, hash(t))).collect();
+            let matched = gathered.match_up();
+            proptest::prop_assert_eq!(
+                matched.repeats().collect::<Vec<_>>(),
+                repeats.iter().map(|r| r.0).collect::<Vec<_>>()
+            );
+            for (i, f) in repeats {
+                proptest::prop_assert_eq!(matched.first(i), f);
+            }
+            for (t, s) in targets.iter().zip(sought) {
+                proptest::prop_assert_eq!(matched.found(s), first.get(t.as_str()).copied());
+                proptest::prop_assert_eq!(gathered.sought(s), t.as_str());
+            }
+        }
+    }
+}
