@@ -334,4 +334,25 @@ mod tests {
         n.push("yz");
         assert_eq!(n.iter().collect::<Vec<_>>(), vec!["x", "", "yz"]);
     }
+
+    /// Indices under one hash stay apart: the caller's comparison decides which is which.
+    #[test]
+    fn slots_keep_apart_indices_whose_hashes_collide() {
+        let texts = ["a", "b", "c"];
+        let mut slots = Slots::with_room(texts.len());
+        for (i, text) in texts.iter().enumerate() {
+            assert_eq!(
+                slots.find_or_insert(42, i, |j| texts[j] == *text),
+                (i, true)
+            );
+        }
+        assert_eq!(slots.find_or_insert(42, 3, |j| texts[j] == "b"), (1, false));
+        assert_eq!(slots.find(42, |j| texts[j] == "c"), Some(2));
+        assert_eq!(slots.find(42, |_| false), None);
+        assert_eq!(
+            slots.find(7, |_| true),
+            None,
+            "another hash finds none of them"
+        );
+    }
 }
