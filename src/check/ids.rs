@@ -12,7 +12,7 @@
 //! Memory: per id its text, its line and 8 bytes of key; per pointer its target's text and 8
 //! bytes: linear in the store.
 
-use super::table::{key_of, part_of, spread, Names, Slots, PARTS};
+use super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
 use crate::bytes::same;
 use rayon::prelude::*;
 
@@ -69,28 +69,19 @@ pub fn small(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
-/// `PARTS` empty partitions, once something goes into one.
-fn partitions<T: Default>(parts: &mut Vec<T>) -> &mut [T] {
-    if parts.is_empty() {
-        parts.resize_with(PARTS, T::default);
-    }
-    parts
-}
-
 impl Ids {
     /// Room for about `ids` more ids of `bytes` in all, and `sought` more targets: sized once,
     /// the long lists skip the copies of growing by doubling.
     pub fn reserve(&mut self, ids: usize, bytes: usize, sought: usize) {
         self.texts.reserve(ids, bytes);
         self.lines.reserve(ids);
-        let each = |n: usize| n / PARTS + n / PARTS / 8 + 16;
         for part in partitions(&mut self.id_parts) {
-            part.reserve(each(ids));
+            part.reserve(share(ids));
         }
         let sought_bytes = sought.saturating_mul(bytes / ids.max(1));
         for part in partitions(&mut self.sought) {
-            part.keys.reserve(each(sought));
-            part.texts.reserve(each(sought), each(sought_bytes));
+            part.keys.reserve(share(sought));
+            part.texts.reserve(share(sought), share(sought_bytes));
         }
     }
 

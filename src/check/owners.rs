@@ -10,7 +10,7 @@
 //! Memory: per record with a concept, the concept's text and 12 bytes: linear in the store.
 
 use super::ids::small;
-use super::table::{key_of, part_of, spread, Interner, Names, Slots, PARTS};
+use super::table::{key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS};
 use crate::bytes::same;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -58,19 +58,10 @@ pub struct Shared {
 impl ConceptOwners {
     /// Room for about `records` more concepts of `bytes` in all.
     pub fn reserve(&mut self, records: usize, bytes: usize) {
-        let each = records / PARTS + records / PARTS / 8 + 16;
-        let each_bytes = bytes / PARTS + bytes / PARTS / 8 + 256;
-        for part in self.parts() {
-            part.held.reserve(each);
-            part.texts.reserve(each, each_bytes);
+        for part in partitions(&mut self.parts) {
+            part.held.reserve(share(records));
+            part.texts.reserve(share(records), share(bytes));
         }
-    }
-
-    fn parts(&mut self) -> &mut [Part] {
-        if self.parts.is_empty() {
-            self.parts.resize_with(PARTS, Part::default);
-        }
-        &mut self.parts
     }
 
     /// Note that the record `who` holds `concept` (`hash`: its [`super::table::hash`]),
@@ -79,7 +70,7 @@ impl ConceptOwners {
         let owner = owner.map_or(NO_OWNER, |(text, hash)| {
             small(self.owners.intern_hashed(text, hash).0)
         });
-        let part = &mut self.parts()[part_of(hash)];
+        let part = &mut partitions(&mut self.parts)[part_of(hash)];
         part.texts.push(concept);
         part.held.push(Held {
             key: key_of(hash),

@@ -292,6 +292,20 @@ impl Interner {
 /// stay in cache while the partition is resolved.
 pub const PARTS: usize = 256;
 
+/// `PARTS` empty partitions, made when the first thing goes into one.
+pub fn partitions<T: Default>(parts: &mut Vec<T>) -> &mut [T] {
+    if parts.is_empty() {
+        parts.resize_with(PARTS, T::default);
+    }
+    parts
+}
+
+/// Room for one partition's share of `n` things: an even share and an eighth more (hashes
+/// spread them about evenly), so that sized once, a partition rarely grows.
+pub fn share(n: usize) -> usize {
+    n / PARTS + n / PARTS / 8 + 16
+}
+
 /// The partition of a string of hash `hash` (the top eight bits).
 pub fn part_of(hash: u64) -> usize {
     (hash >> 56) as usize
