@@ -251,7 +251,7 @@ impl Packed {
 /// the ids, see `ids.rs`).
 #[derive(Debug, Clone, Copy)]
 struct Pointer {
-    from: From,
+    from: Superseder,
     target: Sought,
     line: u64,
 }
@@ -259,7 +259,7 @@ struct Pointer {
 /// A superseding record: by its id's index in `ids`, or, without an id, by its index in
 /// `ValueChecks::nameless`.
 #[derive(Debug, Clone, Copy)]
-enum From {
+enum Superseder {
     Id(u32),
     Nameless(u32),
 }
@@ -542,7 +542,7 @@ impl ValueChecks {
         }
         if facts.supersedes {
             let from = match own {
-                Some(i) => From::Id(i),
+                Some(i) => Superseder::Id(i),
                 None => {
                     let named = self.name_aside(name, facts.line);
                     who = Some(named | NAMED);
@@ -553,7 +553,7 @@ impl ValueChecks {
                         sought,
                         ids_before,
                     });
-                    From::Nameless(small(self.nameless.len() - 1))
+                    Superseder::Nameless(small(self.nameless.len() - 1))
                 }
             };
             for packed in &facts.targets {
@@ -768,10 +768,10 @@ impl ValueChecks {
 
     /// The graph node of a superseding record: its id's first index, or past every id, its
     /// name's place among the records without one (when no earlier id has that name).
-    fn node(&self, from: From, matched: &Matched) -> usize {
+    fn node(&self, from: Superseder, matched: &Matched) -> usize {
         match from {
-            From::Id(i) => matched.first(i) as usize,
-            From::Nameless(k) => {
+            Superseder::Id(i) => matched.first(i) as usize,
+            Superseder::Nameless(k) => {
                 let n = self.nameless[k as usize];
                 match matched.found(n.sought) {
                     Some(i) if i < n.ids_before => i as usize,
