@@ -162,6 +162,7 @@ impl Ids {
     /// One partition: its ids in store order (an id equal to an earlier one is a repeat of
     /// it), then its sought texts; (the repeats, each sought text's first id or [`NONE`]).
     fn match_part(&self, ids: &[Key], sought: &SoughtPart) -> PartMatched {
+        // one slot pair per id of the partition: linear
         let mut table = Slots::with_room(ids.len());
         let mut repeats = Vec::new();
         for &(key, i) in ids {

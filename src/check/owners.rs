@@ -118,7 +118,9 @@ impl Part {
     /// This partition's concepts with more than one owner, and which of the concepts asked
     /// here (`asked_here`: key and index into `asked`) it holds.
     fn settle(&self, asked_here: &[(u32, usize)], asked: &[String]) -> (Vec<Shared>, Vec<usize>) {
-        // a concept is known by the index of its first record here
+        // a concept is known by the index of its first record here; the table and `first`
+        // are sized by this partition's records, and each entry of `more` is a record's
+        // owner: all linear in the partition
         let mut table = Slots::with_room(self.held.len());
         let mut first: Vec<Option<Owner>> = vec![None; self.held.len()];
         let mut more: HashMap<usize, Vec<Owner>> = HashMap::new();
