@@ -112,8 +112,22 @@ impl RuleFacts<'_> {
     }
 }
 
+/// Which fields a record must meet, by how they apply, as bit sets over `fields` (bit i:
+/// field i): the fold tests a record against them in a few operations rather than field by
+/// field.
+#[derive(Debug, Clone, Copy, Default)]
+struct AppliesTo {
+    every_record: u64,
+    rule_records: u64,
+    restricted_records: u64,
+    once_per_store: u64,
+    /// Every-record fields read through an inverse role (their offenders wait for the end).
+    inverse: u64,
+}
+
 pub struct ReferenceRules {
     profile: &'static Profile,
+    applies: AppliesTo,
     map: FieldMap,
     /// The checker's markers: a record states a rule, or is restricted, when it fills one.
     rule_markers: Vec<Role>,
@@ -153,8 +167,21 @@ impl ReferenceRules {
         let markers = |names: &'static [String]| -> Vec<Role> {
             names.iter().map(|m| Role::named(m.as_str())).collect()
         };
+        let mut applies = AppliesTo::default();
+        for (i, state) in fields.iter().enumerate() {
+            let set = match state.field.check.applies {
+                Applies::EveryRecord if state.inverse.is_some() => &mut applies.inverse,
+                Applies::EveryRecord => &mut applies.every_record,
+                Applies::OncePerStore => &mut applies.once_per_store,
+                Applies::RuleRecords => &mut applies.rule_records,
+                Applies::RestrictedRecords => &mut applies.restricted_records,
+                Applies::Register => continue,
+            };
+            *set |= 1 << i;
+        }
         ReferenceRules {
             profile,
+            applies,
             map,
             rule_markers: markers(&profile.checker.rule_markers),
             restriction_markers: markers(&profile.checker.restriction_markers),
@@ -289,26 +316,30 @@ impl ReferenceRules {
             }
             None => "",
         };
-        for (i, state) in self.fields.iter_mut().enumerate() {
-            let met = facts.met & (1 << i) != 0;
-            match state.field.check.applies {
-                Applies::EveryRecord if state.inverse.is_some() => {
-                    state.deferred.push((name.to_string(), own_id.to_string()))
-                }
-                Applies::EveryRecord if !met => {
-                    state.offenders.push(name);
-                }
-                Applies::OncePerStore if facts.truthy & (1 << i) != 0 => {
-                    self.policy_in_records = true;
-                }
-                Applies::RuleRecords if facts.states_rule && !met => {
-                    state.offenders.push(name);
-                }
-                Applies::RestrictedRecords if facts.restricted && !met => {
-                    state.offenders.push(name);
-                }
-                _ => {}
-            }
+        let applies = self.applies;
+        let mut must = applies.every_record;
+        if facts.states_rule {
+            must |= applies.rule_records;
+        }
+        if facts.restricted {
+            must |= applies.restricted_records;
+        }
+        let mut missing = must & !facts.met;
+        while missing != 0 {
+            self.fields[missing.trailing_zeros() as usize]
+                .offenders
+                .push(name);
+            missing &= missing - 1;
+        }
+        if facts.truthy & applies.once_per_store != 0 {
+            self.policy_in_records = true;
+        }
+        let mut inverse = applies.inverse;
+        while inverse != 0 {
+            self.fields[inverse.trailing_zeros() as usize]
+                .deferred
+                .push((name.to_string(), own_id.to_string()));
+            inverse &= inverse - 1;
         }
     }
 
