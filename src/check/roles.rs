@@ -212,6 +212,34 @@ pub fn role_names() -> &'static [&'static str] {
 /// Roles past this many are looked up each time they are asked for (the profile has fewer).
 const MAX_ROLES: usize = 32;
 
+/// How a record's roles count, as bit sets (bit i: role number i), for the checks that ask
+/// only that of many roles at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub present: u32,
+    pub filled: u32,
+    pub truthy: u32,
+}
+
+impl Counts {
+    /// The bit of a role in these sets (0 for a role past [`MAX_ROLES`], which is not in them).
+    pub fn bit(role: Role) -> u32 {
+        1u32.checked_shl(role.index.try_into().unwrap_or(u32::MAX))
+            .unwrap_or(0)
+    }
+
+    fn add(&mut self, index: usize, presence: Presence) {
+        let bit = 1u32 << index;
+        self.present |= bit;
+        if presence.is_filled() {
+            self.filled |= bit;
+        }
+        if presence == Presence::Truthy {
+            self.truthy |= bit;
+        }
+    }
+}
+
 /// A role the checks ask for: its name (read through the map) and its number (read from raw
 /// text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -293,6 +321,8 @@ pub enum Roles<'a> {
         /// Each role's raw text, by role number, looked up and sized up once: the rules and
         /// the value checks ask for most roles more than once.
         texts: [Option<RawRole<'a>>; MAX_ROLES],
+        /// How each counts, as bit sets by role number.
+        counts: Counts,
     },
     /// Values read from the raw text, found by parsing it (records of other shapes).
     Raw {
@@ -313,14 +343,33 @@ impl<'a> Roles<'a> {
     /// The roles of a record seen in place: each read from the text at its slot, once.
     pub fn spans(plan: &'a RawPlan, view: View<'a>) -> Roles<'a> {
         let mut texts = [None; MAX_ROLES];
-        for (text, &slot) in texts.iter_mut().zip(&plan.slot_of) {
+        let mut counts = Counts::default();
+        for (index, (text, &slot)) in texts.iter_mut().zip(&plan.slot_of).enumerate() {
             if let Some(slot) = slot {
                 *text = view
                     .slot_text(slot)
                     .map(|raw| RawRole::of(raw, view.is_plain(slot)));
+                if let Some(raw) = text {
+                    counts.add(index, raw.presence);
+                }
             }
         }
-        Roles::Spans { plan, view, texts }
+        Roles::Spans {
+            plan,
+            view,
+            texts,
+            counts,
+        }
+    }
+
+    /// How every role counts, as bit sets, when the roles were sized up from raw text (roles
+    /// past [`MAX_ROLES`] are not in them: [`Counts::bit`] gives them no bit).
+    #[inline]
+    pub fn counts(&self) -> Option<Counts> {
+        match self {
+            Roles::Spans { counts, .. } => Some(*counts),
+            _ => None,
+        }
     }
 
     /// The roles of a record: from its raw text when there is a plan; else from its fields,
