@@ -47,7 +47,7 @@ impl<'a> RoleValue<'a> {
 
     /// [`RoleValue::of_raw`] of a text known to be a string without escapes when `plain`
     /// (the scanner noted it), which is then the text between the quotes, no search needed.
-    #[inline]
+    #[inline(always)]
     fn of_raw_known(text: &'a str, plain: bool) -> RoleValue<'a> {
         match text.get(1..text.len().saturating_sub(1)) {
             Some(inside) if plain => RoleValue::Text(Cow::Borrowed(inside)),
@@ -190,7 +190,7 @@ impl<'a> RawRole<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn value(&self) -> RoleValue<'a> {
         RoleValue::of_raw_known(self.text, self.plain)
     }
@@ -441,7 +441,7 @@ impl<'a> Roles<'a> {
     }
 
     /// The value of a role when it is filled.
-    #[inline]
+    #[inline(always)]
     pub fn filled(&self, role: Role) -> Option<RoleValue<'_>> {
         match self.sized_up(role) {
             Some(raw) => raw

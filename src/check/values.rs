@@ -13,7 +13,7 @@
 
 use super::ids::{small, Ids, Matched, Sought};
 use super::owners::ConceptOwners;
-use super::roles::{Role, RoleValue, Roles};
+use super::roles::{Counts, Role, RoleValue, Roles};
 use super::table::{self, Names};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
@@ -404,7 +404,15 @@ impl ValueChecks {
     /// where it starts.
     pub fn facts<'a>(roles: &'a Roles, line: u64) -> ValueFacts<'a> {
         let r = value_roles();
-        let get = |role: Role| roles.filled(role);
+        // a role the bit sets show unfilled (most records lack most of these) is not read
+        let counts = roles.counts();
+        let get = |role: Role| {
+            let bit = Counts::bit(role);
+            match counts {
+                Some(counts) if bit != 0 && counts.filled & bit == 0 => None,
+                _ => roles.filled(role),
+            }
+        };
         let mut facts = ValueFacts {
             line,
             ..ValueFacts::default()
