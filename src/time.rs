@@ -241,10 +241,44 @@ fn date_part(b: &[u8]) -> Result<i64, &'static str> {
     if !(1..=12).contains(&month) {
         return Err("the month is out of range");
     }
-    if day < 1 || day > days_in_month(year, month) {
+    let (first, days) = month_start(year, month);
+    if day < 1 || day > days {
         return Err("the day is out of range for its month");
     }
-    Ok(days_from_civil(year, month, day))
+    Ok(first + day - 1)
+}
+
+/// The first year of [`MONTH_STARTS`], and how many years it covers.
+const TABLE_FROM: i64 = 1900;
+const TABLE_YEARS: usize = 300;
+
+/// The day (since 1970-01-01) on which each month of 1900–2199 starts, and the month after:
+/// a date in those years is read with a look-up rather than the calendar's arithmetic (a check
+/// reads two or three dates a record).
+static MONTH_STARTS: [i32; TABLE_YEARS * 12 + 1] = month_starts();
+
+const fn month_starts() -> [i32; TABLE_YEARS * 12 + 1] {
+    let mut starts = [0; TABLE_YEARS * 12 + 1];
+    let mut i = 0;
+    while i < starts.len() {
+        let year = TABLE_FROM + (i / 12) as i64;
+        let month = (i % 12) as i64 + 1;
+        starts[i] = days_from_civil(year, month, 1) as i32;
+        i += 1;
+    }
+    starts
+}
+
+/// The day (since 1970-01-01) month `month` (1–12) of `year` starts on, and its length.
+fn month_start(year: i64, month: i64) -> (i64, i64) {
+    let at = (year - TABLE_FROM) * 12 + month - 1;
+    match usize::try_from(at) {
+        Ok(at) if at + 1 < MONTH_STARTS.len() => {
+            let (first, next) = (MONTH_STARTS[at] as i64, MONTH_STARTS[at + 1] as i64);
+            (first, next - first)
+        }
+        _ => (days_from_civil(year, month, 1), days_in_month(year, month)),
+    }
 }
 
 /// The number a run of digits writes; `None` when it is empty or any byte is not a digit.
@@ -273,7 +307,7 @@ fn days_in_month(y: i64, m: i64) -> i64 {
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub const fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = if y >= 0 { y } else { y - 399 } / 400;
     let yoe = y - era * 400;
@@ -372,6 +406,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Read through the table of month starts, every day of its years is the day the
+    /// calendar's arithmetic gives, and a day past a month's end is refused (leap years too).
+    #[test]
+    fn the_month_table_agrees_with_the_calendar() {
+        for year in TABLE_FROM - 2..TABLE_FROM + TABLE_YEARS as i64 + 2 {
+            for month in 1..=12 {
+                let (first, days) = month_start(year, month);
+                assert_eq!(first, days_from_civil(year, month, 1), "{year}-{month}");
+                assert_eq!(days, days_in_month(year, month), "{year}-{month}");
+            }
+        }
+        assert_eq!(date_part(b"2000-02-29"), Ok(days_from_civil(2000, 2, 29)));
+        assert!(date_part(b"2100-02-29").is_err());
+        assert_eq!(date_part(b"2199-12-31"), Ok(days_from_civil(2199, 12, 31)));
+        assert_eq!(date_part(b"2200-01-01"), Ok(days_from_civil(2200, 1, 1)));
+        assert_eq!(date_part(b"0001-01-01"), Ok(days_from_civil(1, 1, 1)));
     }
 
     #[test]
