@@ -431,6 +431,15 @@ impl<'a> Roles<'a> {
         }
     }
 
+    /// A filled role's raw JSON text, when the roles were sized up from raw text: `Some(None)`
+    /// when the role is not filled, `None` when the text is not at hand (other forms).
+    pub fn filled_text(&self, role: Role) -> Option<Option<&'a str>> {
+        self.sized_up(role).map(|raw| {
+            raw.filter(|raw| raw.presence.is_filled())
+                .map(|raw| raw.text)
+        })
+    }
+
     /// How a role's value counts (without reading the value, when the text was sized up).
     #[inline(always)]
     pub fn presence(&self, role: Role) -> Presence {
