@@ -174,6 +174,15 @@ impl<'a> RawRole<'a> {
         let plain =
             plain || (bytes.first() == Some(&b'"') && memchr::memchr(b'\\', bytes).is_none());
         match bytes.first() {
+            // most strings start with a printable character: filled, nothing more to look at
+            Some(b'"')
+                if plain
+                    && bytes
+                        .get(1)
+                        .is_some_and(|&b| b != b'"' && b.is_ascii_graphic()) =>
+            {
+                role(Presence::Truthy, true)
+            }
             Some(b'"') if plain && text.len() >= 2 => {
                 role(filled(!is_blank(&text[1..text.len() - 1])), true)
             }
