@@ -212,6 +212,8 @@ impl ReferenceRules {
         }
     }
 
+    /// How to read these fields and markers from the bit sets, if every one of them is in
+    /// them.
     fn count_plan(
         fields: &[FieldState],
         rule_markers: &[Role],
