@@ -401,22 +401,16 @@ impl ReferenceRules {
         if facts.restricted {
             must |= applies.restricted_records;
         }
-        let mut missing = must & !facts.met;
-        while missing != 0 {
-            self.fields[missing.trailing_zeros() as usize]
-                .offenders
-                .push(name);
-            missing &= missing - 1;
+        for i in bits(must & !facts.met) {
+            self.fields[i].offenders.push(name);
         }
         if facts.truthy & applies.once_per_store != 0 {
             self.policy_in_records = true;
         }
-        let mut inverse = applies.inverse;
-        while inverse != 0 {
-            self.fields[inverse.trailing_zeros() as usize]
+        for i in bits(applies.inverse) {
+            self.fields[i]
                 .deferred
                 .push((name.to_string(), own_id.to_string()));
-            inverse &= inverse - 1;
         }
     }
 
@@ -502,6 +496,15 @@ impl ReferenceRules {
         }
         (reached, findings)
     }
+}
+
+/// The numbers of the bits set in `set`, lowest first.
+fn bits(mut set: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let i = (set != 0).then(|| set.trailing_zeros() as usize)?;
+        set &= set - 1;
+        Some(i)
+    })
 }
 
 /// The name the reference gives the record at `index` that has no id.

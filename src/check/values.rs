@@ -13,7 +13,7 @@
 
 use super::ids::{small, Ids, Matched, Sought};
 use super::owners::ConceptOwners;
-use super::roles::{Counts, Role, RoleValue, Roles};
+use super::roles::{Role, RoleValue, Roles};
 use super::table::{self, Names};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
@@ -404,15 +404,7 @@ impl ValueChecks {
     /// where it starts.
     pub fn facts<'a>(roles: &'a Roles, line: u64) -> ValueFacts<'a> {
         let r = value_roles();
-        // a role the bit sets show unfilled (most records lack most of these) is not read
-        let counts = roles.counts();
-        let get = |role: Role| {
-            let bit = Counts::bit(role);
-            match counts {
-                Some(counts) if bit != 0 && counts.filled & bit == 0 => None,
-                _ => roles.filled(role),
-            }
-        };
+        let get = |role: Role| roles.filled(role);
         let mut facts = ValueFacts {
             line,
             ..ValueFacts::default()
@@ -468,13 +460,12 @@ impl ValueChecks {
             .map(|p| p.text());
 
         // release_to is a list of parties (read from the raw text when it is at hand)
-        facts.bad_release = match roles.filled_text(r.release_to) {
+        let raw = roles.filled_text(r.release_to);
+        facts.bad_release = match raw.map(|text| text.map(list_of_parties)) {
             Some(None) => false,
-            Some(Some(text)) => match list_of_parties(text) {
-                Some(parties) => !parties,
-                None => get(r.release_to).is_some_and(|v| !is_list_of_parties(&v)),
-            },
-            None => get(r.release_to).is_some_and(|v| !is_list_of_parties(&v)),
+            Some(Some(Some(parties))) => !parties,
+            // no raw text, or a string with an escape in it: the parsed value says
+            _ => get(r.release_to).is_some_and(|v| !is_list_of_parties(&v)),
         };
 
         // validity time is not capture time
