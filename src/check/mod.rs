@@ -91,8 +91,8 @@ type Facts = Box<RecordFacts>;
 /// Check one store: a single streaming pass through both rule sets.
 ///
 /// Each record is read on whichever core decoded it (`store::read_looking`): its facts, a
-/// few flags and texts, are all that travel on; they are folded in store order on this
-/// thread, so the report is the one a record-by-record pass gives. When every role the checks
+/// few flags and texts, are all that travel on; they are folded in store order (by one
+/// worker at a time, see `store/batch.rs`), so the report is the one a record-by-record pass gives. When every role the checks
 /// read is one plain top-level key, a JSON line is not built at all: the reader's scanner
 /// validates it and notes where the wanted values lie, and the checks read them from the line,
 /// borrowed (`roles.rs`); otherwise the reader builds only the keys the checks look at.
@@ -157,12 +157,12 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         .map(|m| m.len());
     let mut early: Option<Vec<Facts>> = Some(Vec::with_capacity(SIZING_RECORDS));
     // how many records the store holds, estimated from the first ones (0: unknown)
-    let expected = std::cell::Cell::new(0);
-    let mut fold = |facts: Facts, values: &mut values::ValueChecks| {
+    let mut expected = 0;
+    let mut fold = |facts: Facts, values: &mut values::ValueChecks, expected: usize| {
         let rules = rules.get_or_insert_with(|| {
             let map = reading.get().map_or(&opts.map, |r| &r.map);
             let mut rules = rules::ReferenceRules::new(map.clone());
-            rules.expect_records(expected.get());
+            rules.expect_records(expected);
             rules
         });
         let unnamed;
@@ -191,20 +191,20 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             Some(held) if held.len() < SIZING_RECORDS => held.push(facts),
             Some(_) => {
                 let mut held = early.take().unwrap_or_default();
-                expected.set(size_tables(&held, file_size, &mut values));
+                expected = size_tables(&held, file_size, &mut values);
                 held.push(facts);
                 for facts in held {
-                    fold(facts, &mut values);
+                    fold(facts, &mut values, expected);
                 }
             }
-            None => fold(facts, &mut values),
+            None => fold(facts, &mut values, expected),
         }
         Ok(())
     })?;
     if let Some(held) = early.take() {
-        expected.set(size_tables(&held, file_size, &mut values));
+        expected = size_tables(&held, file_size, &mut values);
         for facts in held {
-            fold(facts, &mut values);
+            fold(facts, &mut values, expected);
         }
     }
     if let Some(bar) = bar {

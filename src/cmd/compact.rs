@@ -104,7 +104,7 @@ pub enum Policy {
 pub fn write(
     input: &Input,
     request: &Request,
-    emit: &mut dyn FnMut(Option<&Record>, &str) -> Result<()>,
+    emit: &mut (dyn FnMut(Option<&Record>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
     write_lines(input, request, false, emit)
 }
@@ -117,7 +117,7 @@ fn write_lines(
     input: &Input,
     request: &Request,
     with_records: bool,
-    emit: &mut dyn FnMut(Option<&Record>, &str) -> Result<()>,
+    emit: &mut (dyn FnMut(Option<&Record>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
     let (given, map_given, criteria) = (&request.map, request.map_given, &request.criteria);
     let order = &Profile::embedded().serialisation.field_order;
@@ -521,7 +521,7 @@ fn read_store(
     keep: &Keep,
     mut map: FieldMap,
     map_given: bool,
-    visit: &mut dyn FnMut(&FieldMap, Record) -> Result<()>,
+    visit: &mut (dyn FnMut(&FieldMap, Record) -> Result<()> + Send),
 ) -> Result<Shape> {
     store::read_with(input, keep, &mut |entry| match entry {
         Entry::Aside(Aside::EngramaHeader, _) if !map_given => {

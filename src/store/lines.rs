@@ -34,7 +34,7 @@ pub fn read<T: Send>(
     keep: &Keep,
     look: Option<&Look<'_, T>>,
     work: &Work<'_, Entry, T>,
-    visit: &mut dyn FnMut(T) -> Result<()>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let mut visit_entry = |entry: Entry| visit(work(entry)?);
     let mut buf = Vec::with_capacity(4096);
@@ -304,7 +304,7 @@ fn read_engrama<T: Send>(
     header: Value,
     keep: &Keep,
     work: &Work<'_, Entry, T>,
-    visit: &mut dyn FnMut(T) -> Result<()>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let name = src.name.clone();
     let header_fields = into_object(&name, &first.text, first.origin.line, header)?;

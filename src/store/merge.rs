@@ -486,7 +486,7 @@ impl Store {
         target: &Path,
         plan: &Plan,
         counts: &mut Counts,
-        progress: &mut dyn FnMut(u64),
+        progress: &mut (dyn FnMut(u64) + Send),
     ) -> Result<Shape> {
         // a dump that is a file: its lines are copied from it (a pipe is read once, by the reader)
         let mut dump = input

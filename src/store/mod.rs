@@ -78,7 +78,7 @@ pub enum Entry {
 pub const ENVELOPE_KEYS: [&str; 6] = ["results", "facts", "edges", "memories", "items", "data"];
 
 /// Read a store, calling `visit` for every entry in order. Returns the shape found.
-pub fn read(input: &Input, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result<Shape> {
+pub fn read(input: &Input, visit: &mut (dyn FnMut(Entry) -> Result<()> + Send)) -> Result<Shape> {
     read_with(input, &Keep::all(), visit)
 }
 
@@ -88,13 +88,14 @@ pub fn read(input: &Input, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result
 pub fn read_with(
     input: &Input,
     keep: &Keep,
-    visit: &mut dyn FnMut(Entry) -> Result<()>,
+    visit: &mut (dyn FnMut(Entry) -> Result<()> + Send),
 ) -> Result<Shape> {
     read_parallel(input, keep, &Ok, visit)
 }
 
 /// [`read_with`], running `work` on every entry (records and asides) on the decoding threads,
-/// several at once, and visiting what it returns in store order on the calling thread: the
+/// several at once, and visiting what it returns in store order (on one of those threads at a
+/// time, the calling thread among them: hence `Send`, and no locking needed): the
 /// place for a command's per-record work (encoding a line, reading a record's facts), so it
 /// runs on every core. Entries carry their final `origin` (index included).
 ///
@@ -106,7 +107,7 @@ pub fn read_parallel<T: Send>(
     input: &Input,
     keep: &Keep,
     work: &batch::Work<'_, Entry, T>,
-    visit: &mut dyn FnMut(T) -> Result<()>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     read_shape(input, keep, None, work, visit)
 }
@@ -151,7 +152,7 @@ pub fn read_looking<T: Send>(
     keep: &Keep,
     look: &Look<'_, T>,
     work: &batch::Work<'_, Entry, T>,
-    visit: &mut dyn FnMut(T) -> Result<()>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     read_shape(input, keep, Some(look), work, visit)
 }
@@ -162,7 +163,7 @@ fn read_shape<T: Send>(
     keep: &Keep,
     look: Option<&Look<'_, T>>,
     work: &batch::Work<'_, Entry, T>,
-    visit: &mut dyn FnMut(T) -> Result<()>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let mut source = input.open()?;
     let first = source.skip_leading_space()?;
@@ -175,7 +176,10 @@ fn read_shape<T: Send>(
 }
 
 /// Read only the records of a store (asides dropped), for commands that need nothing else.
-pub fn read_records(input: &Input, visit: &mut dyn FnMut(Record) -> Result<()>) -> Result<Shape> {
+pub fn read_records(
+    input: &Input,
+    visit: &mut (dyn FnMut(Record) -> Result<()> + Send),
+) -> Result<Shape> {
     read(input, &mut |entry| match entry {
         Entry::Record(r) => visit(r),
         Entry::Aside(..) => Ok(()),

@@ -40,7 +40,7 @@ impl LineMaker for RecordLines {
 
 /// A format's writer. `put` returns `Ok(false)` when the output was closed by its reader
 /// (`| head`): the caller stops feeding it and ends with success.
-pub trait StoreWriter {
+pub trait StoreWriter: Send {
     fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool>;
     /// Write whatever closes the output (the envelope of an empty dump, a closing `]`).
     fn finish(&mut self, sink: &mut Sink) -> Result<bool>;
