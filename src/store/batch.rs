@@ -298,3 +298,103 @@ fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<Line>> {
     src.offset += block.len() as u64;
     Ok(lines)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Input;
+
+    /// Lines of a few hundred bytes each, `n` of them: several blocks' worth.
+    fn lines(n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| format!("{i} {}\n", "x".repeat(i % 300)))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    fn failing(line: u64, what: &str) -> VercyError {
+        VercyError::Shape {
+            path: "t".into(),
+            pos: crate::error::Position { line, column: 1 },
+            message: what.into(),
+            help: String::new(),
+        }
+    }
+
+    /// Run the engine over `text` with `workers` threads: `decode` fails on the lines whose
+    /// first word is in `bad`, `visit` stops after `stop_after` values; what was visited, and
+    /// the error.
+    fn run(
+        text: Vec<u8>,
+        workers: usize,
+        bad: &[u64],
+        stop_after: usize,
+    ) -> (Vec<(u64, u64, usize)>, Option<String>) {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .unwrap();
+        let mut src = Input::from_bytes("t", text).open().unwrap();
+        let decode = |bytes: &[u8], origin: Origin| -> Result<Option<(u64, Origin)>> {
+            let text = std::str::from_utf8(bytes).unwrap();
+            let word: u64 = text.split(' ').next().unwrap().parse().unwrap();
+            if bad.contains(&word) {
+                return Err(failing(origin.line, "bad"));
+            }
+            // every tenth line is skipped
+            Ok((word % 10 != 5).then_some((word, origin)))
+        };
+        let mut index = 0;
+        let mut number = |(_, origin): &mut (u64, Origin)| {
+            origin.index = index;
+            index += 1;
+        };
+        let work = |(word, origin): (u64, Origin)| Ok((word, origin.line, origin.index));
+        let mut seen = Vec::new();
+        let mut visit = |v: (u64, u64, usize)| {
+            if seen.len() == stop_after {
+                return Err(failing(v.1, "stop"));
+            }
+            seen.push(v);
+            Ok(())
+        };
+        let result =
+            pool.install(|| for_each_line(&mut src, &decode, &mut number, &work, &mut visit));
+        (seen, result.err().map(|e| e.to_string()))
+    }
+
+    #[test]
+    fn visits_every_line_in_file_order_numbered_in_order() {
+        let n = 20_000; // about 3 MB: a few blocks
+        for workers in [1, 2, 3] {
+            let (seen, error) = run(lines(n), workers, &[], usize::MAX);
+            assert_eq!(error, None);
+            let expected: Vec<(u64, u64, usize)> = (0..n as u64)
+                .filter(|w| w % 10 != 5)
+                .enumerate()
+                .map(|(index, w)| (w, w + 1, index))
+                .collect();
+            assert_eq!(seen, expected, "{workers} workers");
+        }
+    }
+
+    #[test]
+    fn the_first_error_in_file_order_ends_the_run_whatever_block_fails_first() {
+        // the later bad line sits blocks after the first; the lines between are visited
+        let (seen, error) = run(lines(20_000), 2, &[19_000, 9_000], usize::MAX);
+        assert_eq!(seen.last().map(|v| v.0), Some(8_999));
+        assert_eq!(seen.len(), 9_000 - 900);
+        let error = error.expect("an error");
+        assert!(error.contains("bad"), "{error}");
+        // a bad line in the first block
+        let (seen, _) = run(lines(20_000), 2, &[3], usize::MAX);
+        assert_eq!(seen.len(), 3);
+    }
+
+    #[test]
+    fn a_visitor_that_stops_ends_the_run_with_its_error() {
+        let (seen, error) = run(lines(20_000), 2, &[], 100);
+        assert_eq!(seen.len(), 100);
+        assert!(error.expect("the visitor's error").contains("stop"));
+    }
+}
