@@ -9,8 +9,12 @@
 //! the end each partition is matched up alone, in a table of a few tens of kilobytes that
 //! stays in cache, and the partitions on every core.
 //!
-//! Memory: per id its text, its line and 8 bytes of key; per pointer its target's text and 8
-//! bytes: linear in the store.
+//! An id's text is kept in its partition too, not in one list for all: matching a target
+//! compares it with an id's text, and read from one list in store order each comparison
+//! missed the cache (measured on a 1M check: the matching took 20-30 ms instead of 5-10 ms).
+//!
+//! Memory: per id its text, its line, 8 bytes of key and 5 of place; per pointer its target's
+//! text and 8 bytes: linear in the store.
 
 use super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
 use crate::bytes::same;
@@ -24,6 +28,13 @@ const NONE: u32 = u32::MAX;
 
 /// An id in its partition: 32 bits of its hash and its index.
 type Key = (u32, u32);
+
+/// The ids of one partition, in store order: their keys, and by the same place their texts.
+#[derive(Default)]
+struct IdPart {
+    keys: Vec<Key>,
+    texts: Names,
+}
 
 /// A text sought among the ids: its partition, and its place there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,12 +53,14 @@ struct SoughtPart {
 
 #[derive(Default)]
 pub struct Ids {
-    /// Every id as met, in store order (a repeat too): an id's index is its place here.
-    texts: Names,
-    /// By the same index: the record's line, and whether it carries a written valid_to.
+    /// Every id as met, in store order (a repeat too): an id's index is its place here; the
+    /// record's line, and whether it carries a written valid_to.
     lines: Vec<u64>,
+    /// By the same index: the id's partition, and its place there.
+    parts: Vec<u8>,
+    places: Vec<u32>,
     /// The ids by partition, each in store order.
-    id_parts: Vec<Vec<Key>>,
+    id_parts: Vec<IdPart>,
     /// Texts looked up among the ids (the targets of supersedes pointers), by partition.
     sought: Vec<SoughtPart>,
 }
@@ -73,10 +86,12 @@ impl Ids {
     /// Room for about `ids` more ids of `bytes` in all, and `sought` more targets: sized once,
     /// the long lists skip the copies of growing by doubling.
     pub fn reserve(&mut self, ids: usize, bytes: usize, sought: usize) {
-        self.texts.reserve(ids, bytes);
         self.lines.reserve(ids);
+        self.parts.reserve(ids);
+        self.places.reserve(ids);
         for part in partitions(&mut self.id_parts) {
-            part.reserve(share(ids));
+            part.keys.reserve(share(ids));
+            part.texts.reserve(share(ids), share(bytes));
         }
         let sought_bytes = sought.saturating_mul(bytes / ids.max(1));
         for part in partitions(&mut self.sought) {
@@ -87,14 +102,18 @@ impl Ids {
 
     /// Note a record's id (`hash`: its [`super::table::hash`]); returns its index.
     pub fn push(&mut self, text: &str, hash: u64, line: u64, valid_to_written: bool) -> u32 {
-        let i = small(self.texts.push(text));
+        let i = small(self.lines.len());
         let written = if valid_to_written {
             VALID_TO_WRITTEN
         } else {
             0
         };
         self.lines.push(line | written);
-        partitions(&mut self.id_parts)[part_of(hash)].push((key_of(hash), i));
+        let part = part_of(hash);
+        let id_part = &mut partitions(&mut self.id_parts)[part];
+        id_part.keys.push((key_of(hash), i));
+        self.places.push(small(id_part.texts.push(text)));
+        self.parts.push(part as u8);
         i
     }
 
@@ -110,11 +129,15 @@ impl Ids {
     }
 
     pub fn len(&self) -> usize {
-        self.texts.len()
+        self.lines.len()
     }
 
     pub fn text(&self, i: u32) -> &str {
-        self.texts.get(i as usize)
+        let i = i as usize;
+        match (self.parts.get(i), self.places.get(i)) {
+            (Some(&part), Some(&at)) => self.id_parts[part as usize].texts.get(at as usize),
+            _ => "",
+        }
     }
 
     pub fn sought(&self, s: Sought) -> &str {
@@ -140,7 +163,7 @@ impl Ids {
     /// Match every id and sought text with the first id of the same text, one partition at a
     /// time, on every core.
     pub fn match_up(&self) -> Matched {
-        let (no_ids, no_sought) = (Vec::new(), SoughtPart::default());
+        let (no_ids, no_sought) = (IdPart::default(), SoughtPart::default());
         let per_part: Vec<PartMatched> = (0..PARTS)
             .into_par_iter()
             .map(|p| {
@@ -161,17 +184,18 @@ impl Ids {
 
     /// One partition: its ids in store order (an id equal to an earlier one is a repeat of
     /// it), then its sought texts; (the repeats, each sought text's first id or [`NONE`]).
-    fn match_part(&self, ids: &[Key], sought: &SoughtPart) -> PartMatched {
-        // one slot pair per id of the partition: linear
-        let mut table = Slots::with_room(ids.len());
+    fn match_part(&self, ids: &IdPart, sought: &SoughtPart) -> PartMatched {
+        // one slot pair per id of the partition, by its place there: linear
+        let mut table = Slots::with_room(ids.keys.len());
         let mut repeats = Vec::new();
-        for &(key, i) in ids {
+        let index = |at: usize| ids.keys[at].1;
+        for (at, &(key, i)) in ids.keys.iter().enumerate() {
             // the text is read only to compare (a new id rarely is compared at all)
-            let (first, new) = table.find_or_insert(spread(key), i as usize, |other| {
-                same(self.texts.bytes(other), self.texts.bytes(i as usize))
+            let (first, new) = table.find_or_insert(spread(key), at, |other| {
+                same(ids.texts.bytes(other), ids.texts.bytes(at))
             });
             if !new {
-                repeats.push((i, small(first)));
+                repeats.push((i, index(first)));
             }
         }
         let found = sought
@@ -181,8 +205,8 @@ impl Ids {
             .map(|(at, &key)| {
                 let text = sought.texts.bytes(at);
                 table
-                    .find(spread(key), |i| same(self.texts.bytes(i), text))
-                    .map_or(NONE, small)
+                    .find(spread(key), |other| same(ids.texts.bytes(other), text))
+                    .map_or(NONE, index)
             })
             .collect();
         (repeats, found)

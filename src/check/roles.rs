@@ -219,7 +219,7 @@ pub fn role_names() -> &'static [&'static str] {
 }
 
 /// Roles past this many are looked up each time they are asked for (the profile has fewer).
-const MAX_ROLES: usize = 32;
+const MAX_ROLES: usize = 20;
 
 /// How a record's roles count, as bit sets (bit i: role number i), for the checks that ask
 /// only that of many roles at once.
