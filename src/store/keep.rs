@@ -158,6 +158,9 @@ pub struct KeySlots {
     /// earlier one wait in `crowded`, looked through only for keys of those places.
     places: Box<[Wanted; PLACES]>,
     crowded: Vec<(Box<[u8]>, usize)>,
+    /// Which set this is, for what the scanner learns about it (`layout.rs`): one number per
+    /// set made (a clone is the same set).
+    id: u64,
 }
 
 /// Places for the wanted keys (a power of two).
@@ -230,11 +233,18 @@ impl KeySlots {
                 crowded.push((key.into(), slot));
             }
         }
+        static SETS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         KeySlots {
             slots,
             places,
             crowded,
+            id: SETS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// Which set this is (see the field).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     pub fn slot(&self, key: &str) -> Option<usize> {

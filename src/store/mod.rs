@@ -17,6 +17,7 @@ mod input;
 pub mod json_array;
 pub mod jsonl;
 mod keep;
+mod layout;
 mod lines;
 mod locate;
 pub mod merge;

@@ -11,6 +11,7 @@
 //! A property test holds it to that (`tests` below).
 
 use super::keep::KeySlots;
+use super::layout::{with_layout, Layout, NO_RUN};
 use crate::record::Span;
 
 /// Deeper than this the line is left to serde_json (its limit is 128, counted from the line).
@@ -29,7 +30,7 @@ pub fn object_spans(text: &str, slots: &KeySlots, spans: &mut [Span]) -> Option<
         at: 0,
         escaped: false,
     };
-    let plain = s.object_fields(slots, spans)?;
+    let plain = with_layout(slots, |layout| s.object_fields(slots, spans, layout))?;
     s.space();
     (s.at == s.bytes.len()).then_some(plain)
 }
@@ -60,23 +61,49 @@ impl<'a> Scanner<'a> {
     }
 
     /// The top-level object, noting the slotted keys' values; returns the plain-string bits.
-    fn object_fields(&mut self, slots: &KeySlots, spans: &mut [Span]) -> Option<u64> {
+    /// Each key is first looked for as the run of bytes that followed the key before it on
+    /// the last line (`layout.rs`), and read byte by byte when it is not there.
+    fn object_fields(
+        &mut self,
+        slots: &KeySlots,
+        spans: &mut [Span],
+        layout: &mut Layout,
+    ) -> Option<u64> {
         self.space();
         if self.peek() != Some(b'{') {
             return None;
         }
         let mut plain = 0u64;
+        let mut prev = NO_RUN;
         self.items(b'}', |s| {
+            let slot = match layout
+                .after(prev)
+                .filter(|(_, run)| run.starts(s.bytes, s.at))
+            {
+                Some((this, run)) => {
+                    s.at += run.len();
+                    s.space();
+                    prev = this;
+                    run.slot
+                }
+                None => {
+                    let key_start = s.at;
+                    s.escaped = false;
+                    let key = s.string()?;
+                    // an escaped key is compared by what it decodes to: serde_json's business
+                    if s.escaped {
+                        return None;
+                    }
+                    s.colon()?;
+                    let slot = slots.slot_of_raw(key);
+                    prev = layout.learn(prev, &s.bytes[key_start..s.at], slot);
+                    slot
+                }
+            };
             s.escaped = false;
-            let key = s.string()?;
-            // an escaped key is compared by what it decodes to: serde_json's business
-            if s.escaped {
-                return None;
-            }
-            s.colon()?;
             let start = s.at;
             s.value(1)?;
-            if let Some(slot) = slots.slot_of_raw(key) {
+            if let Some(slot) = slot {
                 spans[slot] = (start as u32, s.at as u32);
                 let bit = 1u64.checked_shl(slot as u32).unwrap_or(0);
                 if s.bytes[start] == b'"' && !s.escaped {
@@ -248,16 +275,15 @@ fn plain_run(bytes: &[u8]) -> usize {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-        _mm_set_epi64x,
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
     };
 
     /// A bit for each of the sixteen bytes that is `"`, `\\` or below 0x20 (bit i: byte i).
     #[target_feature(enable = "sse2")]
     pub fn special_bytes(chunk: &[u8; 16]) -> u32 {
-        let (low, high) = chunk.split_at(8);
-        let word = |half: &[u8]| i64::from_le_bytes(half.try_into().unwrap_or([0; 8]));
-        let v = _mm_set_epi64x(word(high), word(low));
+        // SAFETY: an unaligned load of the sixteen bytes `chunk` borrows, no more
+        let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
         let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
         let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
         // unsigned b <= 0x1f exactly when min(b, 0x1f) == b
@@ -369,6 +395,40 @@ mod tests {
                 .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
                 .unwrap_or(bytes.len());
             proptest::prop_assert_eq!(plain_run(bytes), expected);
+        }
+
+        /// Lines read one after another teach the scanner their layout (`layout.rs`): keys
+        /// in changing orders and spacings, near misses of one another (a prefix, a longer
+        /// key, an escape), still give serde_json's values, line after line.
+        #[test]
+        fn a_learned_layout_reads_what_serde_json_reads(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(
+                    (0usize..7, "( ?)", "( ?)", "[1-9][0-9]{0,2}|\"[a-z ]{0,4}\""),
+                    0..6,
+                ),
+                1..12,
+            ),
+        ) {
+            let keys = [r#""ab""#, r#""a""#, r#""abc""#, r#""a\u0062""#, r#""b""#, r#""x""#, r#""ab ""#];
+            let wanted = ["ab", "a", "abc", "b"];
+            for fields in lines {
+                let body: Vec<String> = fields
+                    .iter()
+                    .map(|(k, before, after, value)| format!("{}{before}:{after}{value}", keys[*k]))
+                    .collect();
+                let line = format!("{{{}}}", body.join(", "));
+                let whole: Map<String, Value> = serde_json::from_str(&line).expect("valid");
+                if let Some(got) = spans_of(&line, &wanted) {
+                    for (key, raw) in wanted.iter().zip(got) {
+                        let value = raw.map(|r| serde_json::from_str::<Value>(&r).expect("a value"));
+                        proptest::prop_assert_eq!(value.as_ref(), whole.get(*key), "{}", line);
+                    }
+                } else {
+                    // only an escaped key is left to serde_json here
+                    proptest::prop_assert!(line.contains('\\'), "{}", line);
+                }
+            }
         }
 
         /// Whatever line the scanner takes, serde_json takes too, and the values it notes are
