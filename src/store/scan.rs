@@ -61,8 +61,9 @@ impl<'a> Scanner<'a> {
     }
 
     /// The top-level object, noting the slotted keys' values; returns the plain-string bits.
-    /// Each key is first looked for as the run of bytes that followed the key before it on
-    /// the last line (`layout.rs`), and read byte by byte when it is not there.
+    /// The bytes between one value and the next (`, "key": `; for the first key, from the
+    /// `{`) are first looked for as the run that followed the key before on the last line
+    /// (`layout.rs`), and read byte by byte when they are not there.
     fn object_fields(
         &mut self,
         slots: &KeySlots,
@@ -70,51 +71,62 @@ impl<'a> Scanner<'a> {
         layout: &mut Layout,
     ) -> Option<u64> {
         self.space();
-        if self.peek() != Some(b'{') {
-            return None;
-        }
+        self.expect(b'{')?;
         let mut plain = 0u64;
         let mut prev = NO_RUN;
-        self.items(b'}', |s| {
+        let mut first = true;
+        loop {
+            let from = self.at;
             let slot = match layout
                 .after(prev)
-                .filter(|(_, run)| run.starts(s.bytes, s.at))
+                .filter(|(_, run)| run.starts(self.bytes, from))
             {
                 Some((this, run)) => {
-                    s.at += run.len();
-                    s.space();
+                    self.at += run.len();
+                    self.space();
                     prev = this;
                     run.slot
                 }
                 None => {
-                    let key_start = s.at;
-                    s.escaped = false;
-                    let key = s.string()?;
+                    self.space();
+                    match self.peek()? {
+                        b'}' => {
+                            self.at += 1;
+                            return Some(plain);
+                        }
+                        b',' if !first => {
+                            self.at += 1;
+                            self.space();
+                        }
+                        b'"' if first => {}
+                        _ => return None,
+                    }
+                    self.escaped = false;
+                    let key = self.string()?;
                     // an escaped key is compared by what it decodes to: serde_json's business
-                    if s.escaped {
+                    if self.escaped {
                         return None;
                     }
-                    s.colon()?;
+                    self.colon()?;
                     let slot = slots.slot_of_raw(key);
-                    prev = layout.learn(prev, &s.bytes[key_start..s.at], slot);
+                    prev = layout.learn(prev, &self.bytes[from..self.at], slot);
                     slot
                 }
             };
-            s.escaped = false;
-            let start = s.at;
-            s.value(1)?;
+            first = false;
+            self.escaped = false;
+            let start = self.at;
+            self.value(1)?;
             if let Some(slot) = slot {
-                spans[slot] = (start as u32, s.at as u32);
+                spans[slot] = (start as u32, self.at as u32);
                 let bit = 1u64.checked_shl(slot as u32).unwrap_or(0);
-                if s.bytes[start] == b'"' && !s.escaped {
+                if self.bytes[start] == b'"' && !self.escaped {
                     plain |= bit;
                 } else {
                     plain &= !bit;
                 }
             }
-            Some(())
-        })?;
-        Some(plain)
+        }
     }
 
     /// The items of an object or an array, from its opening byte through `close`, each read
