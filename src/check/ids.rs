@@ -6,7 +6,7 @@
 //! megabytes, and nearly every record's lookup missed the cache (measured on a 1M check: the
 //! value checks' tables were half of the folding thread's time). Here each id goes, with 32
 //! bits of its hash, to one of [`PARTS`] partitions by the hash's top bits, in store order; at
-//! the end each partition is matched up alone, in a table of a few tens of kilobytes that
+//! the end each partition is matched up alone, in a table of a few hundred kilobytes that
 //! stays in cache, and the partitions on every core.
 //!
 //! An id's text is kept in its partition too, not in one list for all: matching a target
