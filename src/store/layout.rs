@@ -149,7 +149,10 @@ impl Layout {
             return NO_RUN;
         }
         let place = (run.len() * 7 + run[run.len() / 2] as usize * 3 + run[1] as usize) % PLACES;
-        let same = |r: &Run| r.len() == run.len() && r.words_bytes()[..run.len()] == *run;
+        let mut padded = [0u8; MAX_RUN];
+        padded[..run.len()].copy_from_slice(run);
+        let (words, len) = (words(&padded), run.len() as u8);
+        let same = |r: &Run| r.len == len && r.words == words;
         let candidate = self.places[place];
         if self.runs.get(candidate as usize).is_some_and(same) {
             return candidate;
