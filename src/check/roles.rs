@@ -469,6 +469,19 @@ impl<'a> Roles<'a> {
         }
     }
 
+    /// A filled role that is a plain string: its text, borrowed from the line; `None` for
+    /// anything else (read it with [`Roles::filled`]). Cheaper than building a
+    /// [`RoleValue`] for the texts nearly every record holds.
+    #[inline(always)]
+    pub fn filled_plain(&self, role: Role) -> Option<&'a str> {
+        let raw = self.sized_up(role)??;
+        if raw.plain && raw.presence.is_filled() {
+            raw.text.get(1..raw.text.len() - 1)
+        } else {
+            None
+        }
+    }
+
     /// The value under a literal top-level key, whatever the map says.
     pub fn literal(&self, key: &str) -> Option<RoleValue<'_>> {
         match self {

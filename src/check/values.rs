@@ -16,7 +16,7 @@ use super::owners::ConceptOwners;
 use super::roles::{Role, RoleValue, Roles};
 use super::table::{self, Names};
 use crate::record::{is_filled, py_str};
-use crate::time::Timestamp;
+use crate::time::{self, Timestamp};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -405,6 +405,11 @@ impl ValueChecks {
     pub fn facts<'a>(roles: &'a Roles, line: u64) -> ValueFacts<'a> {
         let r = value_roles();
         let get = |role: Role| roles.filled(role);
+        // the text a filled role prints as: straight from the line for a plain string
+        let text = |role: Role| match roles.filled_plain(role) {
+            Some(plain) => Some(Cow::Borrowed(plain)),
+            None => get(role).map(|v| v.text()),
+        };
         let mut facts = ValueFacts {
             line,
             ..ValueFacts::default()
@@ -414,8 +419,12 @@ impl ValueChecks {
         let mut from: Option<Timestamp> = None;
         let mut to: Option<Timestamp> = None;
         for (role, slot) in [(r.valid_from, &mut from), (r.valid_to, &mut to)] {
-            if let Some(v) = get(role) {
-                match v.parse_time() {
+            let parsed = match roles.filled_plain(role) {
+                Some(plain) => Some(time::parse(plain)),
+                None => get(role).map(|v| v.parse_time()),
+            };
+            if let Some(parsed) = parsed {
+                match parsed {
                     Ok(t) => *slot = Some(t),
                     Err(e) => {
                         if facts.bad_date_example.is_none() {
@@ -431,7 +440,7 @@ impl ValueChecks {
         }
 
         // identity and supersession
-        facts.id = get(r.record_id).map(|v| v.text());
+        facts.id = text(r.record_id);
         facts.valid_to_written = roles.presence(r.valid_to).is_filled();
         if let Some(v) = get(r.supersedes) {
             let mut targets: Vec<Cow<str>> = match &v {
@@ -449,9 +458,9 @@ impl ValueChecks {
         }
 
         // one owner per concept
-        facts.concept = get(r.concept).map(|v| v.text());
+        facts.concept = text(r.concept);
         if facts.concept.is_some() {
-            facts.owner = get(r.concept_owner).map(|v| v.text());
+            facts.owner = text(r.concept_owner);
         }
 
         // one policy per store
