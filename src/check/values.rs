@@ -316,6 +316,7 @@ pub struct ValueChecks {
 
 impl ValueFacts<'_> {
     /// The facts with nothing borrowed, packed to travel to the thread that folds them.
+    #[inline(always)]
     pub fn pack(self) -> PackedFacts {
         let targets = self.supersedes.as_deref().unwrap_or_default();
         let owned = [&self.id, &self.concept, &self.owner, &self.policy];
@@ -402,6 +403,7 @@ impl PackedFacts {
 impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
+    #[inline(always)]
     pub fn facts<'a>(roles: &'a Roles, line: u64) -> ValueFacts<'a> {
         let r = value_roles();
         let get = |role: Role| roles.filled(role);
