@@ -10,7 +10,8 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
   export       vercy export NEW.jsonl --to engrama the imported store back to engrama NDJSON
 
 Each command runs --runs times (after one warm-up run that fills the page cache) under
-/usr/bin/time -v; the table gives the median wall time, the ratio to the alternative and to
+/usr/bin/time -v; `wc -l`, vercy check and the reference run in alternating rounds, so that a
+busy spell of a shared machine weighs on each of them alike; the table gives the median wall time, the ratio to the alternative and to
 `wc -l`, and the peak resident set size the operating system reports ("Maximum resident set
 size"). Outputs are checked once: vercy compact and the jq program must write the same bytes,
 and vercy check must reach the reference's level and verdict.
@@ -61,22 +62,51 @@ def timed(cmd, stdout, prepare=None):
     return wall, rss, p.returncode, err
 
 
-def bench(name, cmd, runs, ok_codes=(0,), stdout=os.devnull, prepare=None, warm=True):
-    if warm:
-        timed(cmd, stdout, prepare)  # warm-up: page cache, dynamic loading
-    walls, rsss = [], []
-    for _ in range(runs):
-        wall, rss, rc, err = timed(cmd, stdout, prepare)
-        if rc not in ok_codes:
+class Timing:
+    """One command to time: its runs, what exit codes are fine, whether it is warmed up."""
+
+    def __init__(self, name, cmd, runs, ok_codes=(0,), stdout=os.devnull, prepare=None,
+                 warm=True):
+        self.name, self.cmd, self.runs, self.ok_codes = name, cmd, runs, ok_codes
+        self.stdout, self.prepare, self.warm = stdout, prepare, warm
+        self.walls, self.rsss = [], []
+
+    def run(self):
+        wall, rss, rc, err = timed(self.cmd, self.stdout, self.prepare)
+        if rc not in self.ok_codes:
             tail = "\n".join(err.splitlines()[-15:])
-            sys.exit("%s failed (exit %d): %s\n%s" % (name, rc, " ".join(cmd), tail))
-        walls.append(wall)
-        rsss.append(rss)
-    res = {"name": name, "cmd": " ".join(cmd), "median": statistics.median(walls),
-           "min": min(walls), "runs": runs, "rss_kib": max(rsss)}
-    print("  %-28s %9.3f s  %8.1f MiB   (%s)" % (name, res["median"], res["rss_kib"] / 1024,
-                                                res["cmd"]), flush=True)
-    return res
+            sys.exit("%s failed (exit %d): %s\n%s" % (self.name, rc, " ".join(self.cmd), tail))
+        self.walls.append(wall)
+        self.rsss.append(rss)
+
+    def result(self):
+        res = {"name": self.name, "cmd": " ".join(self.cmd),
+               "median": statistics.median(self.walls), "min": min(self.walls),
+               "runs": self.runs, "rss_kib": max(self.rsss)}
+        print("  %-28s %9.3f s  %8.1f MiB   (%s)" % (self.name, res["median"],
+                                                    res["rss_kib"] / 1024, res["cmd"]),
+              flush=True)
+        return res
+
+
+def side_by_side(*timings):
+    """Time commands in alternating rounds, so that a busy spell of a shared machine falls on
+    all of them alike rather than on one command's consecutive runs. A command with fewer
+    runs than the others runs in rounds spread evenly over the whole. Returns the results."""
+    for t in timings:
+        if t.warm:
+            timed(t.cmd, t.stdout, t.prepare)  # warm-up: page cache, dynamic loading
+    rounds = max(t.runs for t in timings)
+    for r in range(rounds):
+        for t in timings:
+            # runs r*runs/rounds .. (r+1)*runs/rounds of this command fall in round r
+            for _ in range((r + 1) * t.runs // rounds - r * t.runs // rounds):
+                t.run()
+    return [t.result() for t in timings]
+
+
+def bench(name, cmd, runs, ok_codes=(0,), stdout=os.devnull, prepare=None, warm=True):
+    return side_by_side(Timing(name, cmd, runs, ok_codes, stdout, prepare, warm))[0]
 
 
 def verify(vercy, ref, jq, store, scratch):
@@ -143,12 +173,18 @@ def main():
               % (label, mb, os.path.getsize(dump) / 1e6, runs), flush=True)
         row = {"size": label, "records": n, "store_mb": mb,
                "dump_mb": os.path.getsize(dump) / 1e6, "runs": runs}
-        row["wc"] = bench("wc -l store", ["wc", "-l", store], runs)
-        row["check"] = bench("vercy check", [vercy, "check", store], runs, ok_codes=(0, 1))
+        # the read floor, vercy and the reference in alternating rounds: their ratios are
+        # taken under the same conditions
+        timings = [Timing("wc -l store", ["wc", "-l", store], runs),
+                   Timing("vercy check", [vercy, "check", store], runs, ok_codes=(0, 1))]
         if ref:
             # slow: no separate warm-up (the store is in the page cache by now)
-            row["ref_check"] = bench("vercy==0.2.0 check", [ref, "check", store], ref_runs,
-                                     ok_codes=(0, 1), warm=n < 1000000)
+            timings.append(Timing("vercy==0.2.0 check", [ref, "check", store], ref_runs,
+                                  ok_codes=(0, 1), warm=n < 1000000))
+        measured = side_by_side(*timings)
+        row["wc"], row["check"] = measured[0], measured[1]
+        if ref:
+            row["ref_check"] = measured[2]
         row["compact"] = bench("vercy compact", [vercy, "compact", store], runs)
         if jq and n <= gen_store.size_arg(args.jq_max):
             row["jq_compact"] = bench("jq compact", [jq, "-rn", "-f",
@@ -200,8 +236,8 @@ def render(results, vercy, ref, jq):
         "# vercy benchmark",
         "",
         "%s, %d cores, %s; %s. Median wall time of the runs after one warm-up run (files in the "
-        "page cache); peak RSS is the largest \"Maximum resident set size\" `/usr/bin/time -v` "
-        "reported. Reference: `%s`; jq: `%s`."
+        "page cache; `wc -l`, vercy check and the reference in alternating rounds); peak RSS is the "
+        "largest \"Maximum resident set size\" `/usr/bin/time -v` reported. Reference: `%s`; jq: `%s`."
         % (platform.system(), os.cpu_count() or 0, cpu, time.strftime("%Y-%m-%d %H:%M UTC",
                                                                          time.gmtime()),
            ref or "not found", jq or "not found"),
