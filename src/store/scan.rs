@@ -116,7 +116,12 @@ impl<'a> Scanner<'a> {
             first = false;
             self.escaped = false;
             let start = self.at;
-            self.value(1)?;
+            // most values are strings: read here, not through `value`'s call
+            if self.peek() == Some(b'"') {
+                self.string()?;
+            } else {
+                self.value(1)?;
+            }
             if let Some(slot) = slot {
                 spans[slot] = (start as u32, self.at as u32);
                 let bit = 1u64.checked_shl(slot as u32).unwrap_or(0);
