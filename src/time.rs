@@ -231,6 +231,7 @@ fn parse_common(b: &[u8]) -> Option<Timestamp> {
 }
 
 /// The day a text starting `YYYY-MM-DD` names, in days since 1970-01-01; else why not.
+#[inline(always)]
 fn date_part(b: &[u8]) -> Result<i64, &'static str> {
     if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
         return Err("expected YYYY-MM-DD");

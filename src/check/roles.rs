@@ -272,6 +272,8 @@ impl Role {
 pub struct RawPlan {
     pub slots: KeySlots,
     slot_of: Vec<Option<usize>>,
+    /// The roles [`Roles::spans`] sizes up (the first [`MAX_ROLES`]), each with its slot.
+    sized: Vec<(usize, usize)>,
     /// The literal keys and their slots, looked through in order (a few short keys: no hash).
     literal_slots: Vec<(String, usize)>,
 }
@@ -289,7 +291,13 @@ impl RawPlan {
                 .map(String::as_str)
                 .chain(literal.iter().copied()),
         );
-        let slot_of = keys.iter().map(|key| slots.slot(key)).collect();
+        let slot_of: Vec<Option<usize>> = keys.iter().map(|key| slots.slot(key)).collect();
+        let sized = slot_of
+            .iter()
+            .take(MAX_ROLES)
+            .enumerate()
+            .filter_map(|(index, slot)| Some((index, (*slot)?)))
+            .collect();
         let literal_slots = literal
             .iter()
             .filter_map(|key| Some((key.to_string(), slots.slot(key)?)))
@@ -297,6 +305,7 @@ impl RawPlan {
         Some(RawPlan {
             slots,
             slot_of,
+            sized,
             literal_slots,
         })
     }
@@ -353,13 +362,12 @@ impl<'a> Roles<'a> {
     pub fn spans(plan: &'a RawPlan, view: View<'a>) -> Roles<'a> {
         let mut texts = [None; MAX_ROLES];
         let mut counts = Counts::default();
-        for (index, (text, &slot)) in texts.iter_mut().zip(&plan.slot_of).enumerate() {
-            if let Some(slot) = slot {
-                *text = view
-                    .slot_text(slot)
-                    .map(|raw| RawRole::of(raw, view.is_plain(slot)));
-                if let Some(raw) = text {
-                    counts.add(index, raw.presence);
+        for &(index, slot) in &plan.sized {
+            if let Some(raw) = view.slot_text(slot) {
+                let raw = RawRole::of(raw, view.is_plain(slot));
+                counts.add(index, raw.presence);
+                if let Some(text) = texts.get_mut(index) {
+                    *text = Some(raw);
                 }
             }
         }
