@@ -490,6 +490,16 @@ impl<'a> Roles<'a> {
         }
     }
 
+    /// A filled role's text as the reference prints it ([`RoleValue::text`]): borrowed from
+    /// the line when the role is a plain string ([`Roles::filled_plain`]).
+    #[inline(always)]
+    pub fn filled_str(&self, role: Role) -> Option<Cow<'_, str>> {
+        match self.filled_plain(role) {
+            Some(plain) => Some(Cow::Borrowed(plain)),
+            None => self.filled(role).map(|v| v.text()),
+        }
+    }
+
     /// The value under a literal top-level key, whatever the map says.
     pub fn literal(&self, key: &str) -> Option<RoleValue<'_>> {
         match self {

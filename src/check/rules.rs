@@ -291,7 +291,7 @@ impl ReferenceRules {
         if roles.presence(record_id) != Presence::Truthy {
             return None;
         }
-        roles.get(record_id).map(|v| v.text())
+        roles.filled_str(record_id)
     }
 
     /// Read one record (no shared state: safe to run on many records at once).

@@ -407,11 +407,6 @@ impl ValueChecks {
     pub fn facts<'a>(roles: &'a Roles, line: u64) -> ValueFacts<'a> {
         let r = value_roles();
         let get = |role: Role| roles.filled(role);
-        // the text a filled role prints as: straight from the line for a plain string
-        let text = |role: Role| match roles.filled_plain(role) {
-            Some(plain) => Some(Cow::Borrowed(plain)),
-            None => get(role).map(|v| v.text()),
-        };
         let mut facts = ValueFacts {
             line,
             ..ValueFacts::default()
@@ -442,7 +437,7 @@ impl ValueChecks {
         }
 
         // identity and supersession
-        facts.id = text(r.record_id);
+        facts.id = roles.filled_str(r.record_id);
         facts.valid_to_written = roles.presence(r.valid_to).is_filled();
         if let Some(v) = get(r.supersedes) {
             let mut targets: Vec<Cow<str>> = match &v {
@@ -460,9 +455,9 @@ impl ValueChecks {
         }
 
         // one owner per concept
-        facts.concept = text(r.concept);
+        facts.concept = roles.filled_str(r.concept);
         if facts.concept.is_some() {
-            facts.owner = text(r.concept_owner);
+            facts.owner = roles.filled_str(r.concept_owner);
         }
 
         // one policy per store
