@@ -517,6 +517,24 @@ impl<'a> Roles<'a> {
         }
     }
 
+    /// The value under a literal top-level key when it is a plain string, borrowed from the
+    /// line; `None` for anything else (read it with [`Roles::literal`]).
+    #[inline(always)]
+    pub fn literal_plain(&self, key: &str) -> Option<&'a str> {
+        match self {
+            Roles::Spans { plan, view, .. } => {
+                let slot = plan.literal_slot(key)?;
+                let text = view.slot_text(slot)?;
+                if view.is_plain(slot) {
+                    text.get(1..text.len() - 1)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// The value at a path, read forwards (an inverse role's pointers).
     pub fn path(&self, path: &FieldPath) -> Option<RoleValue<'_>> {
         match self {

@@ -478,7 +478,10 @@ impl ValueChecks {
         if let Some(f) = from {
             if let Some(captured) = CAPTURE_KEYS
                 .iter()
-                .find_map(|k| roles.literal(k).and_then(|v| v.parse_time().ok()))
+                .find_map(|k| match roles.literal_plain(k) {
+                    Some(plain) => time::parse(plain).ok(),
+                    None => roles.literal(k).and_then(|v| v.parse_time().ok()),
+                })
             {
                 facts.capture_equal = Some(captured.nanos == f.nanos);
             }
