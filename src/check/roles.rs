@@ -49,7 +49,7 @@ impl<'a> RoleValue<'a> {
     /// (the scanner noted it), which is then the text between the quotes, no search needed.
     #[inline(always)]
     fn of_raw_known(text: &'a str, plain: bool) -> RoleValue<'a> {
-        match text.get(1..text.len().saturating_sub(1)) {
+        match inside_quotes(text) {
             Some(inside) if plain => RoleValue::Text(Cow::Borrowed(inside)),
             _ => RoleValue::of_raw(text),
         }
@@ -110,6 +110,12 @@ impl<'a> RoleValue<'a> {
             RoleValue::Text(_) => None,
         }
     }
+}
+
+/// The text between the quotes of a string's raw JSON text (`None` if it is too short).
+#[inline(always)]
+fn inside_quotes(text: &str) -> Option<&str> {
+    text.get(1..text.len().saturating_sub(1))
 }
 
 /// How a role's value counts, which is all most checks ask: absent; present but empty (null,
@@ -484,7 +490,7 @@ impl<'a> Roles<'a> {
     pub fn filled_plain(&self, role: Role) -> Option<&'a str> {
         let raw = self.sized_up(role)??;
         if raw.plain && raw.presence.is_filled() {
-            raw.text.get(1..raw.text.len() - 1)
+            inside_quotes(raw.text)
         } else {
             None
         }
@@ -526,7 +532,7 @@ impl<'a> Roles<'a> {
                 let slot = plan.literal_slot(key)?;
                 let text = view.slot_text(slot)?;
                 if view.is_plain(slot) {
-                    text.get(1..text.len() - 1)
+                    inside_quotes(text)
                 } else {
                     None
                 }
