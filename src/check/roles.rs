@@ -487,7 +487,7 @@ impl<'a> Roles<'a> {
     /// anything else (read it with [`Roles::filled`]). Cheaper than building a
     /// [`RoleValue`] for the texts nearly every record holds.
     #[inline(always)]
-    pub fn filled_plain(&self, role: Role) -> Option<&'a str> {
+    fn filled_plain(&self, role: Role) -> Option<&'a str> {
         let raw = self.sized_up(role)??;
         if raw.plain && raw.presence.is_filled() {
             inside_quotes(raw.text)
@@ -503,6 +503,16 @@ impl<'a> Roles<'a> {
         match self.filled_plain(role) {
             Some(plain) => Some(Cow::Borrowed(plain)),
             None => self.filled(role).map(|v| v.text()),
+        }
+    }
+
+    /// A filled role read as a date or a timestamp (straight from the line when it is a
+    /// plain string).
+    #[inline(always)]
+    pub fn filled_time(&self, role: Role) -> Option<Result<Timestamp, DateError>> {
+        match self.filled_plain(role) {
+            Some(plain) => Some(time::parse(plain)),
+            None => self.filled(role).map(|v| v.parse_time()),
         }
     }
 
@@ -526,7 +536,7 @@ impl<'a> Roles<'a> {
     /// The value under a literal top-level key when it is a plain string, borrowed from the
     /// line; `None` for anything else (read it with [`Roles::literal`]).
     #[inline(always)]
-    pub fn literal_plain(&self, key: &str) -> Option<&'a str> {
+    fn literal_plain(&self, key: &str) -> Option<&'a str> {
         match self {
             Roles::Spans { plan, view, .. } => {
                 let slot = plan.literal_slot(key)?;
@@ -538,6 +548,16 @@ impl<'a> Roles<'a> {
                 }
             }
             _ => None,
+        }
+    }
+
+    /// The value under a literal top-level key read as a date or a timestamp (straight from
+    /// the line when it is a plain string).
+    #[inline(always)]
+    pub fn literal_time(&self, key: &str) -> Option<Result<Timestamp, DateError>> {
+        match self.literal_plain(key) {
+            Some(plain) => Some(time::parse(plain)),
+            None => self.literal(key).map(|v| v.parse_time()),
         }
     }
 

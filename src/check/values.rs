@@ -16,7 +16,7 @@ use super::owners::ConceptOwners;
 use super::roles::{Role, RoleValue, Roles};
 use super::table::{self, Names};
 use crate::record::{is_filled, py_str};
-use crate::time::{self, Timestamp};
+use crate::time::Timestamp;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -416,11 +416,7 @@ impl ValueChecks {
         let mut from: Option<Timestamp> = None;
         let mut to: Option<Timestamp> = None;
         for (role, slot) in [(r.valid_from, &mut from), (r.valid_to, &mut to)] {
-            let parsed = match roles.filled_plain(role) {
-                Some(plain) => Some(time::parse(plain)),
-                None => get(role).map(|v| v.parse_time()),
-            };
-            if let Some(parsed) = parsed {
+            if let Some(parsed) = roles.filled_time(role) {
                 match parsed {
                     Ok(t) => *slot = Some(t),
                     Err(e) => {
@@ -478,10 +474,7 @@ impl ValueChecks {
         if let Some(f) = from {
             if let Some(captured) = CAPTURE_KEYS
                 .iter()
-                .find_map(|k| match roles.literal_plain(k) {
-                    Some(plain) => time::parse(plain).ok(),
-                    None => roles.literal(k).and_then(|v| v.parse_time().ok()),
-                })
+                .find_map(|k| roles.literal_time(k).and_then(Result::ok))
             {
                 facts.capture_equal = Some(captured.nanos == f.nanos);
             }
