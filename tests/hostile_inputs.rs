@@ -66,6 +66,8 @@ const CORPUS: &[(&str, Expect)] = &[
     ("lone-bracket.json", ErrorAt(1, Some(2))),
     ("compact-header-only.txt", NoRecords),
     ("empty-array.json", NoRecords),
+    ("space-before-a-later-record.jsonl", ErrorAt(2, Some(1))),
+    ("space-then-another-record.jsonl", ErrorAt(1, Some(19))),
 ];
 
 /// A command that reads a store, and how to tell how many records it read.
