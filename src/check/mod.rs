@@ -178,7 +178,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         values.fold(&facts.values, name);
         let offset = facts.offset;
         if let Some(bar) = &bar {
-            if rules.records() % 4096 == 0 {
+            if rules.records().is_multiple_of(4096) {
                 bar.set_position(offset);
             }
         }
