@@ -184,6 +184,17 @@ pub struct MapArg {
     pub map: Vec<String>,
 }
 
+/// How a command that writes a file meets another writer and a hard-linked file.
+#[derive(Debug, Clone, Args)]
+pub struct WriteArgs {
+    /// Fail at once (exit 2) when another vercy is writing the same file, instead of waiting
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Replace a file that has other names (hard links) under this name only
+    #[arg(long)]
+    pub break_hardlinks: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Stores to check (JSON array, JSON lines, envelope, engrama dump, compact); `-` is stdin
@@ -236,6 +247,8 @@ pub struct CompactArgs {
     /// Add the store's conflict policy once, as a `# conflict_policy: …` line
     #[arg(long)]
     pub policy_line: bool,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -262,6 +275,8 @@ pub struct ExportArgs {
     pub label: Option<String>,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 #[derive(Debug, Args)]
@@ -277,6 +292,8 @@ pub struct ImportArgs {
     pub purge: bool,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 #[derive(Debug, Args)]

@@ -107,6 +107,23 @@ pub enum VercyError {
     )]
     Write { path: String, reason: String },
 
+    #[error("{path}: {message}")]
+    #[diagnostic(code(vercy::io::output), help("{help}"))]
+    Output {
+        path: String,
+        message: String,
+        help: String,
+    },
+
+    #[error("{path}: another vercy is writing it")]
+    #[diagnostic(
+        code(vercy::io::busy),
+        help(
+            "run again when it is done, or without --no-wait to wait for it; nothing was written"
+        )
+    )]
+    Busy { path: String },
+
     #[error("{path}:{pos}: {message}")]
     #[diagnostic(code(vercy::store::json), help("{help}"))]
     Json {

@@ -81,10 +81,12 @@ fn said(out: &std::process::Output) -> String {
         .join(" ")
 }
 
+/// The files in `dir`, but the lock files a writer keeps beside a store (`.STORE.vercy-lock`).
 fn files_in(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| !p.to_string_lossy().ends_with(".vercy-lock"))
         .collect();
     v.sort();
     v

@@ -38,7 +38,10 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         // a missing or unreadable store is an error before any output is written
         drop(input.open()?);
     }
-    let mut out = Writer::new(Sink::open(args.output.as_deref())?, args.stats);
+    let mut out = Writer::new(
+        Sink::open(args.output.as_deref(), &(&args.write).into())?,
+        args.stats,
+    );
     let done = write_lines(
         &input,
         &request,
