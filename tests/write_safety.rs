@@ -93,6 +93,12 @@ fn finish(child: Child) -> (i32, String) {
     (out.status.code().unwrap_or(-1), stderr_of(&out))
 }
 
+/// stderr as one line: miette wraps a diagnostic to the width of a terminal.
+fn said(out: &std::process::Output) -> String {
+    let err = stderr_of(out).replace('│', " ");
+    err.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn is_root() -> bool {
     let dir = tempfile::tempdir().unwrap();
     let probe = dir.path().join("probe");
@@ -196,7 +202,7 @@ fn no_wait_fails_at_once_while_another_writer_holds_the_store() {
     ] {
         let out = vercy().current_dir(d).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = stderr_of(&out);
+        let err = said(&out);
         assert!(
             err.contains("store.jsonl: another vercy is writing it"),
             "{err}"
@@ -370,7 +376,7 @@ fn a_dangling_symlink_is_an_error_naming_its_target() {
     ] {
         let out = vercy().current_dir(d).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = stderr_of(&out);
+        let err = said(&out);
         assert!(
             err.contains("link: is a symbolic link to gone/store.jsonl, which does not exist"),
             "{err}"
@@ -398,7 +404,7 @@ fn a_hard_linked_store_is_refused_unless_asked_to_break_the_link() {
     ] {
         let out = vercy().current_dir(d).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = stderr_of(&out);
+        let err = said(&out);
         assert!(
             err.contains("store.jsonl: has 2 names (hard links)"),
             "{err}"
@@ -578,10 +584,91 @@ fn a_store_in_a_missing_folder_is_an_error_naming_the_lock_file() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = stderr_of(&out);
+    let err = said(&out);
     assert!(
         err.contains("missing/store.jsonl: cannot create its lock file"),
         "{err}"
     );
     assert!(!d.join("missing").exists());
+}
+
+/// `vercy` run as nobody:nogroup (through setpriv), when this test runs as root.
+fn as_nobody(args: &[&str], dir: &Path) -> Option<std::process::Output> {
+    if !is_root() {
+        eprintln!("skipped: running vercy as another user needs root");
+        return None;
+    }
+    let Ok(out) = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+    else {
+        eprintln!("skipped: setpriv (util-linux) is not installed");
+        return None;
+    };
+    Some(out)
+}
+
+/// A writer that may not give the rewritten store its owner refuses, rather than handing the
+/// store to itself.
+#[test]
+fn a_store_whose_owner_cannot_be_kept_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dump(d, "old", 2);
+    dump(d, "new", 2);
+    let store = d.join("store.jsonl");
+    fs::copy(d.join("old.jsonl"), &store).unwrap();
+    // nobody may write the folder and the store, but the store is root's
+    fs::set_permissions(d, fs::Permissions::from_mode(0o777)).unwrap();
+    fs::set_permissions(&store, fs::Permissions::from_mode(0o666)).unwrap();
+    let before = fs::read(&store).unwrap();
+    let Some(out) = as_nobody(&["import", "new.jsonl", "--into", "store.jsonl"], d) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let err = said(&out);
+    assert!(
+        err.contains("cannot give the new file the old one's owner 0, group 0 and mode 0666"),
+        "{err}"
+    );
+    assert_eq!(fs::read(&store).unwrap(), before);
+    assert_eq!(fs::metadata(&store).unwrap().uid(), 0);
+    assert!(others(
+        d,
+        &[
+            "old.jsonl",
+            "new.jsonl",
+            "store.jsonl",
+            ".store.jsonl.vercy-lock"
+        ]
+    )
+    .is_empty());
+}
+
+#[test]
+fn a_store_in_a_folder_that_cannot_be_written_is_an_error_naming_the_lock_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    dump(d, "old", 2);
+    dump(d, "new", 2);
+    let store = d.join("store.jsonl");
+    fs::copy(d.join("old.jsonl"), &store).unwrap();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::chown(&store, Some(65534), Some(65534)).unwrap();
+    let before = fs::read(&store).unwrap();
+    let Some(out) = as_nobody(&["import", "new.jsonl", "--into", "store.jsonl"], d) else {
+        return;
+    };
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    let err = said(&out);
+    assert!(
+        err.contains("store.jsonl: cannot create its lock file"),
+        "{err}"
+    );
+    assert!(err.contains("must exist and be writable"), "{err}");
+    assert_eq!(fs::read(&store).unwrap(), before);
 }
