@@ -71,9 +71,10 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export PRE_COMMIT_HOME="$root/target/pre-commit-home"
 # pre-commit pip-installs this repository (the python hook): maturin builds it with the dev
-# profile into our target/, so CI compiles the dependencies once, not once per hook install.
+# profile (no debug info) into a target directory of its own, kept between runs. Not target/
+# itself: the clone's binary would overwrite target/debug/vercy behind cargo's back.
 export MATURIN_PEP517_ARGS="--profile $profile"
-export CARGO_TARGET_DIR="$root/target"
+export CARGO_TARGET_DIR="$root/target/pre-commit-build" CARGO_PROFILE_DEV_DEBUG=0
 (
   cd "$scratch"
   git init -q -b main .

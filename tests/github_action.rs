@@ -108,9 +108,15 @@ fn check_step(given: &[(&str, &str)]) -> (Option<i32>, String, String) {
         std::env::var("PATH").unwrap_or_default()
     );
     let mut cmd = Command::new("bash");
-    cmd.args(["--noprofile", "--norc", "-e", "-c", s["run"].as_str().unwrap()])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("PATH", path);
+    cmd.args([
+        "--noprofile",
+        "--norc",
+        "-e",
+        "-c",
+        s["run"].as_str().unwrap(),
+    ])
+    .current_dir(env!("CARGO_MANIFEST_DIR"))
+    .env("PATH", path);
     for (var, value) in s["env"].as_mapping().unwrap() {
         let input = input_of(value.as_str().unwrap()).unwrap();
         cmd.env(var.as_str().unwrap(), &inputs[input]);
@@ -155,7 +161,10 @@ fn globs_and_newlines_the_map_and_the_level_reach_vercy() {
     );
     assert!(out.contains("file=fixtures/reference-store.jsonl"), "{out}");
     // mem0's map names the offenders by their ids; without it they would be #0, #1, #2
-    assert!(out.contains("87986bc4-97d3-4720-9d90-7ab5ca9ad0d7"), "{out}");
+    assert!(
+        out.contains("87986bc4-97d3-4720-9d90-7ab5ca9ad0d7"),
+        "{out}"
+    );
 }
 
 #[test]
