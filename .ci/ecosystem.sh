@@ -28,8 +28,10 @@ mkdir -p target
 [ -x "$eco/bin/python" ] || "$py" -m venv "$eco"
 "$eco/bin/pip" install "${pip_quiet[@]}" 'maturin>=1.9,<2' 'pre-commit>=4,<5' 'mcp>=2.3,<3' \
   'jsonschema>=4.23,<5'
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+# node for the TypeScript SDK, groff for tests/man_pages.rs (both come with the image)
+if ! command -v node >/dev/null || ! command -v npm >/dev/null || ! command -v groff >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm groff-base >/dev/null
 fi
 if [ ! -f tests/mcp-clients/node_modules/@modelcontextprotocol/sdk/package.json ] ||
   [ tests/mcp-clients/package-lock.json -nt tests/mcp-clients/node_modules/.package-lock.json ]; then

@@ -40,7 +40,10 @@ fn the_changelog_has_a_section_for_this_version() {
 fn the_wheel_takes_its_name_and_version_from_cargo() {
     let pyproject = read("pyproject.toml");
     let project = table(&pyproject, "project");
-    assert!(project.contains(&"name = \"vercy\"".to_string()), "{project:?}");
+    assert!(
+        project.contains(&"name = \"vercy\"".to_string()),
+        "{project:?}"
+    );
     assert!(
         project.contains(&"dynamic = [\"version\"]".to_string()),
         "{project:?}"
