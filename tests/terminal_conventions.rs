@@ -257,3 +257,45 @@ fn term_dumb_and_clicolor_0_turn_colour_off_on_a_terminal() {
     let forced = diagnostic_on_a_terminal(&[("TERM", "dumb"), ("CLICOLOR_FORCE", "1")]).unwrap();
     assert!(forced.contains(ESC), "{forced}");
 }
+
+#[test]
+fn help_examples_stay_one_command_per_line_at_any_width() {
+    let mut checked = 0;
+    for sub in vercy::cli::Cli::command().get_subcommands() {
+        let name = sub.get_name();
+        let after = sub
+            .get_after_help()
+            .map(|h| h.to_string())
+            .unwrap_or_default();
+        let examples: Vec<&str> = after.lines().filter(|l| l.starts_with("  ")).collect();
+        for columns in ["30", "60", "200"] {
+            for flag in ["-h", "--help"] {
+                let out = vercy()
+                    .args([name, flag])
+                    .env("COLUMNS", columns)
+                    .output()
+                    .unwrap();
+                let help = String::from_utf8_lossy(&out.stdout);
+                for example in &examples {
+                    assert!(
+                        help.lines().any(|l| l == *example),
+                        "vercy {name} {flag} at {columns} columns breaks {example:?}:\n{help}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 60, "{checked}");
+    // the rest of the help is still wrapped to the width
+    let narrow = vercy()
+        .args(["recency", "--help"])
+        .env("COLUMNS", "40")
+        .output()
+        .unwrap();
+    let narrow = String::from_utf8_lossy(&narrow.stdout);
+    assert!(
+        narrow.lines().any(|l| l.trim() == "(default: now)"),
+        "{narrow}"
+    );
+}
