@@ -4,7 +4,7 @@
 use crate::check::format::Format as CheckFormat;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
+pub const EXIT_CODES: &str = "\
 Exit codes:
   0  success (check: every store reaches the level asked for)
   1  check: a store is below --min-level, or holds no records
@@ -77,7 +77,8 @@ fn decay_fallback(args: &[std::ffi::OsString]) -> Option<Cli> {
 
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// When to use colour: auto follows the terminal, NO_COLOR and CLICOLOR_FORCE
+    /// When to use colour: auto follows the terminal, NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0 and
+    /// TERM=dumb
     #[arg(long, global = true, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
     pub color: When,
     /// When to draw progress bars (stderr; never in CI logs or machine formats)
@@ -180,7 +181,7 @@ Examples:
 pub struct MapArg {
     /// Where each role lives: role=path pairs (paths: key, a.b, a[], a[].b, ~inverse) and named
     /// maps (graphiti, zep, mem0, engrama, dimension, profile), comma-separated or repeated
-    #[arg(long = "map", value_name = "MAP")]
+    #[arg(long = "map", value_name = "MAP", value_parser = MapValue, hide_possible_values = true)]
     pub map: Vec<String>,
 }
 
@@ -193,6 +194,33 @@ pub struct WriteArgs {
     /// Replace a file that has other names (hard links) under this name only
     #[arg(long)]
     pub break_hardlinks: bool,
+}
+
+/// A `--map` value: any text (role=path pairs are checked when the map is built), offering the
+/// named maps to shell completion as its possible values.
+#[derive(Debug, Clone, Copy)]
+pub struct MapValue;
+
+impl clap::builder::TypedValueParser for MapValue {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = crate::mapping::named_maps()
+            .iter()
+            .map(|(name, _)| name.as_str());
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
+    }
 }
 
 #[derive(Debug, Args)]
@@ -244,7 +272,7 @@ pub struct CompactArgs {
     /// Print JSONL characters, compact characters and the saving on stderr
     #[arg(long)]
     pub stats: bool,
-    /// Add the store's conflict policy once, as a `# conflict_policy: …` line
+    /// Add the store's conflict policy once, as a `# conflict_policy: ...` line
     #[arg(long)]
     pub policy_line: bool,
     #[command(flatten)]
@@ -367,7 +395,7 @@ pub enum MapFormat {
 #[derive(Debug, Args)]
 pub struct MapArgs {
     /// A target form (bitemporal_graph, vector_memory, catalogue, documents, relational,
-    /// dimension) or a named key map (graphiti, zep, mem0, engrama, …)
+    /// dimension) or a named key map (graphiti, zep, mem0, engrama, ...)
     #[arg(long, value_name = "TARGET")]
     pub target: Option<String>,
     #[arg(long, value_enum, default_value_t = MapFormat::Table)]

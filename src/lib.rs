@@ -11,6 +11,7 @@ pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod error;
+pub mod help;
 pub mod mapping;
 pub mod mcp;
 pub mod output;
@@ -75,6 +76,10 @@ pub fn main_entry() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
+            if e.kind() == clap::error::ErrorKind::DisplayHelp {
+                help::print(&e);
+                return ExitCode::from(code);
+            }
             let _ = e.print();
             return ExitCode::from(code);
         }

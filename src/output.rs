@@ -25,6 +25,10 @@ pub fn configure(global: &GlobalArgs) {
                 false
             } else if std::env::var("CLICOLOR_FORCE").is_ok_and(|v| !v.is_empty() && v != "0") {
                 true
+            } else if std::env::var("TERM").is_ok_and(|t| t == "dumb")
+                || std::env::var("CLICOLOR").is_ok_and(|v| v == "0")
+            {
+                false // a terminal that cannot show colour, or a user who said not to
             } else {
                 terminal
             }

@@ -1,18 +1,20 @@
 //! `vercy mcp`: a read-only Model Context Protocol server on stdio.
 //!
-//! Newline-delimited JSON-RPC 2.0, protocol version 2025-06-18: one message per line in, one
-//! answer per request out, in order, flushed at once; notifications and client responses get
-//! none. stdout carries protocol messages only. The framing is written here rather than taken
+//! Newline-delimited JSON-RPC 2.0, protocol version 2025-11-25 (and the older ones of
+//! [`session::VERSIONS`]): one message per line in, one answer per request out, in order,
+//! flushed at once; notifications and client responses get none. stdout carries protocol messages only. The framing is written here rather than taken
 //! from the `rmcp` SDK because the SDK does not answer an unparsable line with -32700 (it
 //! drops it), answers a malformed request with -32600 under id null rather than the id sent,
 //! and needs a newer Rust and an async runtime for a five-method protocol.
 //!
-//! [`rpc`] classifies lines, [`dispatch`] answers methods, [`tools`] holds the tools and
-//! [`schema`] checks their arguments against the schemas they publish.
+//! [`rpc`] classifies lines, [`dispatch`] answers methods, [`session`] keeps the negotiated
+//! version, [`tools`] holds the tools and [`schema`] checks their arguments against the
+//! schemas they publish.
 
 pub mod dispatch;
 pub mod rpc;
 pub mod schema;
+pub mod session;
 pub mod tools;
 
 use crate::error::{Result, VercyError};
@@ -32,6 +34,7 @@ pub fn serve(input: impl BufRead, output: impl Write) -> Result<()> {
 fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) -> Result<()> {
     let mut line = Vec::with_capacity(4096);
     let mut first = true;
+    let mut session = session::Session::default();
     loop {
         let complete = match read_message(&mut input, &mut line, limit) {
             Ok(Some(complete)) => complete,
@@ -52,7 +55,7 @@ fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) 
             continue;
         }
         let reply = if complete {
-            answer(message)
+            answer_in(&mut session, message)
         } else {
             Some(rpc::error(
                 Value::Null,
@@ -77,11 +80,16 @@ fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) 
     }
 }
 
-/// The answer to one line, if it gets one.
+/// The answer to one line in a fresh session, if it gets one.
 pub fn answer(line: &[u8]) -> Option<Value> {
+    answer_in(&mut session::Session::default(), line)
+}
+
+/// The answer to one line of `session`, if it gets one.
+pub fn answer_in(session: &mut session::Session, line: &[u8]) -> Option<Value> {
     match rpc::classify(line) {
         Incoming::Request { id, method, params } => {
-            Some(match dispatch::answer(&method, &params) {
+            Some(match dispatch::answer(session, &method, &params) {
                 Ok(result) => rpc::result(id, result),
                 Err(error) => rpc::error(id, &error),
             })
