@@ -104,14 +104,22 @@ pub fn machine_format() {
 /// Print a diagnostic on stderr.
 pub fn report_error(e: VercyError) {
     let report = miette::Report::new(e);
-    eprintln!("{report:?}");
+    print_stderr(&format!("{report:?}\n"));
 }
 
 /// A notice on stderr (suppressed by --quiet).
 pub fn notice(message: &str) {
     if !quiet() {
-        eprintln!("{message}");
+        print_stderr(&format!("{message}\n"));
     }
+}
+
+/// Write text to stderr, the one way anything reaches it. A closed or failing stderr is
+/// ignored: a notice or a diagnostic nobody can read must not turn the command's outcome into
+/// a panic (`eprintln!` panics, exit 101), so the exit code stays the command's own.
+pub fn print_stderr(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
 }
 
 /// Write text to stdout; a closed pipe ends the command quietly as success.
