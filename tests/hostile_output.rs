@@ -301,3 +301,15 @@ fn compact_notices_are_safe() {
     assert!(stderr.contains("withheld"), "{stderr}");
     assert_terminal_safe("compact notice", &stderr);
 }
+
+#[test]
+fn decay_names_an_unreadable_store_safely() {
+    let out = run(&["decay", "missing\x1b[31m\n::error::x.jsonl"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(r"missing\u{1b}[31m\u{a}::error::x.jsonl"),
+        "{stderr}"
+    );
+    assert_terminal_safe("decay", &stderr);
+}

@@ -42,7 +42,11 @@ pub fn run(args: DecayArgs, _global: &GlobalArgs) -> crate::error::Result<Outcom
         Ok(found) => {
             let _ = output::print_stdout(&report(&path, &legacy, &found));
         }
-        Err(e) => output::print_stderr(&format!("vercy decay: {e}; nothing was read or changed\n")),
+        Err(e) => {
+            // not a notice: --quiet does not silence it; the path can hold any character
+            let text = format!("vercy decay: {e}; nothing was read or changed");
+            output::print_stderr(&format!("{}\n", output::terminal_safe(&text)));
+        }
     }
     Ok(Outcome::Success)
 }
