@@ -5,6 +5,9 @@
 
 // Errors carry the offending line for their diagnostic; they are built once, on the way out.
 #![allow(clippy::result_large_err)]
+// `eprintln!` and `println!` panic on a closed pipe: stderr goes through output::print_stderr
+// and stdout through output::print_stdout or a write::Sink, which do not.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
 
 pub mod bytes;
 pub mod check;

@@ -68,7 +68,7 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
     }
     report_selection(&request.criteria, &done.tally);
     if args.stats {
-        eprint!("{}", stats.table(&done.shape));
+        output::print_stderr(&stats.table(&done.shape));
     }
     Ok(Outcome::Success)
 }

@@ -78,7 +78,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             ProgressStyle::with_template("{spinner} writing {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
-        bar.set_message(args.into.clone());
+        bar.set_message(output::terminal_safe(&args.into).into_owned());
         bar.enable_steady_tick(std::time::Duration::from_millis(100));
     }
     let write = merged.changed() || !exists || args.purge;

@@ -37,7 +37,9 @@
 //! import with the store untouched (and the temporary files removed).
 
 use super::engrama::{self, embedding_dimensions, is_flat_envelope, LineKind, LineView};
-use super::jsonl::{has_own_line, into_line, python_text, same_fields, whole_fields};
+use super::jsonl::{
+    has_own_line, identity_fields, into_line, python_text, same_fields, whole_fields,
+};
 use super::{Aside, Entry, Input, Shape};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
@@ -368,7 +370,7 @@ fn source_of(record: &Record) -> Option<u64> {
 fn record_identity(kind: Kind, map: &FieldMap, record: &Record) -> String {
     match kind {
         Kind::Graph => engrama::node_identity(&LineView::of(record)),
-        Kind::Flat => fields_identity(kind, map, &whole_fields(record)),
+        Kind::Flat => fields_identity(kind, map, &identity_fields(map, record)),
     }
 }
 
