@@ -2,7 +2,8 @@
 //!
 //! A store is one of two kinds, and keeps its kind:
 //! - **flat**: one record per line; identity is the record_id through the field map (a record
-//!   without one is identified by its whole content, so re-importing it changes nothing);
+//!   without one — absent, null, blank, `[]`, `{}`: missing as `check` judges it — is
+//!   identified by its whole content, so re-importing it changes nothing);
 //! - **graph**: an engrama NDJSON dump kept as it is (envelope, node, relation, vector lines);
 //!   identity is engrama's: label + key_value + org_id + user_id for nodes and vectors, both
 //!   endpoints + type + owner for relations.
@@ -15,8 +16,10 @@
 //! them, under the default label; relation and vector lines are refused by a flat store (it has
 //! no place for them, and dropping them would lose data).
 //!
-//! A line already in the store takes the incoming fields (a node's properties are merged key by
-//! key, as engrama merges them); when that changes nothing the line keeps its bytes, and when
+//! A line already in the store takes the incoming version ([`Rule`]): a flat record is
+//! replaced whole; a node's properties are merged key by key, as engrama merges them, less the
+//! disclosure grants the incoming node does not carry (an import never widens who may read a
+//! record); when that changes nothing the line keeps its bytes, and when
 //! the result is exactly the incoming line, the incoming bytes are kept. Timestamps are values
 //! like any other: copied as they are, never parsed, never stamped. Relation lines never touch
 //! a node (engrama 0.18.1's importer re-stamps last_activity_at on both ends of every edge; this
@@ -399,8 +402,8 @@ fn fields_identity(kind: Kind, map: &FieldMap, fields: &Map<String, Value>) -> S
     }
 }
 
-/// The keys of an engrama node's properties that name who may read it: `release_to` and,
-/// when the map reads release_to elsewhere in the properties, that key. The restriction
+/// The keys of an engrama node's properties (or of its line) that name who may read it:
+/// `release_to` and, when the map reads release_to elsewhere in the properties, that key. The restriction
 /// markers (classification, confidential, restricted) are not among them: they only ever
 /// narrow who may read a record (under the contract's `unrestricted: public` reading, a marker
 /// is what withholds a record without release_to), so one that the incoming node does not
@@ -1084,6 +1087,10 @@ fn overlay(
     grants: Option<&[String]>,
 ) -> Map<String, Value> {
     let mut out = existing.clone();
+    if let Some(grants) = grants {
+        // a grant beside the properties (read there with --map release_to=release_to) too
+        out.retain(|k, _| incoming.contains_key(k) || !grants.contains(k));
+    }
     for (k, v) in incoming {
         if let (Some(grants), "properties") = (grants, k.as_str()) {
             if let (Some(Value::Object(old)), Value::Object(new)) = (out.get_mut(k), v) {
@@ -1284,16 +1291,21 @@ mod tests {
             FieldMap::parse(&["release_to=properties.readers".to_string()]).unwrap(),
             "d",
         );
-        let store = format!("{ENV4}\n{}\n", node(r#"{"name": "a", "readers": ["hr"]}"#));
+        let store = format!(
+            "{ENV4}\n{}\n",
+            node(r#"{"name": "a", "readers": ["hr"]}"#)
+                .replace("}}", r#"}, "release_to": ["hr"]}"#)
+        );
         let (text, _, _) = import_with(
             plan,
             Some(&store),
             &format!("{ENV4}\n{}\n", node(r#"{"name": "a", "v": 3}"#)),
         );
         assert!(
-            text.contains(r#""properties": {"name": "a", "v": 3}"#),
+            text.contains(r#""properties": {"name": "a", "v": 3}}"#),
             "{text}"
         );
+        assert!(!text.contains("release_to"), "{text}");
     }
 
     /// A store with a byte-order mark, CRLF line ends, blank lines, no final line feed, and
