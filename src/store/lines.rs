@@ -64,7 +64,7 @@ pub fn read<T: Send>(
     }
     let second = next_nonblank(src, &mut buf)?;
     if second.is_none() {
-        if let Some(key) = envelope_key(&first_value) {
+        if let Some(key) = envelope_key(&src.name, &first, &first_value)? {
             return unwrap_envelope(&src.name, &first, first_value, &key, &mut visit_entry);
         }
     }
@@ -237,15 +237,56 @@ fn into_object(name: &str, text: &str, line: u64, value: Value) -> Result<Map<St
 
 /// `{"results": [ {…}, … ]}`: an object whose only list of objects is under an envelope key,
 /// and which carries no record fields of its own.
-fn envelope_key(value: &Value) -> Option<String> {
-    let obj = value.as_object()?;
+///
+/// Two envelope keys that both hold records (`{"results": [A], "facts": [B]}`) are refused
+/// rather than read: the reader cannot know that the two lists hold the same kind of record
+/// (mem0's results and a graph's facts are not read through one map, nor identified alike),
+/// and reading only one would drop the other's records. An empty list holds nothing to drop.
+fn envelope_key(name: &str, at: &FirstLine, value: &Value) -> Result<Option<String>> {
+    let Some(obj) = value.as_object() else {
+        return Ok(None);
+    };
     if obj.contains_key("record_id") || obj.contains_key("valid_from") {
-        return None;
+        return Ok(None);
     }
-    ENVELOPE_KEYS
+    let lists: Vec<&str> = ENVELOPE_KEYS
         .iter()
-        .find(|k| obj.get(**k).is_some_and(Value::is_array))
-        .map(|k| k.to_string())
+        .copied()
+        .filter(|k| obj.get(*k).is_some_and(Value::is_array))
+        .collect();
+    let holding: Vec<&str> = lists
+        .iter()
+        .copied()
+        .filter(|k| {
+            obj.get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+        })
+        .collect();
+    match (holding.as_slice(), lists.first()) {
+        ([one], _) => Ok(Some(one.to_string())),
+        ([], first) => Ok(first.map(|k| k.to_string())),
+        (several, _) => Err(VercyError::Shape {
+            path: name.to_string(),
+            pos: crate::error::Position {
+                line: at.origin.line,
+                column: 1,
+            },
+            message: format!(
+                "an envelope object with records under {} keys: {}",
+                several.len(),
+                several
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            help: format!(
+                "vercy reads the records of one envelope key and will not guess that the others hold the same kind of record, nor drop them: split the file, one list per store (jq '.{}' FILE)",
+                several[0]
+            ),
+        }),
+    }
 }
 
 fn unwrap_envelope(
@@ -328,7 +369,7 @@ fn read_document(
             }
         }
         if let Ok(value) = parsed {
-            if let Some(key) = envelope_key(&value) {
+            if let Some(key) = envelope_key(&src.name, &first, &value)? {
                 return unwrap_envelope(&src.name, &first, value, &key, visit);
             }
             return Err(VercyError::Shape {
