@@ -241,7 +241,14 @@ impl VercyError {
             Read { path, reason } | Write { path, reason } => {
                 [path, reason].into_iter().for_each(fix)
             }
-            Directory { path } | Utf8 { path, .. } => [path].into_iter().for_each(fix),
+            Directory { path } | Utf8 { path, .. } | Busy { path } => {
+                [path].into_iter().for_each(fix)
+            }
+            Output {
+                path,
+                message,
+                help,
+            } => [path, message, help].into_iter().for_each(fix),
             Json {
                 path,
                 message,
