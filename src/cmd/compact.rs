@@ -23,14 +23,19 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
+    let mut criteria = criteria(
+        args.as_of.as_deref(),
+        args.concept.clone(),
+        args.reader.clone(),
+    )?;
+    criteria.known_at = match args.known_at.as_deref() {
+        None => None,
+        Some(text) => Some(date_argument("--known-at", text)?),
+    };
     let request = Request {
         map: FieldMap::parse(&args.map.map)?,
         map_given: !args.map.map.is_empty(),
-        criteria: criteria(
-            args.as_of.as_deref(),
-            args.concept.clone(),
-            args.reader.clone(),
-        )?,
+        criteria,
         policy_line: args.policy_line,
     };
     let input = Input::new(&args.store);
@@ -137,7 +142,14 @@ fn write_lines(
     let mut first = FirstPass::default();
     if criteria.needs_supersession() || request.policy_line || inverse_supersedes {
         let policy_for = request.policy_line.then_some(criteria.reader.as_deref());
-        first = FirstPass::read(input, &role_keep, given, map_given, policy_for)?;
+        first = FirstPass::read(
+            input,
+            &role_keep,
+            given,
+            map_given,
+            policy_for,
+            criteria.known_at.as_ref(),
+        )?;
     }
 
     emit(None, &compact::header(order))?;
@@ -286,6 +298,9 @@ impl Plain {
         }
         if criteria.reader.is_some() {
             select_roles.push("release_to");
+        }
+        if criteria.known_at.is_some() {
+            select_roles.extend(["recorded_at", "expired_at"]);
         }
         let mut select_keys = Vec::new();
         for role in select_roles {
@@ -502,6 +517,8 @@ fn role_keys(map: &FieldMap, order: &[String]) -> Vec<String> {
         "release_to",
         "supersedes",
         "conflict_policy",
+        "recorded_at",
+        "expired_at",
     ]);
     let mut keys = Vec::new();
     for role in roles {
@@ -551,13 +568,7 @@ pub fn criteria(
 ) -> Result<Criteria> {
     let as_of = match as_of {
         None => None,
-        Some(text) => Some(time::parse(text).map_err(|e| {
-            VercyError::argument(
-                "--as-of",
-                e.to_string(),
-                "give a date (2026-01-01) or a date-time (2026-01-01T12:00:00Z)",
-            )
-        })?),
+        Some(text) => Some(date_argument("--as-of", text)?),
     };
     if reader.as_deref() == Some("") {
         return Err(VercyError::argument(
@@ -570,6 +581,18 @@ pub fn criteria(
         as_of,
         concept,
         reader,
+        known_at: None,
+    })
+}
+
+/// A date or date-time argument, through the one date parser; the error names the flag.
+pub fn date_argument(flag: &str, text: &str) -> Result<time::Timestamp> {
+    time::parse(text).map_err(|e| {
+        VercyError::argument(
+            flag,
+            e.to_string(),
+            "give a date (2026-01-01) or a date-time (2026-01-01T12:00:00Z)",
+        )
     })
 }
 
@@ -596,6 +619,7 @@ impl FirstPass {
         given: &FieldMap,
         map_given: bool,
         policy_for: Option<Option<&str>>,
+        known_at: Option<&time::Timestamp>,
     ) -> Result<Self> {
         let mut builder: Option<SupersessionBuilder> = None;
         let mut policy = None;
@@ -609,9 +633,12 @@ impl FirstPass {
             given.clone(),
             map_given,
             &mut |map, record| {
-                builder
-                    .get_or_insert_with(|| SupersessionBuilder::new(map))
-                    .observe(&record);
+                // a record the store did not know yet at --known-at supersedes nothing
+                if known_at.is_none_or(|t| select::known_at(map, &record, t)) {
+                    builder
+                        .get_or_insert_with(|| SupersessionBuilder::new(map))
+                        .observe(&record);
+                }
                 if let (Some(reader), None) = (policy_for, &policy) {
                     if let Some(text) = map
                         .get("conflict_policy", &record.fields)
@@ -846,13 +873,23 @@ fn report_selection(criteria: &Criteria, tally: &Tally) {
             records(tally.undated)
         ));
     }
+    if criteria.known_at.is_some() && tally.not_known > 0 {
+        output::notice(&format!(
+            "vercy compact: left out {} not recorded by --known-at (or expired by then, or without a readable recorded_at)",
+            records(tally.not_known)
+        ));
+    }
     if let Some(party) = &criteria.reader {
         output::notice(&format!(
             "vercy compact: withheld {} without release_to naming {party:?}",
             records(tally.withheld)
         ));
     }
-    if criteria.as_of.is_some() || criteria.concept.is_some() || criteria.reader.is_some() {
+    if criteria.as_of.is_some()
+        || criteria.concept.is_some()
+        || criteria.reader.is_some()
+        || criteria.known_at.is_some()
+    {
         output::notice(&format!(
             "vercy compact: wrote {} of {}",
             tally.kept,
