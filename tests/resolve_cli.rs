@@ -460,3 +460,38 @@ fn the_readme_shows_what_resolve_prints() {
     let out = vercy().args(&args).output().unwrap();
     assert_eq!(stdout_of(&out), shown);
 }
+
+#[test]
+fn the_mcp_server_checks_its_resolve_configuration_before_serving() {
+    let (_dir, bad) = host_with("owners: {}\nwriters: writes.jsonl\npolicy: [newest]\n");
+    for (store, host) in [
+        (REF, bad.as_str()),
+        ("fixtures/nowhere.jsonl", HOST),
+        ("-", HOST),
+    ] {
+        let out = vercy()
+            .args([
+                "mcp", "--store", store, "--host", host, "--caller", "finance",
+            ])
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{store} {host}: {}",
+            stderr_of(&out)
+        );
+        assert!(stdout_of(&out).is_empty());
+    }
+    let out = vercy()
+        .args(["mcp", "--host", HOST])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "--host needs --store and --caller"
+    );
+}

@@ -20,6 +20,7 @@ use crate::write::Sink;
 use crate::Outcome;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
@@ -140,7 +141,13 @@ fn write_lines(
 
     // First pass, when something needs the whole store before the first line.
     let mut first = FirstPass::default();
-    if criteria.needs_supersession() || request.policy_line || inverse_supersedes {
+    // with a reader, the first pass also finds the ids withheld from them, which a visible
+    // record's supersedes must not name either
+    if criteria.needs_supersession()
+        || request.policy_line
+        || inverse_supersedes
+        || criteria.reader.is_some()
+    {
         let policy_for = request.policy_line.then_some(criteria.reader.as_deref());
         first = FirstPass::read(
             input,
@@ -149,6 +156,7 @@ fn write_lines(
             map_given,
             policy_for,
             criteria.known_at.as_ref(),
+            criteria.reader.as_deref(),
         )?;
     }
 
@@ -171,7 +179,14 @@ fn write_lines(
         supersession: &first.supersession,
         inverse_supersedes,
         order,
-        plain: Plain::new(given, order, criteria, inverse_supersedes, with_records),
+        plain: Plain::new(
+            given,
+            order,
+            criteria,
+            inverse_supersedes,
+            with_records || !first.hidden.is_empty(),
+        ),
+        hidden: &first.hidden,
         input_name: &input.display,
         engrama_keep: Keep::keys(role_keys(&engrama_map()?, order)),
     };
@@ -245,6 +260,8 @@ struct Encoded {
 /// Turns records into lines, on any thread.
 struct Encoder<'a> {
     criteria: &'a Criteria,
+    /// Ids of records withheld from the reader: taken out of the supersedes written.
+    hidden: &'a HashSet<String>,
     supersession: &'a Supersession,
     inverse_supersedes: bool,
     order: &'a [String],
@@ -377,6 +394,7 @@ impl Encoder<'_> {
                 self.supersession,
                 self.inverse_supersedes,
                 self.order,
+                self.hidden,
             )
         });
         Ok(Encoded {
@@ -601,6 +619,8 @@ pub fn date_argument(flag: &str, text: &str) -> Result<time::Timestamp> {
 #[derive(Default)]
 struct FirstPass {
     supersession: Supersession,
+    /// With a reader: the ids of the records not released to them.
+    hidden: HashSet<String>,
     /// The first truthy conflict_policy the reader may see.
     policy: Option<String>,
     /// A policy exists, but only on records not released to the reader.
@@ -620,7 +640,9 @@ impl FirstPass {
         map_given: bool,
         policy_for: Option<Option<&str>>,
         known_at: Option<&time::Timestamp>,
+        hide_from: Option<&str>,
     ) -> Result<Self> {
+        let mut hidden = HashSet::new();
         let mut builder: Option<SupersessionBuilder> = None;
         let mut policy = None;
         let mut policy_withheld = false;
@@ -633,6 +655,12 @@ impl FirstPass {
             given.clone(),
             map_given,
             &mut |map, record| {
+                if let Some(party) = hide_from {
+                    if !select::releases_to(map.get("release_to", &record.fields).as_deref(), party)
+                    {
+                        hidden.extend(select::record_id(map, &record));
+                    }
+                }
                 // a record the store did not know yet at --known-at supersedes nothing
                 if known_at.is_none_or(|t| select::known_at(map, &record, t)) {
                     builder
@@ -671,6 +699,7 @@ impl FirstPass {
             supersession: builder.map(SupersessionBuilder::finish).unwrap_or_default(),
             policy,
             policy_withheld,
+            hidden,
             buffered: keep.then_some((shape, last_map, records)),
         })
     }
@@ -685,14 +714,18 @@ fn record_line(
     supersession: &Supersession,
     inverse_supersedes: bool,
     order: &[String],
+    hidden: &HashSet<String>,
 ) -> String {
     let values: Vec<Option<Cow<Value>>> = order
         .iter()
         .map(|role| {
             if role == "supersedes" && inverse_supersedes {
-                let ids = select::record_id(map, record)
+                let ids: Vec<String> = select::record_id(map, record)
                     .map(|id| supersession.superseded_by_record(&id).to_vec())
-                    .unwrap_or_default();
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|id| !hidden.contains(id))
+                    .collect();
                 return match ids.len() {
                     0 => None,
                     1 => Some(Cow::Owned(Value::String(ids[0].clone()))),
@@ -701,7 +734,10 @@ fn record_line(
                     ))),
                 };
             }
-            map.get(role, &record.fields)
+            match map.get(role, &record.fields) {
+                Some(v) if role == "supersedes" && !hidden.is_empty() => without_hidden(v, hidden),
+                other => other,
+            }
         })
         .collect();
     let mut line = String::new();
@@ -713,6 +749,27 @@ fn record_line(
         }),
     );
     line
+}
+
+/// A supersedes value without the ids of records withheld from the reader (a visible
+/// record's pointer must not name what the reader may not see); `None` when nothing is left.
+fn without_hidden<'v>(value: Cow<'v, Value>, hidden: &HashSet<String>) -> Option<Cow<'v, Value>> {
+    match value.as_ref() {
+        Value::Array(items) => {
+            let kept: Vec<Value> = items
+                .iter()
+                .filter(|i| !hidden.contains(&py_str(i)))
+                .cloned()
+                .collect();
+            match (kept.len(), items.len()) {
+                (0, _) => None,
+                (k, n) if k == n => Some(value),
+                _ => Some(Cow::Owned(Value::Array(kept))),
+            }
+        }
+        v if hidden.contains(&py_str(v)) => None,
+        _ => Some(value),
+    }
 }
 
 /// Writes lines to the sink and counts characters for `--stats`. After a closed pipe it
