@@ -382,7 +382,7 @@ fn superseded_records_with_a_valid_to_are_named_once_wherever_they_stand() {
         }, {
             "code": "value.conflict",
             "field": "supersedes",
-            "message": "records of concept \"refunds\" in force together from 2025-09-01 with different values and no supersedes between them: A-2 and A-3",
+            "message": "records of one concept in force together with different values and no supersedes between them: concept \"refunds\" from 2025-09-01, A-2 and A-3",
             "caps_level": 2,
             "count": 2,
             "records": [{"record": "A-2", "line": 2}, {"record": "A-3", "line": 5}]

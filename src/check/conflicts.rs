@@ -1,7 +1,8 @@
 //! `value.conflict`: records of one concept in force on a common date with different values
 //! and no supersedes between them (mem0 and Graphiti users report such contradictions living
-//! side by side). The warning names the records of the first such pair of each concept and
-//! the first date they hold together.
+//! side by side). One warning, like every value warning: it names the first such pair of
+//! each concept (ordered by the line of the later record of the pair), and its message the
+//! first pair's concept and the first day that pair holds together.
 //!
 //! Linear: per record with a concept, a value and a readable valid_from, one fixed-size entry
 //! (hashes and two instants, no text) and its supersedes targets' hashes. At the end the
@@ -74,7 +75,8 @@ impl Conflicts {
         });
     }
 
-    /// The conflicts, one warning per concept with any; `record` names a record by `who`.
+    /// The conflicts: one warning naming the first pair of each concept that has one (the
+    /// message gives the first pair's concept and first day); `record` names a record by `who`.
     pub fn warnings(mut self, record: impl Fn(u32) -> RecordRef) -> Vec<Warning> {
         // store order within a concept is kept by the stable sort
         self.entries.sort_by_key(|e| e.concept);
@@ -94,22 +96,27 @@ impl Conflicts {
             }
             start = end;
         }
-        found
+        let mut pairs: Vec<(u64, RecordRef, RecordRef, i128)> = found
             .into_iter()
-            .map(|(concept, a, b, at)| {
-                let name = self.names.get(&concept).cloned().unwrap_or_default();
-                let (ra, rb) = (record(a), record(b));
-                super::values::conflict_warning(
-                    format!(
-                        "records of concept {name:?} in force together from {} with different values and no supersedes between them: {} and {}",
-                        day(at),
-                        ra.name,
-                        rb.name
-                    ),
-                    vec![ra, rb],
-                )
-            })
-            .collect()
+            .map(|(concept, a, b, at)| (concept, record(a), record(b), at))
+            .collect();
+        pairs.sort_by_key(|(_, a, b, _)| (a.line.max(b.line), a.line.min(b.line)));
+        let Some((concept, first_a, first_b, at)) = pairs.first() else {
+            return Vec::new();
+        };
+        let name = self.names.get(concept).cloned().unwrap_or_default();
+        let others = match pairs.len() {
+            1 => String::new(),
+            n => format!(" ({} more concepts so)", n - 1),
+        };
+        let message = format!(
+            "records of one concept in force together with different values and no supersedes between them: concept {name:?} from {}, {} and {}{others}",
+            day(*at),
+            first_a.name,
+            first_b.name
+        );
+        let records = pairs.into_iter().flat_map(|(_, a, b, _)| [a, b]).collect();
+        vec![super::values::conflict_warning(message, records)]
     }
 }
 
@@ -209,6 +216,42 @@ mod tests {
             w[0].contains("from 2025-06-01") && w[0].contains("R1 and R2"),
             "{}",
             w[0]
+        );
+    }
+
+    #[test]
+    fn every_concept_in_conflict_is_in_one_warning() {
+        let mut c = Conflicts::default();
+        for concept in [7u64, 3] {
+            let mut h = held(10, concept * 10, "2025-01-01", None);
+            h.concept = concept;
+            c.note(
+                h,
+                &format!("c{concept}"),
+                [].into_iter(),
+                concept as u32 * 10,
+            );
+            let mut h = held(20, concept * 10 + 1, "2025-02-01", None);
+            h.concept = concept;
+            c.note(
+                h,
+                &format!("c{concept}"),
+                [].into_iter(),
+                concept as u32 * 10 + 1,
+            );
+        }
+        let w = c.warnings(|who| RecordRef {
+            name: format!("R{who}"),
+            line: who as u64,
+        });
+        assert_eq!(w.len(), 1);
+        let names: Vec<&str> = w[0].records.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["R30", "R31", "R70", "R71"]);
+        assert!(
+            w[0].message
+                .contains("concept \"c3\" from 2025-02-01, R30 and R31 (1 more concepts so)"),
+            "{}",
+            w[0].message
         );
     }
 
