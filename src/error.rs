@@ -279,6 +279,12 @@ impl VercyError {
                 message,
                 help,
                 ..
+            }
+            | Host {
+                path,
+                message,
+                help,
+                ..
             } => [path, message, help].into_iter().for_each(fix),
             NotObject { path, found, .. } => [path, found].into_iter().for_each(fix),
             Map { message, names } => [message, names].into_iter().for_each(fix),

@@ -51,6 +51,7 @@ pub const TOOL: Tool = Tool {
         empty. Authority and the caller come from the server's host configuration, never \
         from the records or from these arguments.",
     schema,
+    output_schema,
     run,
 };
 
