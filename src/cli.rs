@@ -170,6 +170,17 @@ Examples:
     #[command(after_help = "Example:\n  vercy completions bash > /etc/bash_completion.d/vercy")]
     Completions(CompletionsArgs),
 
+    /// Which record holds for a concept, on a date, for a caller: answered, abstained or refused
+    #[command(after_help = "\
+Exit codes: 0 answered; 1 abstained, refused or empty; 2 bad input or host file.
+
+Examples:
+  vercy resolve fixtures/reference-store.jsonl --concept data_retention --as-of 2026-07-01 \\
+    --caller finance --host fixtures/resolve/host.yaml
+  vercy resolve edges.jsonl --map graphiti --concept retention --known-at 2026-01-01T00:00:00Z \\
+    --caller hr --host host.yaml --format json")]
+    Resolve(ResolveArgs),
+
     /// Serve the profile to agents: a read-only MCP server on stdio
     #[command(
         after_help = "Example (an MCP client's configuration):\n  {\"mcpServers\": {\"vercy\": {\"command\": \"vercy\", \"args\": [\"mcp\"]}}}"
@@ -269,6 +280,9 @@ pub struct CompactArgs {
     /// Keep only the records whose release_to names this party (exactly); withhold the rest
     #[arg(long, value_name = "PARTY")]
     pub reader: Option<String>,
+    /// The store as known at this time: recorded_at on or before it, not expired_at by then
+    #[arg(long, value_name = "TIME")]
+    pub known_at: Option<String>,
     /// Print JSONL characters, compact characters and the saving on stderr
     #[arg(long)]
     pub stats: bool,
@@ -409,4 +423,45 @@ pub struct CompletionsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct McpArgs {}
+pub struct ResolveArgs {
+    /// The store (any shape vercy reads); `-` is stdin
+    #[arg(value_name = "STORE")]
+    pub store: String,
+    /// The concept asked about (the records whose concept role is exactly this)
+    #[arg(long, value_name = "NAME")]
+    pub concept: String,
+    /// Valid time: the date the answer holds on (default: now)
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<String>,
+    /// Transaction time: the store as known at this time (recorded_at, expired_at)
+    #[arg(long, value_name = "TIME")]
+    pub known_at: Option<String>,
+    /// A scope value of the question (exact); repeat for several
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scope: Vec<String>,
+    /// Who is asking (host configuration: the caller's audiences come from the host file)
+    #[arg(long, value_name = "PARTY")]
+    pub caller: String,
+    /// The host file: owners, writers (the write log), policy, audiences, unrestricted
+    #[arg(long, value_name = "HOST.yaml")]
+    pub host: String,
+    #[command(flatten)]
+    pub map: MapArg,
+    #[arg(long, value_enum, default_value_t = DataFormat::Human)]
+    pub format: DataFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The store the `resolve` tool answers from (with --host and --caller)
+    #[arg(long, value_name = "STORE", requires_all = ["host", "caller"])]
+    pub store: Option<String>,
+    /// The host file for `resolve`; without it the tool is not offered
+    #[arg(long, value_name = "HOST.yaml", requires_all = ["store", "caller"])]
+    pub host: Option<String>,
+    /// The caller every `resolve` answer is for (never a tool argument)
+    #[arg(long, value_name = "PARTY", requires_all = ["store", "host"])]
+    pub caller: Option<String>,
+    #[command(flatten)]
+    pub map: MapArg,
+}

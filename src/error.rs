@@ -216,6 +216,19 @@ pub enum VercyError {
     )]
     EmbeddedData { what: String, message: String },
 
+    #[error("{path}:{pos}: {message}")]
+    #[diagnostic(code(vercy::host::invalid), help("{help}"))]
+    Host {
+        path: String,
+        pos: Position,
+        message: String,
+        help: String,
+        #[source_code]
+        snippet: Snippet,
+        #[label("here")]
+        span: SourceSpan,
+    },
+
     #[error("interrupted")]
     #[diagnostic(code(vercy::interrupted))]
     Interrupted,
@@ -262,6 +275,12 @@ impl VercyError {
                 ..
             }
             | Compact {
+                path,
+                message,
+                help,
+                ..
+            }
+            | Host {
                 path,
                 message,
                 help,

@@ -21,6 +21,7 @@ pub mod output;
 pub mod profile;
 pub mod recency;
 pub mod record;
+pub mod resolve;
 pub mod select;
 pub mod store;
 pub mod time;
@@ -70,6 +71,7 @@ pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
         Map(args) => cmd::map::run(args),
         Completions(args) => cmd::completions::run(args),
         Mcp(args) => cmd::mcp::run(args),
+        Resolve(args) => cmd::resolve::run(args, &cli.global),
     }
 }
 

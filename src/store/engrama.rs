@@ -112,7 +112,7 @@ fn python_isoformat_utc(nanos: i128) -> String {
 }
 
 /// The inverse of `time::days_from_civil` (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
     let doe = z - era * 146_097;

@@ -7,6 +7,7 @@ mod check;
 mod compact;
 mod placement;
 mod profile;
+pub mod resolve;
 
 pub use args::STORE_NAME;
 
@@ -59,8 +60,11 @@ pub enum ToolError {
 }
 
 /// Every tool, in the order `tools/list` gives them.
-pub fn tools() -> [Tool; 4] {
-    [check::TOOL, profile::TOOL, compact::TOOL, placement::TOOL]
+pub fn tools() -> Vec<Tool> {
+    let mut tools = vec![check::TOOL, profile::TOOL, compact::TOOL, placement::TOOL];
+    // only when the server was started with a store, a host file and a caller
+    tools.extend(resolve::offered());
+    tools
 }
 
 const ANNOTATIONS: [(&str, bool); 4] = [
