@@ -66,7 +66,15 @@ pub fn read<T: Send>(
     // The first lines: each may hold several records when only Python's reading takes it.
     let mut head: Vec<Record> = Vec::new();
     let mut unless_last: Option<VercyError> = None;
-    let first_value: Value = match serde_json::from_str(&first.text) {
+    // A first line that is a plain record is decoded as the other lines are, only the kept
+    // keys built: a tree of all its keys, built just to look for two of them, took twenty
+    // times the line's bytes (bench/NOTES.md).
+    let plain = is_plain_record(&first.text);
+    let parsed = match plain {
+        true => Ok(Value::Null),
+        false => serde_json::from_str(&first.text),
+    };
+    let first_value: Value = match parsed {
         Ok(v) => v,
         // Not one JSON value per line: maybe one object pretty-printed over many lines.
         Err(line_err) if line_err.classify() == serde_json::error::Category::Eof => {
@@ -86,7 +94,8 @@ pub fn read<T: Send>(
             Value::Null
         }
     };
-    if head.is_empty()
+    if !plain
+        && head.is_empty()
         && first_value
             .as_object()
             .is_some_and(super::engrama::is_envelope)
@@ -99,19 +108,22 @@ pub fn read<T: Send>(
     }
     // the store ended within its first two lines: no workers to start
     let at_end = head.len() < 2 && second.is_none();
-    if head.is_empty() && second.is_none() {
-        if let Some(key) = envelope_key(&first_value) {
+    if !plain && head.is_empty() && second.is_none() {
+        if let Some(key) = envelope_key(&src.name, &first, &first_value)? {
             return unwrap_envelope(&src.name, &first, first_value, &key, &mut visit_entry);
         }
     }
     if head.is_empty() {
-        let fields = into_object(&name, &first.text, first.origin.line, first_value)?;
-        head.push(new_record(
-            keep,
-            keep.trimmed(fields),
-            first.text,
-            first.origin,
-        ));
+        let decoded = match plain {
+            true => decode(&name, keep, &first.text, first.origin.line)?,
+            false => keep.trimmed(into_object(
+                &name,
+                &first.text,
+                first.origin.line,
+                first_value,
+            )?),
+        };
+        head.push(new_record(keep, decoded, first.text, first.origin));
     }
     if let Some(second) = second {
         if let Some(e) = unless_last.take() {
@@ -210,6 +222,14 @@ pub fn read<T: Send>(
     };
     batch::for_each_line(src, &decode, &mut number, &work, &mut visit_done)?;
     Ok(Shape::JsonLines)
+}
+
+/// A first line that is an ordinary record: a JSON object with neither the engrama header's
+/// key nor an envelope key, checked without building the rest of it.
+fn is_plain_record(text: &str) -> bool {
+    Keep::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
+        .decode_object(text)
+        .is_some_and(|d| d.fields.is_empty())
 }
 
 /// A line that serde_json refused (`refused`), as Python reads it: its
@@ -394,15 +414,56 @@ fn into_object(name: &str, text: &str, line: u64, value: Value) -> Result<Map<St
 
 /// `{"results": [ {…}, … ]}`: an object whose only list of objects is under an envelope key,
 /// and which carries no record fields of its own.
-fn envelope_key(value: &Value) -> Option<String> {
-    let obj = value.as_object()?;
+///
+/// Two envelope keys that both hold records (`{"results": [A], "facts": [B]}`) are refused
+/// rather than read: the reader cannot know that the two lists hold the same kind of record
+/// (mem0's results and a graph's facts are not read through one map, nor identified alike),
+/// and reading only one would drop the other's records. An empty list holds nothing to drop.
+fn envelope_key(name: &str, at: &FirstLine, value: &Value) -> Result<Option<String>> {
+    let Some(obj) = value.as_object() else {
+        return Ok(None);
+    };
     if obj.contains_key("record_id") || obj.contains_key("valid_from") {
-        return None;
+        return Ok(None);
     }
-    ENVELOPE_KEYS
+    let lists: Vec<&str> = ENVELOPE_KEYS
         .iter()
-        .find(|k| obj.get(**k).is_some_and(Value::is_array))
-        .map(|k| k.to_string())
+        .copied()
+        .filter(|k| obj.get(*k).is_some_and(Value::is_array))
+        .collect();
+    let holding: Vec<&str> = lists
+        .iter()
+        .copied()
+        .filter(|k| {
+            obj.get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+        })
+        .collect();
+    match (holding.as_slice(), lists.first()) {
+        ([one], _) => Ok(Some(one.to_string())),
+        ([], first) => Ok(first.map(|k| k.to_string())),
+        (several, _) => Err(VercyError::Shape {
+            path: name.to_string(),
+            pos: crate::error::Position {
+                line: at.origin.line,
+                column: 1,
+            },
+            message: format!(
+                "an envelope object with records under {} keys: {}",
+                several.len(),
+                several
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            help: format!(
+                "vercy reads the records of one envelope key and will not guess that the others hold the same kind of record, nor drop them: split the file, one list per store (jq '.{}' FILE)",
+                several[0]
+            ),
+        }),
+    }
 }
 
 fn unwrap_envelope(
@@ -497,7 +558,7 @@ fn read_document(
             parsed => parsed,
         };
         if let Ok(value) = parsed {
-            if let Some(key) = envelope_key(&value) {
+            if let Some(key) = envelope_key(&src.name, &first, &value)? {
                 return unwrap_envelope(&src.name, &first, value, &key, visit);
             }
             return Err(VercyError::Shape {
