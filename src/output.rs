@@ -126,3 +126,46 @@ pub fn print_stdout(text: &str) -> Result<()> {
         }),
     }
 }
+
+/// Write a report to stdout as it is made, through a buffer; a closed pipe ends the command
+/// quietly as success.
+pub fn write_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match write(&mut out).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(VercyError::Write {
+            path: "<stdout>".into(),
+            reason: crate::store::input_reason(&e),
+        }),
+    }
+}
+
+/// `text` safe to print on a terminal: control characters (`char::is_control`), the line
+/// and paragraph separators U+2028 and U+2029, and the bidirectional controls (U+061C,
+/// U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are written as `\u{…}` escapes, so text read
+/// from a store cannot move the cursor, recolour the terminal or reorder what is shown.
+/// Everything else is borrowed as it is.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    fn unsafe_char(c: char) -> bool {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{061C}' | '\u{200E}' | '\u{200F}'
+            )
+            || ('\u{202A}'..='\u{202E}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    }
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
