@@ -495,6 +495,9 @@ fn check_records_gives_exactly_the_report_of_vercy_check_json() {
                 let Some(arguments) = tool_args(&text, &cli_args) else {
                     continue;
                 };
+                // the full report is the one `vercy check --json` prints
+                let mut arguments = arguments;
+                arguments["detail"] = json!("full");
                 let result = server.call("check_records", arguments);
                 match expected {
                     Some(report) => {
@@ -568,8 +571,14 @@ fn records_as_an_array_or_one_object_are_checked_like_their_text() {
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let from_text = server.ok("check_records", json!({"records": text, "min_level": 2}));
-    let from_array = server.ok("check_records", json!({"records": records, "min_level": 2}));
+    let from_text = server.ok(
+        "check_records",
+        json!({"records": text, "min_level": 2, "detail": "full"}),
+    );
+    let from_array = server.ok(
+        "check_records",
+        json!({"records": records, "min_level": 2, "detail": "full"}),
+    );
     for key in ["records", "level", "pass", "findings", "next_level"] {
         assert_eq!(from_text[key], from_array[key], "{key}");
     }
@@ -600,16 +609,19 @@ fn a_map_object_reads_like_the_same_map_string() {
     let text = read("graph-edges.jsonl");
     let as_string = server.ok(
         "check_records",
-        json!({"records": text, "map": "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode"}),
+        json!({"records": text, "map": "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode", "detail": "full"}),
     );
     let as_object = server.ok(
         "check_records",
         json!({"records": text, "map": {"record_id": "uuid", "valid_from": "valid_at",
-                                         "valid_to": "invalid_at", "source": "episode"}}),
+                                         "valid_to": "invalid_at", "source": "episode"}, "detail": "full"}),
     );
     assert_eq!(as_string, as_object);
     assert_eq!(as_object["mapping"]["record_id"], "uuid");
-    let named = server.ok("check_records", json!({"records": text, "map": "graphiti"}));
+    let named = server.ok(
+        "check_records",
+        json!({"records": text, "map": "graphiti", "detail": "full"}),
+    );
     assert_eq!(named["mapping"]["valid_from"], "valid_at");
 }
 
@@ -880,4 +892,38 @@ fn compact_records_refuses_a_bad_selection_as_invalid_params() {
         json!({"records": "[{\"record_id\": 1,]"}),
     );
     assert_eq!(broken["isError"], true, "{broken}");
+}
+
+#[test]
+fn check_records_answers_a_summary_unless_full_detail_is_asked() {
+    let records = std::fs::read_to_string(fixture("values/messy-500.jsonl")).unwrap();
+    let mut server = initialized();
+    let summary = server.ok("check_records", json!({"records": records}));
+    assert_eq!(summary["report"], "vercy-check-summary/1");
+    let owners = summary["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["code"] == "value.owners")
+        .unwrap()
+        .clone();
+    assert_eq!(owners["warnings"], 105);
+    assert_eq!(owners["records"].as_array().unwrap().len(), 20);
+    for f in summary["findings"].as_array().unwrap() {
+        assert!(f["offenders"].as_array().unwrap().len() <= 20);
+    }
+    let full = server.ok(
+        "check_records",
+        json!({"records": records, "detail": "full"}),
+    );
+    assert_eq!(full["report"], "vercy-check/1");
+    assert_eq!(full["level"], summary["level"]);
+    let owner_warnings = full["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "value.owners")
+        .count();
+    assert_eq!(owner_warnings, 105);
+    assert!(serde_json::to_string(&summary).unwrap().len() < 64 << 10);
 }
