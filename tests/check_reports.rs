@@ -63,7 +63,7 @@ fn quiet_ends_with_what_it_left_out() {
     let text = human(&["check", MESSY, "--quiet"]);
     let last = text.lines().last().unwrap_or_default();
     assert!(
-        last.starts_with("  --quiet left out 3 findings ("),
+        last.starts_with("  --quiet left out 3 missing fields ("),
         "{text}"
     );
     assert!(last.contains("warnings of 7 codes"), "{last}");

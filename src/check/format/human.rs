@@ -313,7 +313,7 @@ fn left_out(r: &Report, groups: &[Group], out: &mut dyn Write) -> io::Result<()>
     }
     writeln!(
         out,
-        "  --quiet left out {} finding{} ({} offender{}) and {} warning{} of {} code{}",
+        "  --quiet left out {} missing field{} ({} offender{}) and {} warning{} of {} code{}",
         r.findings.len(),
         plural(r.findings.len()),
         thousands(offenders),
