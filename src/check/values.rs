@@ -30,7 +30,7 @@ pub struct RecordRef {
 }
 
 /// Every warning code, with the level it caps and what it means (a test keeps them unique).
-pub const CODES: [(&str, &str, u8, &str); 11] = [
+pub const CODES: [(&str, &str, u8, &str); 12] = [
     (
         "value.date",
         "valid_from",
@@ -97,6 +97,12 @@ pub const CODES: [(&str, &str, u8, &str); 11] = [
         2,
         "a superseded record whose valid_to was written by hand",
     ),
+    (
+        "value.conflict",
+        "supersedes",
+        2,
+        "records of one concept in force together with different values and no supersedes between them",
+    ),
 ];
 
 /// Keys where stores keep the capture (write) time of a record.
@@ -109,7 +115,7 @@ pub const CAPTURE_KEYS: [&str; 5] = [
 ];
 
 /// The roles the value checks read (besides the literal [`CAPTURE_KEYS`]).
-pub const ROLES: [&str; 9] = [
+pub const ROLES: [&str; 10] = [
     "record_id",
     "valid_from",
     "valid_to",
@@ -119,6 +125,7 @@ pub const ROLES: [&str; 9] = [
     "conflict_policy",
     "release_to",
     "expected_concepts",
+    "value",
 ];
 
 /// The roles of [`ROLES`], numbered once.
@@ -132,12 +139,13 @@ struct ValueRoles {
     conflict_policy: Role,
     release_to: Role,
     expected_concepts: Role,
+    value: Role,
 }
 
 fn value_roles() -> &'static ValueRoles {
     static ROLE_KEYS: OnceLock<ValueRoles> = OnceLock::new();
     ROLE_KEYS.get_or_init(|| {
-        let [record_id, valid_from, valid_to, supersedes, concept, concept_owner, conflict_policy, release_to, expected_concepts] =
+        let [record_id, valid_from, valid_to, supersedes, concept, concept_owner, conflict_policy, release_to, expected_concepts, value] =
             ROLES.map(Role::named);
         ValueRoles {
             record_id,
@@ -149,6 +157,7 @@ fn value_roles() -> &'static ValueRoles {
             conflict_policy,
             release_to,
             expected_concepts,
+            value,
         }
     })
 }
@@ -173,6 +182,9 @@ pub struct ValueFacts<'a> {
     /// A capture timestamp was found: whether it equals valid_from.
     capture_equal: Option<bool>,
     register: Vec<String>,
+    /// For `value.conflict`: the value's hash, valid_from's first and valid_to's last instant
+    /// (`None`: open or absent).
+    held: Option<(u64, i128, Option<i128>)>,
 }
 
 /// [`ValueFacts`] packed to travel to the folding thread: the record's texts in one buffer
@@ -199,6 +211,7 @@ pub struct PackedFacts {
     /// What few records have, boxed: the facts cross from core to core, and every byte of
     /// them costs (measured: 256 bytes more made a 1M check 8 % slower).
     rare: Option<Box<RareFacts>>,
+    held: Option<(u64, i128, Option<i128>)>,
 }
 
 /// The parts of [`PackedFacts`] that few records have.
@@ -294,6 +307,7 @@ pub struct ValueChecks {
     capture_equal: RecordList,
     capture_known: usize,
     register: Vec<String>,
+    conflicts: super::conflicts::Conflicts,
     settled: Option<Settled>,
 }
 
@@ -346,6 +360,7 @@ impl ValueFacts<'_> {
             policy,
             targets,
             rare,
+            held: self.held,
         }
     }
 
@@ -418,6 +433,9 @@ impl ValueChecks {
         }
         if let (Some(f), Some(t)) = (from, to) {
             facts.inverted = t.end() < f.start();
+        }
+        if let (Some(f), Some(value)) = (from, get(r.value)) {
+            facts.held = Some((table::hash(&value.text()), f.start(), to.map(|t| t.end())));
         }
 
         // identity and supersession
@@ -553,6 +571,22 @@ impl ValueChecks {
             }
         }
         if let Some(concept) = &facts.concept {
+            if let Some((value, from, to)) = facts.held {
+                let me = match who {
+                    Some(who) => who,
+                    None => self.name_aside(name, facts.line) | NAMED,
+                };
+                let held = super::conflicts::Held {
+                    concept: concept.hash,
+                    value,
+                    id: facts.id.map(|id| id.hash),
+                    from,
+                    to,
+                };
+                let targets = facts.targets.iter().map(|t| t.hash);
+                self.conflicts.note(held, facts.text(concept), targets, me);
+                who = Some(me);
+            }
             let owner = facts.owner.as_ref().map(|o| (facts.text(o), o.hash));
             let who = match (owner, who) {
                 (None, _) => 0,
@@ -645,6 +679,11 @@ impl ValueChecks {
         self.owner_warnings(shared, &owners, &mut out);
         self.policy_warnings(&mut out);
         self.supersession(&matched, &mut out);
+        let conflicts = std::mem::take(&mut self.conflicts);
+        if let Some(c) = conflicts.warning(|who| self.record(who)) {
+            let records = c.records.iter().map(|r| (r.name.as_str(), r.line));
+            out.push("value.conflict", &c.message, "", records);
+        }
         *self = ValueChecks {
             settled: Some(Settled {
                 warnings: out,

@@ -1,7 +1,7 @@
 //! `vercy import DUMP --into STORE [--purge] [--map …]`: load the store, stream the dump
 //! through the merge (see `store::merge`; a bad line anywhere refuses the import before
 //! anything is written), then replace the store atomically: temp file in its folder, fsync,
-//! rename.
+//! rename, all under the store's lock (see `write::target`).
 
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
@@ -9,6 +9,7 @@ use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::merge::{Counts, Kind, Plan, Store};
 use crate::store::Input;
+use crate::write::target;
 use crate::Outcome;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::Path;
@@ -23,21 +24,21 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ));
     }
     let dump = Input::new(&args.dump);
-    let target = Input::new(&args.into);
-    let exists = match std::fs::metadata(&args.into) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(VercyError::Directory {
-                path: args.into.clone(),
-            })
-        }
-        Ok(_) => true,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => return Err(target.read_error(&e)),
+    // Claimed before it is read, and held until the merged store has replaced it: a second
+    // writer waits for the whole read–merge–rename cycle (see `write::lock`). Through a
+    // symbolic link the store is the file it points to; a device or a FIFO holds no store
+    // and is written through.
+    let claim = target::claim(Path::new(&args.into), &(&args.write).into())?;
+    let exists = claim.exists;
+    let (out, _lock) = claim.into_parts();
+    let path = out.path();
+    let target = Input {
+        path: Some(path.to_path_buf()),
+        ..Input::new(&args.into)
     };
 
     // The store as it is (its kind from its first entry); a missing or purged store is empty.
     let plan = Plan::new(map.clone(), &dump.display);
-    let path = Path::new(&args.into);
     let mut store: Option<Store> = None;
     if exists && !args.purge {
         let (loaded, shape) = Store::load_file(&target, path, &plan)?;
@@ -77,7 +78,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             ProgressStyle::with_template("{spinner} writing {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
-        bar.set_message(args.into.clone());
+        bar.set_message(output::terminal_safe(&args.into).into_owned());
         bar.enable_steady_tick(std::time::Duration::from_millis(100));
     }
     let write = merged.changed() || !exists || args.purge;

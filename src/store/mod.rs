@@ -21,6 +21,8 @@ mod layout;
 mod lines;
 mod locate;
 pub mod merge;
+pub mod pyjson;
+mod pyline;
 mod scan;
 pub mod writer;
 

@@ -7,7 +7,7 @@
 use super::super::report::{plural, Report};
 use super::human::thousands;
 use super::Failure;
-use crate::output::terminal_safe;
+use crate::output::{github_escape, terminal_safe};
 use crate::profile::Profile;
 use std::io::{self, Write};
 
@@ -20,16 +20,14 @@ const SUMMARY_NAMED: usize = 5;
 /// The step summary stays below this (GitHub refuses one of 1 MiB or more).
 const SUMMARY_MAX: usize = 1 << 20;
 
-/// Escape data for a workflow command (`%`, CR, LF).
+/// Data for a workflow command: terminal-safe for the log, then escaped for the command.
 pub fn gh_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    github_escape(&terminal_safe(s), false)
 }
 
-/// Escape a property value of a workflow command (also `:` and `,`).
+/// A property value of a workflow command (`:` and `,` escaped too).
 pub fn gh_prop(s: &str) -> String {
-    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+    github_escape(&terminal_safe(s), true)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
