@@ -25,6 +25,13 @@ pub fn gh_data(s: &str) -> String {
     github_escape(&terminal_safe(s), false)
 }
 
+/// Lines of data for one workflow command: each terminal-safe, the breaks between them kept
+/// (escaped, as the command shows them).
+fn gh_lines(lines: &[String]) -> String {
+    let safe: Vec<_> = lines.iter().map(|l| terminal_safe(l)).collect();
+    github_escape(&safe.join("\n"), false)
+}
+
 /// A property value of a workflow command (`:` and `,` escaped too).
 pub fn gh_prop(s: &str) -> String {
     github_escape(&terminal_safe(s), true)
@@ -255,7 +262,7 @@ fn summary_annotation(
         out,
         "::notice {}::{}",
         props.join(","),
-        gh_data(&lines.join("\n"))
+        gh_lines(&lines)
     )
 }
 
@@ -355,7 +362,11 @@ mod tests {
 
     #[test]
     fn workflow_command_escapes() {
-        assert_eq!(gh_data("50% a\r\nb"), "50%25 a%0D%0Ab");
+        assert_eq!(gh_data("50% a\r\nb"), "50%25 a\\u{d}\\u{a}b");
+        assert_eq!(
+            gh_lines(&["a\n::error::x".into(), "50%".into()]),
+            "a\\u{a}::error::x%0A50%25"
+        );
         assert_eq!(gh_prop("a:b,c%"), "a%3Ab%2Cc%25");
     }
 
