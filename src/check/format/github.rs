@@ -258,12 +258,7 @@ fn summary_annotation(
         .iter()
         .map(|(k, v)| format!("{k}={}", gh_prop(v)))
         .collect();
-    writeln!(
-        out,
-        "::notice {}::{}",
-        props.join(","),
-        gh_lines(&lines)
-    )
+    writeln!(out, "::notice {}::{}", props.join(","), gh_lines(&lines))
 }
 
 /// Markdown text from a store: the characters Markdown gives meaning to are escaped, and

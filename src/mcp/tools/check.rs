@@ -75,28 +75,40 @@ fn schema() -> Value {
     })
 }
 
-/// The `vercy-check/1` report, key for key as [`crate::check::report`] writes it.
+/// The answer's schema: the keys and types the full report (`vercy-check/1`) and the summary
+/// (`vercy-check-summary/1`) share, so a client validates either; `report` says which it is.
 fn output_schema() -> Value {
     let int = |min: u64| json!({"type": "integer", "minimum": min});
     let level = json!({"type": "integer", "minimum": 0, "maximum": 3});
     let strings = json!({"type": "array", "items": {"type": "string"}});
+    let warning = json!({
+        "type": "object",
+        "required": ["code", "field", "caps_level", "count", "records"],
+        "properties": {
+            "code": {"type": "string"},
+            "field": {"type": "string"},
+            "message": {"type": "string"},
+            "first_message": {"type": "string"},
+            "warnings": int(1),
+            "caps_level": level,
+            "count": int(0),
+            "records": {"type": "array", "items": {
+                "type": "object",
+                "required": ["record", "line"],
+                "properties": {"record": {"type": "string"}, "line": int(0)}
+            }}
+        }
+    });
     let keys = [
         "report",
-        "profile",
-        "profile_version",
-        "scope",
-        "scope_note",
+        "store",
         "records",
         "level",
         "min_level",
         "pass",
-        "mapping",
-        "policy_outside_records",
-        "findings",
-        "store",
-        "shape",
-        "strict",
         "reference_level",
+        "strict",
+        "findings",
         "warnings",
         "expected_concepts",
         "next_level",
@@ -105,7 +117,8 @@ fn output_schema() -> Value {
         "type": "object",
         "required": keys,
         "properties": {
-            "report": {"type": "string", "const": "vercy-check/1"},
+            "report": {"type": "string", "enum": ["vercy-check/1", "vercy-check-summary/1"]},
+            "truncated": {"type": "string"},
             "profile": {"type": "string"},
             "profile_version": {"type": "string"},
             "scope": {"type": "string"},
@@ -130,29 +143,16 @@ fn output_schema() -> Value {
             "shape": {"type": "string"},
             "strict": {"type": "boolean"},
             "reference_level": level,
-            "warnings": {"type": "array", "items": {
-                "type": "object",
-                "required": ["code", "field", "message", "caps_level", "count", "records"],
-                "properties": {
-                    "code": {"type": "string"},
-                    "field": {"type": "string"},
-                    "message": {"type": "string"},
-                    "caps_level": level,
-                    "count": int(1),
-                    "records": {"type": "array", "items": {
-                        "type": "object",
-                        "required": ["record", "line"],
-                        "properties": {"record": {"type": "string"}, "line": int(1)}
-                    }}
-                }
-            }},
+            "warnings": {"type": "array", "items": warning},
             "expected_concepts": {"anyOf": [{"type": "null"}, {
                 "type": "object",
                 "required": ["experimental", "register", "missing"],
                 "properties": {
                     "experimental": {"type": "boolean"},
                     "register": strings,
-                    "missing": strings
+                    "register_count": int(0),
+                    "missing": strings,
+                    "missing_count": int(0)
                 }
             }]},
             "next_level": {"anyOf": [{"type": "null"}, {
@@ -240,7 +240,9 @@ fn summary(r: &Report) -> Value {
         .collect();
     let expected = match &r.expected_concepts {
         None => Value::Null,
-        Some((register, missing)) => json!({"experimental": true, "register": register.len(),
+        Some((register, missing)) => json!({"experimental": true,
+            "register": register.iter().take(SUMMARY_RECORDS).collect::<Vec<_>>(),
+            "register_count": register.len(),
             "missing": missing.iter().take(SUMMARY_RECORDS).collect::<Vec<_>>(),
             "missing_count": missing.len()}),
     };
