@@ -108,9 +108,7 @@ impl Conflicts {
             .map(|(concept, a, b, at)| (concept, record(a), record(b), at))
             .collect();
         pairs.sort_by_key(|(_, a, b, _)| (a.line.max(b.line), a.line.min(b.line)));
-        let Some((concept, first_a, first_b, at)) = pairs.first() else {
-            return None;
-        };
+        let (concept, first_a, first_b, at) = pairs.first()?;
         let name = self.names.get(concept).cloned().unwrap_or_default();
         let others = match pairs.len() {
             1 => String::new(),
