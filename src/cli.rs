@@ -184,6 +184,23 @@ pub struct MapArg {
     pub map: Vec<String>,
 }
 
+/// What to read from a database store (sqlite:PATH, postgresql://…, an SQLite file).
+#[derive(Debug, Clone, Args)]
+pub struct LiveArg {
+    /// Read this table of a database store: each row a record
+    #[arg(long, value_name = "TABLE", conflicts_with = "query")]
+    pub table: Option<String>,
+    /// Read the rows of this SELECT from a database store: each row a record
+    #[arg(long, value_name = "SQL")]
+    pub query: Option<String>,
+}
+
+impl LiveArg {
+    pub fn select(&self) -> crate::store::live::Select {
+        crate::store::live::Select::from_flags(self.table.as_deref(), self.query.as_deref())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Stores to check (JSON array, JSON lines, envelope, engrama dump, compact); `-` is stdin
@@ -191,6 +208,8 @@ pub struct CheckArgs {
     pub stores: Vec<String>,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
     /// The conflict policy is configured outside the records
     #[arg(long)]
     pub policy: bool,
@@ -221,6 +240,8 @@ pub struct CompactArgs {
     pub output: Option<String>,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
     /// Keep only the records in force on this date
     #[arg(long, value_name = "DATE")]
     pub as_of: Option<String>,
@@ -262,6 +283,8 @@ pub struct ExportArgs {
     pub label: Option<String>,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
 }
 
 #[derive(Debug, Args)]
@@ -277,6 +300,8 @@ pub struct ImportArgs {
     pub purge: bool,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
 }
 
 #[derive(Debug, Args)]
@@ -316,6 +341,8 @@ pub struct RecencyArgs {
     pub format: DataFormat,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
 }
 
 #[derive(Debug, Args)]

@@ -192,6 +192,14 @@ pub enum VercyError {
     )]
     EmbeddedData { what: String, message: String },
 
+    #[error("{store}: {message}")]
+    #[diagnostic(code(vercy::store::database), help("{help}"))]
+    Database {
+        store: String,
+        message: String,
+        help: String,
+    },
+
     #[error("interrupted")]
     #[diagnostic(code(vercy::interrupted))]
     Interrupted,

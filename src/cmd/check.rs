@@ -31,7 +31,7 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     let mut reports = Vec::with_capacity(args.stores.len());
     let mut unreadable = false;
     for store in &args.stores {
-        match check::check_store(&Input::new(store), &opts) {
+        match check::check_store(&Input::new(store).selecting(args.live.select()), &opts) {
             Ok(report) => reports.push(report),
             // one bad store of several: say so, check the others, exit 2 at the end
             Err(e) if args.stores.len() > 1 && !matches!(e, VercyError::Interrupted) => {

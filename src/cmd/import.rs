@@ -22,8 +22,18 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             "name the JSONL store to merge into (it is created if missing)",
         ));
     }
-    let dump = Input::new(&args.dump);
+    let dump = Input::new(&args.dump).selecting(args.live.select());
     let target = Input::new(&args.into);
+    if target.live.is_some() {
+        return Err(VercyError::argument(
+            "--into",
+            format!("{} is a database", target.display),
+            "vercy does not write other programs' schemas: import into a JSONL store \
+             (`--into store.jsonl`), and load that with the program that owns the database \
+             (for engrama: `vercy export store.jsonl --to engrama -o dump.ndjson`, then \
+             `engrama import dump.ndjson`)",
+        ));
+    }
     let exists = match std::fs::metadata(&args.into) {
         Ok(meta) if meta.is_dir() => {
             return Err(VercyError::Directory {

@@ -19,9 +19,12 @@ pub mod jsonl;
 mod keep;
 mod layout;
 mod lines;
+pub mod live;
 mod locate;
 pub mod merge;
+mod postgres;
 mod scan;
+mod sqlite;
 pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
@@ -44,6 +47,8 @@ pub enum Shape {
     Engrama,
     /// The compact pipe line form (first line `# record_id|…`).
     Compact,
+    /// A database read in place (`live`): how its rows were read.
+    Database(String),
 }
 
 impl Shape {
@@ -55,6 +60,7 @@ impl Shape {
             Shape::Envelope(key) => format!("envelope object (records under `{key}`)"),
             Shape::Engrama => "engrama NDJSON dump".into(),
             Shape::Compact => "compact line form".into(),
+            Shape::Database(described) => described.clone(),
         }
     }
 }
@@ -167,6 +173,11 @@ fn read_shape<T: Send>(
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let mut source = input.open()?;
+    if let Some(live) = &input.live {
+        // a database's rows come as JSON lines (an engrama graph as its dump's lines)
+        lines::read(&mut source, keep, look, work, visit)?;
+        return Ok(Shape::Database(live.described()));
+    }
     let first = source.skip_leading_space()?;
     match first {
         None => Ok(Shape::Empty),
