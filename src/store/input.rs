@@ -43,8 +43,9 @@ impl Input {
                 select: Select::Detect,
             }
         } else if let Some(live) = Live::detect(arg) {
+            // a URL's password is in no report and no message
             Input {
-                arg: arg.into(),
+                arg: live.display(arg),
                 display: live.display(arg),
                 path: None,
                 bytes: None,

@@ -303,7 +303,7 @@ pub fn unknown_schema(name: &str, what: &str, tables: &[String]) -> VercyError {
     let example = tables.first().map_or("memories", String::as_str);
     error(
         name,
-        format!("{what} is neither an engrama graph nor a LangGraph store: found {found}"),
+        format!("{what}: found {found}"),
         format!(
             "read one table as records with `--table {example}`, or any rows with \
              `--query \"SELECT … FROM {example}\"`"

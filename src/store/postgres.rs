@@ -184,7 +184,12 @@ fn read(
                     .iter()
                     .map(|r| r.get(0))
                     .collect();
-                return Err(live::unknown_schema(name, "this PostgreSQL database", &tables).into());
+                return Err(live::unknown_schema(
+                    name,
+                    "this PostgreSQL database holds no LangGraph store",
+                    &tables,
+                )
+                .into());
             }
             let col = |c: &str| {
                 if has(c) {

@@ -70,7 +70,11 @@ fn read(
                 ready.ok("LangGraph SqliteStore");
                 langgraph(name, &conn, lines)
             } else {
-                Err(live::unknown_schema(name, "this SQLite database", &tables))
+                Err(live::unknown_schema(
+                    name,
+                    "this SQLite database is neither an engrama graph nor a LangGraph store",
+                    &tables,
+                ))
             }
         }
         Select::Table(table) => {
