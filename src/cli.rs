@@ -4,7 +4,7 @@
 use crate::check::format::Format as CheckFormat;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const EXIT_CODES: &str = "\
+pub const EXIT_CODES: &str = "\
 Exit codes:
   0  success (check: every store reaches the level asked for)
   1  check: a store is below --min-level, or holds no records
@@ -77,7 +77,8 @@ fn decay_fallback(args: &[std::ffi::OsString]) -> Option<Cli> {
 
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
-    /// When to use colour: auto follows the terminal, NO_COLOR and CLICOLOR_FORCE
+    /// When to use colour: auto follows the terminal, NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0 and
+    /// TERM=dumb
     #[arg(long, global = true, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
     pub color: When,
     /// When to draw progress bars (stderr; never in CI logs or machine formats)
@@ -169,6 +170,17 @@ Examples:
     #[command(after_help = "Example:\n  vercy completions bash > /etc/bash_completion.d/vercy")]
     Completions(CompletionsArgs),
 
+    /// Which record holds for a concept, on a date, for a caller: answered, abstained or refused
+    #[command(after_help = "\
+Exit codes: 0 answered; 1 abstained, refused or empty; 2 bad input or host file.
+
+Examples:
+  vercy resolve fixtures/reference-store.jsonl --concept data_retention --as-of 2026-07-01 \\
+    --caller finance --host fixtures/resolve/host.yaml
+  vercy resolve edges.jsonl --map graphiti --concept retention --known-at 2026-01-01T00:00:00Z \\
+    --caller hr --host host.yaml --format json")]
+    Resolve(ResolveArgs),
+
     /// Serve the profile to agents: a read-only MCP server on stdio
     #[command(
         after_help = "Example (an MCP client's configuration):\n  {\"mcpServers\": {\"vercy\": {\"command\": \"vercy\", \"args\": [\"mcp\"]}}}"
@@ -180,7 +192,7 @@ Examples:
 pub struct MapArg {
     /// Where each role lives: role=path pairs (paths: key, a.b, a[], a[].b, ~inverse) and named
     /// maps (graphiti, zep, mem0, engrama, dimension, profile), comma-separated or repeated
-    #[arg(long = "map", value_name = "MAP")]
+    #[arg(long = "map", value_name = "MAP", value_parser = MapValue, hide_possible_values = true)]
     pub map: Vec<String>,
 }
 
@@ -198,6 +210,44 @@ pub struct LiveArg {
 impl LiveArg {
     pub fn select(&self) -> crate::store::live::Select {
         crate::store::live::Select::from_flags(self.table.as_deref(), self.query.as_deref())
+    }
+}
+
+/// How a command that writes a file meets another writer and a hard-linked file.
+#[derive(Debug, Clone, Args)]
+pub struct WriteArgs {
+    /// Fail at once (exit 2) when another vercy is writing the same file, instead of waiting
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Replace a file that has other names (hard links) under this name only
+    #[arg(long)]
+    pub break_hardlinks: bool,
+}
+
+/// A `--map` value: any text (role=path pairs are checked when the map is built), offering the
+/// named maps to shell completion as its possible values.
+#[derive(Debug, Clone, Copy)]
+pub struct MapValue;
+
+impl clap::builder::TypedValueParser for MapValue {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let names = crate::mapping::named_maps()
+            .iter()
+            .map(|(name, _)| name.as_str());
+        Some(Box::new(names.map(clap::builder::PossibleValue::new)))
     }
 }
 
@@ -251,12 +301,17 @@ pub struct CompactArgs {
     /// Keep only the records whose release_to names this party (exactly); withhold the rest
     #[arg(long, value_name = "PARTY")]
     pub reader: Option<String>,
+    /// The store as known at this time: recorded_at on or before it, not expired_at by then
+    #[arg(long, value_name = "TIME")]
+    pub known_at: Option<String>,
     /// Print JSONL characters, compact characters and the saving on stderr
     #[arg(long)]
     pub stats: bool,
-    /// Add the store's conflict policy once, as a `# conflict_policy: …` line
+    /// Add the store's conflict policy once, as a `# conflict_policy: ...` line
     #[arg(long)]
     pub policy_line: bool,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -285,6 +340,8 @@ pub struct ExportArgs {
     pub map: MapArg,
     #[command(flatten)]
     pub live: LiveArg,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 #[derive(Debug, Args)]
@@ -302,6 +359,8 @@ pub struct ImportArgs {
     pub map: MapArg,
     #[command(flatten)]
     pub live: LiveArg,
+    #[command(flatten)]
+    pub write: WriteArgs,
 }
 
 #[derive(Debug, Args)]
@@ -377,7 +436,7 @@ pub enum MapFormat {
 #[derive(Debug, Args)]
 pub struct MapArgs {
     /// A target form (bitemporal_graph, vector_memory, catalogue, documents, relational,
-    /// dimension) or a named key map (graphiti, zep, mem0, engrama, …)
+    /// dimension) or a named key map (graphiti, zep, mem0, engrama, ...)
     #[arg(long, value_name = "TARGET")]
     pub target: Option<String>,
     #[arg(long, value_enum, default_value_t = MapFormat::Table)]
@@ -391,4 +450,45 @@ pub struct CompletionsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct McpArgs {}
+pub struct ResolveArgs {
+    /// The store (any shape vercy reads); `-` is stdin
+    #[arg(value_name = "STORE")]
+    pub store: String,
+    /// The concept asked about (the records whose concept role is exactly this)
+    #[arg(long, value_name = "NAME")]
+    pub concept: String,
+    /// Valid time: the date the answer holds on (default: now)
+    #[arg(long, value_name = "DATE")]
+    pub as_of: Option<String>,
+    /// Transaction time: the store as known at this time (recorded_at, expired_at)
+    #[arg(long, value_name = "TIME")]
+    pub known_at: Option<String>,
+    /// A scope value of the question (exact); repeat for several
+    #[arg(long = "scope", value_name = "SCOPE")]
+    pub scope: Vec<String>,
+    /// Who is asking (host configuration: the caller's audiences come from the host file)
+    #[arg(long, value_name = "PARTY")]
+    pub caller: String,
+    /// The host file: owners, writers (the write log), policy, audiences, unrestricted
+    #[arg(long, value_name = "HOST.yaml")]
+    pub host: String,
+    #[command(flatten)]
+    pub map: MapArg,
+    #[arg(long, value_enum, default_value_t = DataFormat::Human)]
+    pub format: DataFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// The store the `resolve` tool answers from (with --host and --caller)
+    #[arg(long, value_name = "STORE", requires_all = ["host", "caller"])]
+    pub store: Option<String>,
+    /// The host file for `resolve`; without it the tool is not offered
+    #[arg(long, value_name = "HOST.yaml", requires_all = ["store", "caller"])]
+    pub host: Option<String>,
+    /// The caller every `resolve` answer is for (never a tool argument)
+    #[arg(long, value_name = "PARTY", requires_all = ["store", "host"])]
+    pub caller: Option<String>,
+    #[command(flatten)]
+    pub map: MapArg,
+}

@@ -4,6 +4,7 @@
 //! [`Snippet`]: the offending line with its true line number, so the caret lands on the right
 //! character even in a file of millions of lines.
 
+use crate::output::terminal_safe;
 use miette::{Diagnostic, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 use std::fmt;
 use thiserror::Error;
@@ -43,13 +44,19 @@ impl Snippet {
         } else {
             (0, text.len())
         };
-        let shown = text[start..end].to_string();
-        let at = byte_in_line - start;
-        let len = shown[at..].chars().next().map_or(0, char::len_utf8);
+        // the line is shown terminal-safe (a record's ESC or CR must not reach the terminal),
+        // and the span is measured in the text as shown, so the caret stays on its character
+        let raw = &text[start..end];
+        let raw_at = byte_in_line - start;
+        let at = terminal_safe(&raw[..raw_at]).len();
+        let len = raw[raw_at..]
+            .chars()
+            .next()
+            .map_or(0, |c| terminal_safe(c.encode_utf8(&mut [0; 4])).len());
         (
             Snippet {
-                name: name.to_string(),
-                text: shown,
+                name: terminal_safe(name).into_owned(),
+                text: terminal_safe(raw).into_owned(),
                 line,
             },
             SourceSpan::new(at.into(), len),
@@ -106,6 +113,23 @@ pub enum VercyError {
         help("check free space and permissions; nothing was replaced")
     )]
     Write { path: String, reason: String },
+
+    #[error("{path}: {message}")]
+    #[diagnostic(code(vercy::io::output), help("{help}"))]
+    Output {
+        path: String,
+        message: String,
+        help: String,
+    },
+
+    #[error("{path}: another vercy is writing it")]
+    #[diagnostic(
+        code(vercy::io::busy),
+        help(
+            "run again when it is done, or without --no-wait to wait for it; nothing was written"
+        )
+    )]
+    Busy { path: String },
 
     #[error("{path}:{pos}: {message}")]
     #[diagnostic(code(vercy::store::json), help("{help}"))]
@@ -200,6 +224,19 @@ pub enum VercyError {
         help: String,
     },
 
+    #[error("{path}:{pos}: {message}")]
+    #[diagnostic(code(vercy::host::invalid), help("{help}"))]
+    Host {
+        path: String,
+        pos: Position,
+        message: String,
+        help: String,
+        #[source_code]
+        snippet: Snippet,
+        #[label("here")]
+        span: SourceSpan,
+    },
+
     #[error("interrupted")]
     #[diagnostic(code(vercy::interrupted))]
     Interrupted,
@@ -208,6 +245,80 @@ pub enum VercyError {
 pub type Result<T, E = VercyError> = std::result::Result<T, E>;
 
 impl VercyError {
+    /// The error with every text it shows terminal-safe: paths, messages and what was found
+    /// can quote a record or a file name, and reach the terminal through the diagnostic.
+    pub fn terminal_safe(mut self) -> Self {
+        fn fix(s: &mut String) {
+            let fixed = match terminal_safe(s) {
+                std::borrow::Cow::Owned(o) => Some(o),
+                std::borrow::Cow::Borrowed(_) => None,
+            };
+            if let Some(o) = fixed {
+                *s = o;
+            }
+        }
+        use VercyError::*;
+        match &mut self {
+            Read { path, reason } | Write { path, reason } => {
+                [path, reason].into_iter().for_each(fix)
+            }
+            Directory { path } | Utf8 { path, .. } | Busy { path } => {
+                [path].into_iter().for_each(fix)
+            }
+            Output {
+                path,
+                message,
+                help,
+            } => [path, message, help].into_iter().for_each(fix),
+            Json {
+                path,
+                message,
+                help,
+                ..
+            }
+            | Shape {
+                path,
+                message,
+                help,
+                ..
+            }
+            | Compact {
+                path,
+                message,
+                help,
+                ..
+            }
+            | Host {
+                path,
+                message,
+                help,
+                ..
+            } => [path, message, help].into_iter().for_each(fix),
+            Database {
+                store,
+                message,
+                help,
+            } => [store, message, help].into_iter().for_each(fix),
+            NotObject { path, found, .. } => [path, found].into_iter().for_each(fix),
+            Map { message, names } => [message, names].into_iter().for_each(fix),
+            Argument {
+                what,
+                message,
+                help,
+            } => [what, message, help].into_iter().for_each(fix),
+            // the value is shown through `{:?}`, which escapes it already
+            Environment {
+                name,
+                message,
+                help,
+                ..
+            } => [name, message, help].into_iter().for_each(fix),
+            EmbeddedData { what, message } => [what, message].into_iter().for_each(fix),
+            Interrupted => {}
+        };
+        self
+    }
+
     pub fn argument(
         what: impl Into<String>,
         message: impl Into<String>,

@@ -5,18 +5,23 @@
 
 // Errors carry the offending line for their diagnostic; they are built once, on the way out.
 #![allow(clippy::result_large_err)]
+// `eprintln!` and `println!` panic on a closed pipe: stderr goes through output::print_stderr
+// and stdout through output::print_stdout or a write::Sink, which do not.
+#![deny(clippy::print_stderr, clippy::print_stdout)]
 
 pub mod bytes;
 pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod error;
+pub mod help;
 pub mod mapping;
 pub mod mcp;
 pub mod output;
 pub mod profile;
 pub mod recency;
 pub mod record;
+pub mod resolve;
 pub mod select;
 pub mod store;
 pub mod time;
@@ -66,6 +71,7 @@ pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
         Map(args) => cmd::map::run(args),
         Completions(args) => cmd::completions::run(args),
         Mcp(args) => cmd::mcp::run(args),
+        Resolve(args) => cmd::resolve::run(args, &cli.global),
     }
 }
 
@@ -75,6 +81,10 @@ pub fn main_entry() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
+            if e.kind() == clap::error::ErrorKind::DisplayHelp {
+                help::print(&e);
+                return ExitCode::from(code);
+            }
             let _ = e.print();
             return ExitCode::from(code);
         }

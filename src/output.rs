@@ -25,6 +25,10 @@ pub fn configure(global: &GlobalArgs) {
                 false
             } else if std::env::var("CLICOLOR_FORCE").is_ok_and(|v| !v.is_empty() && v != "0") {
                 true
+            } else if std::env::var("TERM").is_ok_and(|t| t == "dumb")
+                || std::env::var("CLICOLOR").is_ok_and(|v| v == "0")
+            {
+                false // a terminal that cannot show colour, or a user who said not to
             } else {
                 terminal
             }
@@ -103,15 +107,23 @@ pub fn machine_format() {
 
 /// Print a diagnostic on stderr.
 pub fn report_error(e: VercyError) {
-    let report = miette::Report::new(e);
-    eprintln!("{report:?}");
+    let report = miette::Report::new(e.terminal_safe());
+    print_stderr(&format!("{report:?}\n"));
 }
 
 /// A notice on stderr (suppressed by --quiet).
 pub fn notice(message: &str) {
     if !quiet() {
-        eprintln!("{message}");
+        print_stderr(&format!("{}\n", terminal_safe(message)));
     }
+}
+
+/// Write text to stderr, the one way anything reaches it. A closed or failing stderr is
+/// ignored: a notice or a diagnostic nobody can read must not turn the command's outcome into
+/// a panic (`eprintln!` panics, exit 101), so the exit code stays the command's own.
+pub fn print_stderr(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
 }
 
 /// Write text to stdout; a closed pipe ends the command quietly as success.
@@ -124,5 +136,92 @@ pub fn print_stdout(text: &str) -> Result<()> {
             path: "<stdout>".into(),
             reason: crate::store::input_reason(&e),
         }),
+    }
+}
+
+/// `text` as it may reach a terminal or a CI log: every character that could move the cursor,
+/// start an escape sequence (ESC, OSC hyperlinks, C1), rewrite the line (CR), begin a new log
+/// line (a newline followed by `::error` or `::add-mask::`), or reorder what is shown (bidi
+/// controls, U+2028/U+2029) is written as `\u{XX}`, as `char::escape_unicode` writes it.
+/// Everything else, backslashes included, is left as it is, borrowed when nothing changes.
+/// For human outputs only: JSON outputs carry record texts exactly.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    fn unsafe_char(c: char) -> bool {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{061C}'
+                    | '\u{200E}'
+                    | '\u{200F}'
+                    | '\u{202A}'..='\u{202E}'
+                    | '\u{2066}'..='\u{2069}'
+            )
+    }
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text` escaped for a GitHub Actions workflow command (`::warning file=F,title=T::MESSAGE`):
+/// `%`, CR and LF always, so a value cannot end the command and start another
+/// (`\n::add-mask::`); `:` and `,` too in a property (`property`), where they separate.
+pub fn github_escape(text: &str, property: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            ':' if property => out.push_str("%3A"),
+            ',' if property => out.push_str("%2C"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[test]
+    fn terminal_safe_borrows_plain_text_and_escapes_controls() {
+        assert!(matches!(
+            terminal_safe("plain – ñ \\ text"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(terminal_safe("a\x1b[31mb"), "a\\u{1b}[31mb");
+        assert_eq!(terminal_safe("x\r\n::error::y"), "x\\u{d}\\u{a}::error::y");
+        assert_eq!(
+            terminal_safe("\u{7f}\u{9b}\u{202e}\u{2066}"),
+            "\\u{7f}\\u{9b}\\u{202e}\\u{2066}"
+        );
+        assert_eq!(
+            terminal_safe("\u{2028}\u{2029}\u{61c}\u{200e}"),
+            "\\u{2028}\\u{2029}\\u{61c}\\u{200e}"
+        );
+        assert_eq!(terminal_safe("a\\u{1b}b"), "a\\u{1b}b");
+        assert_eq!(terminal_safe("\u{200d}"), "\u{200d}"); // a joiner is no control
+    }
+
+    #[test]
+    fn github_escape_ends_no_command_early() {
+        assert_eq!(
+            github_escape("50% a\r\n::add-mask::x", false),
+            "50%25 a%0D%0A::add-mask::x"
+        );
+        assert_eq!(github_escape("a:b,c%", true), "a%3Ab%2Cc%25");
     }
 }

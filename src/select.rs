@@ -178,6 +178,22 @@ pub fn holds_concept(value: Option<&Value>, name: &str) -> bool {
     }
 }
 
+/// Known at `t` (transaction time, `--known-at`): the record was recorded at or before `t`
+/// (its `recorded_at` role) and had not expired by then (its `expired_at` role, absent or null:
+/// not expired). Fail-closed: a record whose recorded_at is missing or not a date, or whose
+/// expired_at is not a date, is not known to the store at `t`.
+pub fn known_at(map: &FieldMap, record: &Record, t: &Timestamp) -> bool {
+    let recorded = map
+        .get("recorded_at", &record.fields)
+        .and_then(|v| time::parse_value(&v).ok());
+    let expired = match map.get("expired_at", &record.fields) {
+        None => Some(false),
+        Some(v) if v.is_null() => Some(false),
+        Some(v) => time::parse_value(&v).ok().map(|e| time::begun(&e, t)),
+    };
+    recorded.is_some_and(|r| time::begun(&r, t)) && expired == Some(false)
+}
+
 /// release_to names `party` exactly: a string equal to it, or a list with a string item equal
 /// to it. Anything else (missing, null, empty, a number, an object) names nobody.
 pub fn releases_to(value: Option<&Value>, party: &str) -> bool {
@@ -194,6 +210,8 @@ pub struct Criteria {
     pub as_of: Option<Timestamp>,
     pub concept: Option<String>,
     pub reader: Option<String>,
+    /// `--known-at`: only the records the store knew then (see [`known_at`]).
+    pub known_at: Option<Timestamp>,
 }
 
 impl Criteria {
@@ -203,12 +221,15 @@ impl Criteria {
     }
 }
 
-/// Why a record was left out (the first test it failed, in the order concept, date, reader),
+/// Why a record was left out (the first test it failed, in the order concept, transaction
+/// time, date, reader),
 /// or that it was kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Keep,
     OtherConcept,
+    /// Not recorded yet, or expired, at `--known-at`.
+    NotKnown,
     NotInForce,
     /// valid_from missing or not a date, or valid_to not a date: never in force.
     Undated,
@@ -226,6 +247,11 @@ pub fn judge(
     if let Some(name) = &criteria.concept {
         if !holds_concept(map.get("concept", &record.fields).as_deref(), name) {
             return Verdict::OtherConcept;
+        }
+    }
+    if let Some(t) = &criteria.known_at {
+        if !known_at(map, record, t) {
+            return Verdict::NotKnown;
         }
     }
     if let Some(at) = &criteria.as_of {
@@ -249,6 +275,7 @@ pub struct Tally {
     pub read: usize,
     pub kept: usize,
     pub other_concept: usize,
+    pub not_known: usize,
     pub not_in_force: usize,
     pub undated: usize,
     pub withheld: usize,
@@ -260,6 +287,7 @@ impl Tally {
         match verdict {
             Verdict::Keep => self.kept += 1,
             Verdict::OtherConcept => self.other_concept += 1,
+            Verdict::NotKnown => self.not_known += 1,
             Verdict::NotInForce => self.not_in_force += 1,
             Verdict::Undated => self.undated += 1,
             Verdict::Withheld => self.withheld += 1,
@@ -366,6 +394,36 @@ mod tests {
     }
 
     #[test]
+    fn known_at_reads_transaction_time_and_fails_closed() {
+        let map = FieldMap::parse(&["recorded_at=created_at".into()]).unwrap();
+        let at = ts("2026-01-01");
+        let known = |v: Value| known_at(&map, &rec(v), &at);
+        assert!(known(json!({"created_at": "2025-12-31T23:00:00Z"})));
+        assert!(known(
+            json!({"created_at": "2026-01-01T23:00:00Z", "expired_at": null})
+        ));
+        assert!(!known(json!({"created_at": "2026-01-02"})));
+        assert!(!known(
+            json!({"created_at": "2025-01-01", "expired_at": "2025-06-01"})
+        ));
+        assert!(!known(
+            json!({"created_at": "2025-01-01", "expired_at": "2026-01-01T08:00:00Z"})
+        ));
+        assert!(known(
+            json!({"created_at": "2025-01-01", "expired_at": "2026-01-02"})
+        ));
+        assert!(
+            !known(json!({"recorded_at": "2025-01-01"})),
+            "the map reads created_at"
+        );
+        assert!(!known(json!({})));
+        assert!(!known(json!({"created_at": "yesterday"})));
+        assert!(!known(
+            json!({"created_at": "2025-01-01", "expired_at": "never"})
+        ));
+    }
+
+    #[test]
     fn flags_combine() {
         let map = FieldMap::identity();
         let idx = Supersession::default();
@@ -377,6 +435,7 @@ mod tests {
             as_of: Some(ts("2025-06-01")),
             concept: Some(concept.into()),
             reader: Some(reader.into()),
+            known_at: None,
         };
         assert_eq!(judge(&c("c", "x"), &map, &idx, &r), Verdict::Keep);
         assert_eq!(judge(&c("d", "x"), &map, &idx, &r), Verdict::OtherConcept);

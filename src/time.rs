@@ -346,9 +346,18 @@ impl Validity {
     /// date D, a record that begins at any moment of D has begun (`2026-06-01T09:00Z` ≤
     /// `2026-06-01`), and one that ends at any moment of D still holds on D.
     pub fn covers(&self, at: &Timestamp) -> bool {
-        let Some(from) = self.from else { return false };
-        from.start() <= at.end() && self.to.is_none_or(|to| at.start() <= to.end())
+        self.from.is_some_and(|from| begun(&from, at)) && self.to.is_none_or(|to| !ended(&to, at))
     }
+}
+
+/// A record valid from `from` has begun on `at` (at any moment of it, at their precisions).
+pub fn begun(from: &Timestamp, at: &Timestamp) -> bool {
+    from.start() <= at.end()
+}
+
+/// A record valid to `to` (inclusive) has ended before `at`.
+pub fn ended(to: &Timestamp, at: &Timestamp) -> bool {
+    at.start() > to.end()
 }
 
 /// In force on a date, derived at read time: the record covers the date and no record that

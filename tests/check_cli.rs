@@ -379,6 +379,13 @@ fn superseded_records_with_a_valid_to_are_named_once_wherever_they_stand() {
             "caps_level": 2,
             "count": 2,
             "records": [{"record": "A-1", "line": 1}, {"record": "B-1", "line": 4}]
+        }, {
+            "code": "value.conflict",
+            "field": "supersedes",
+            "message": "records of one concept in force together with different values and no supersedes between them: concept \"refunds\" from 2025-09-01, A-2 and A-3",
+            "caps_level": 2,
+            "count": 2,
+            "records": [{"record": "A-2", "line": 2}, {"record": "A-3", "line": 5}]
         }])
     );
 }
@@ -408,7 +415,8 @@ fn value_warnings_name_records_and_lines_and_count_under_strict() {
             "value.release_to",
             "value.supersedes_unknown",
             "value.supersedes_cycle",
-            "value.superseded_valid_to"
+            "value.superseded_valid_to",
+            "value.conflict"
         ]
     );
     let dup = &r["warnings"][2]["records"][0];

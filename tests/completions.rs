@@ -59,3 +59,55 @@ fn an_unknown_shell_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("possible values"));
 }
+
+/// What bash offers for the last word of `line` through vercy's completion function.
+fn bash_completes(line: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("vercy.bash");
+    std::fs::write(&path, script("bash")).unwrap();
+    let words: Vec<&str> = line.split(' ').collect();
+    let probe = format!(
+        "source '{}' && COMP_WORDS=({}) COMP_CWORD={} COMP_LINE='{line}' COMP_POINT={} \
+         && $(complete -p vercy | sed -E 's/.*-F ([^ ]+).*/\\1/') vercy '{}' '{}' \
+         && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display(),
+        words.join(" "),
+        words.len() - 1,
+        line.len(),
+        words[words.len() - 1],
+        words[words.len() - 2],
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--norc", "-c", &probe])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn map_completes_the_named_maps_and_still_takes_role_path_pairs() {
+    assert_eq!(
+        bash_completes("vercy check store.jsonl --map gr"),
+        ["graphiti"]
+    );
+    let all = bash_completes("vercy compact store.jsonl --map ");
+    for name in ["graphiti", "zep", "mem0", "engrama", "dimension", "profile"] {
+        assert!(all.iter().any(|w| w == name), "{name} not in {all:?}");
+    }
+    // the possible values are offered, not enforced
+    let out = Command::cargo_bin("vercy")
+        .unwrap()
+        .args([
+            "check",
+            "fixtures/graph-edges.jsonl",
+            "--map",
+            "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

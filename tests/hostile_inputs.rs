@@ -226,7 +226,7 @@ fn run_case(
         let left: Vec<_> = std::fs::read_dir(scratch.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n != "target.jsonl")
+            .filter(|n| n != "target.jsonl" && n != ".target.jsonl.vercy-lock")
             .collect();
         assert!(left.is_empty(), "{what} left files behind: {left:?}");
     }

@@ -93,12 +93,12 @@ impl Server {
         let text = result["content"][0]["text"].as_str().unwrap();
         assert_eq!(result["content"][0]["type"], "text");
         assert_eq!(result["content"].as_array().unwrap().len(), 1);
-        if let Ok(parsed) = serde_json::from_str::<Value>(text) {
-            assert_eq!(
-                parsed, result["structuredContent"],
-                "{tool}: text and structure differ"
-            );
-        }
+        // the text is the structured content serialised, for clients that read only text
+        let parsed: Value = serde_json::from_str(text).expect("the text is JSON");
+        assert_eq!(
+            parsed, result["structuredContent"],
+            "{tool}: text and structure differ"
+        );
         result["structuredContent"].clone()
     }
 
@@ -142,13 +142,18 @@ fn exchange(input: &str) -> (Vec<Value>, ExitStatus) {
 }
 
 fn initialized() -> Server {
+    initialized_with("2025-06-18")
+}
+
+/// A server whose client asked for protocol `version`.
+fn initialized_with(version: &str) -> Server {
     let mut server = Server::start();
     let reply = server.request(
         "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        json!({"protocolVersion": version, "capabilities": {},
                "clientInfo": {"name": "scripted-test-client", "version": "1"}}),
     );
-    assert_eq!(reply["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(reply["result"]["protocolVersion"], version);
     server.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     server
 }
@@ -195,7 +200,14 @@ fn an_older_protocol_version_is_accepted_and_an_unknown_one_gets_ours() {
         "initialize",
         json!({"protocolVersion": "1999-01-01", "capabilities": {}}),
     );
-    assert_eq!(r["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+    for version in ["2025-11-25", "2025-06-18", "2024-11-05"] {
+        let r = server.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}}),
+        );
+        assert_eq!(r["result"]["protocolVersion"], version);
+    }
 }
 
 #[test]
@@ -222,6 +234,23 @@ fn tools_list_gives_every_tool_read_only_with_a_schema() {
         assert!(tool["description"].as_str().unwrap().len() > 80, "{name}");
         assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
         assert_eq!(tool["inputSchema"]["additionalProperties"], false, "{name}");
+        assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
+        assert!(tool["outputSchema"]["properties"].is_object(), "{name}");
+        // Claude refuses a tool whose input schema combines schemas at its top
+        for combinator in ["anyOf", "oneOf", "allOf", "not"] {
+            assert!(
+                tool["inputSchema"].get(combinator).is_none(),
+                "{name}: a top-level {combinator}"
+            );
+        }
+        // clients backed by Gemini refuse a `type` that is a list: one type per argument
+        for (arg, spec) in tool["inputSchema"]["properties"].as_object().unwrap() {
+            assert!(
+                spec["type"].is_string(),
+                "{name}.{arg} has no single type: {spec}"
+            );
+            assert_no_type_lists(spec, &format!("{name}.{arg}"));
+        }
         let a = &tool["annotations"];
         assert_eq!(
             (
@@ -238,6 +267,22 @@ fn tools_list_gives_every_tool_read_only_with_a_schema() {
     assert_eq!(check["required"], json!(["records"]));
     assert_eq!(check["properties"]["min_level"]["minimum"], 1);
     assert_eq!(check["properties"]["min_level"]["maximum"], 3);
+}
+
+/// No `type` anywhere inside `schema` is a list.
+fn assert_no_type_lists(schema: &Value, at: &str) {
+    match schema {
+        Value::Object(m) => {
+            if let Some(t) = m.get("type") {
+                assert!(t.is_string(), "{at}: type {t}");
+            }
+            for (k, v) in m {
+                assert_no_type_lists(v, &format!("{at}.{k}"));
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| assert_no_type_lists(v, at)),
+        _ => {}
+    }
 }
 
 #[test]
@@ -290,11 +335,10 @@ fn malformed_requests_get_the_right_json_rpc_errors_and_keep_their_id() {
     assert_eq!(server.request("ping", json!({}))["result"], json!({}));
 }
 
-#[test]
-fn bad_tool_arguments_are_invalid_params() {
-    let mut server = initialized();
+/// Tool calls whose arguments are wrong, and what each answer must name.
+fn bad_argument_cases() -> Vec<(&'static str, Value, &'static str)> {
     let records = "{\"record_id\":\"a\",\"valid_from\":\"2026-01-01\",\"valid_to\":null}\n";
-    let cases = [
+    let cases = vec![
         (
             "check_records",
             json!({"records": records, "min_level": 0}),
@@ -312,13 +356,8 @@ fn bad_tool_arguments_are_invalid_params() {
         ),
         (
             "check_records",
-            json!({"records": records, "map": {"record_id": 5}}),
-            "map.record_id",
-        ),
-        (
-            "check_records",
-            json!({"records": records, "map": {"record_id": null}}),
-            "map.record_id",
+            json!({"records": records, "map": {"record_id": "uuid"}}),
+            "`map` must be string",
         ),
         (
             "check_records",
@@ -326,7 +365,11 @@ fn bad_tool_arguments_are_invalid_params() {
             "no_such_map",
         ),
         ("check_records", json!({"records": 17}), "records"),
-        ("check_records", json!({"records": [1, 2]}), "records[0]"),
+        (
+            "check_records",
+            json!({"records": [{"record_id": "a"}]}),
+            "records",
+        ),
         ("check_records", json!({}), "records"),
         (
             "check_records",
@@ -340,8 +383,15 @@ fn bad_tool_arguments_are_invalid_params() {
             json!({"target": "spreadsheet"}),
             "target",
         ),
-        ("no_such_tool", json!({}), "no_such_tool"),
     ];
+    cases
+}
+
+#[test]
+fn bad_tool_arguments_are_invalid_params_before_2025_11_25() {
+    let mut server = initialized();
+    let mut cases = bad_argument_cases();
+    cases.push(("no_such_tool", json!({}), "no_such_tool"));
     for (tool, args, named) in cases {
         let (code, message) = server.call_error(tool, args.clone());
         assert_eq!(code, -32602, "{tool} {args}: {message}");
@@ -350,6 +400,31 @@ fn bad_tool_arguments_are_invalid_params() {
             "{tool} {args}: {message:?} should name {named}"
         );
     }
+}
+
+#[test]
+fn bad_tool_arguments_are_error_results_the_model_reads_from_2025_11_25() {
+    let mut server = initialized_with("2025-11-25");
+    for (tool, args, named) in bad_argument_cases() {
+        let result = server.call(tool, args.clone());
+        assert_eq!(result["isError"], true, "{tool} {args}: {result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(named),
+            "{tool} {args}: {text:?} should name {named}"
+        );
+        assert!(result.get("structuredContent").is_none(), "{result}");
+    }
+    // an unknown tool is still a protocol error
+    let (code, message) = server.call_error("no_such_tool", json!({}));
+    assert_eq!(code, -32602, "{message}");
+    // and a client that says nothing of its version gets the newest rules
+    let mut bare = Server::start();
+    let reply = bare.request(
+        "tools/call",
+        json!({"name": "check_records", "arguments": {"records": "", "min_level": 9}}),
+    );
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
 }
 
 #[test]
@@ -378,7 +453,7 @@ fn requests_in_one_stream_are_answered_in_order() {
         r#"{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"get_profile","arguments":{"field":"source"}}}"#,
         "not json",
         r#"{"jsonrpc":"2.0","id":4,"method":"nope"}"#,
-        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"check_records","arguments":{"records":[{"record_id":"a","valid_from":"2026-01-01","valid_to":null}]}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"check_records","arguments":{"records":"{\"record_id\":\"a\",\"valid_from\":\"2026-01-01\",\"valid_to\":null}"}}}"#,
         r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
     ]
     .join("\r\n"); // CRLF line ends, and no newline after the last request
@@ -523,9 +598,7 @@ fn check_records_gives_exactly_the_report_of_vercy_check_json() {
                             result["isError"], true,
                             "{name}: the CLI could not read it: {stderr}\n{result}"
                         );
-                        let message = result["structuredContent"]["error"]["message"]
-                            .as_str()
-                            .unwrap();
+                        let message = result["content"][0]["text"].as_str().unwrap();
                         // the same place in the text: `<mcp>:L:C:` where the CLI says `<stdin>:L:C:`
                         let place = message
                             .strip_prefix("<mcp>")
@@ -560,7 +633,7 @@ fn vercy_check_text(text: &str, cli_args: &[String]) -> String {
 }
 
 #[test]
-fn records_as_an_array_or_one_object_are_checked_like_their_text() {
+fn records_held_as_objects_are_checked_as_json_lines_and_a_map_is_one_string() {
     let mut server = initialized();
     let text = read("reference-store.jsonl");
     let records: Vec<Value> = text
@@ -568,22 +641,14 @@ fn records_as_an_array_or_one_object_are_checked_like_their_text() {
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    let lines: String = records.iter().map(|r| format!("{r}\n")).collect();
     let from_text = server.ok("check_records", json!({"records": text, "min_level": 2}));
-    let from_array = server.ok("check_records", json!({"records": records, "min_level": 2}));
+    let from_lines = server.ok("check_records", json!({"records": lines, "min_level": 2}));
     for key in ["records", "level", "pass", "findings", "next_level"] {
-        assert_eq!(from_text[key], from_array[key], "{key}");
+        assert_eq!(from_text[key], from_lines[key], "{key}");
     }
-    assert_eq!(from_array["shape"], "JSON array");
-    // one object is one record, even one that looks like an envelope
-    let one = server.ok(
-        "check_records",
-        json!({"records": {"record_id": "x", "valid_from": "2026-01-01", "valid_to": null,
-                           "results": [{"record_id": "inner"}]}}),
-    );
-    assert_eq!(one["records"], 1);
-    assert_eq!(one["level"], 1);
-    // an array that is empty: no records, level 0, fail
-    let none = server.ok("check_records", json!({"records": []}));
+    // an empty text: no records, level 0, fail
+    let none = server.ok("check_records", json!({"records": ""}));
     assert_eq!(
         (
             none["records"].clone(),
@@ -592,24 +657,16 @@ fn records_as_an_array_or_one_object_are_checked_like_their_text() {
         ),
         (json!(0), json!(0), json!(false))
     );
-}
-
-#[test]
-fn a_map_object_reads_like_the_same_map_string() {
-    let mut server = initialized();
-    let text = read("graph-edges.jsonl");
-    let as_string = server.ok(
+    let edges = read("graph-edges.jsonl");
+    let mapped = server.ok(
         "check_records",
-        json!({"records": text, "map": "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode"}),
+        json!({"records": edges, "map": "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode"}),
     );
-    let as_object = server.ok(
+    assert_eq!(mapped["mapping"]["record_id"], "uuid");
+    let named = server.ok(
         "check_records",
-        json!({"records": text, "map": {"record_id": "uuid", "valid_from": "valid_at",
-                                         "valid_to": "invalid_at", "source": "episode"}}),
+        json!({"records": edges, "map": "graphiti"}),
     );
-    assert_eq!(as_string, as_object);
-    assert_eq!(as_object["mapping"]["record_id"], "uuid");
-    let named = server.ok("check_records", json!({"records": text, "map": "graphiti"}));
     assert_eq!(named["mapping"]["valid_from"], "valid_at");
 }
 
@@ -619,17 +676,11 @@ fn unreadable_records_are_a_tool_error_that_names_the_place() {
     let text = "{\"record_id\": \"a\", \"valid_from\": \"2026-01-01\", \"valid_to\": null}\n{\"record_id\": \"b\",, }\n";
     let result = server.call("check_records", json!({"records": text}));
     assert_eq!(result["isError"], true, "{result}");
-    let error = &result["structuredContent"]["error"];
-    assert!(
-        error["message"].as_str().unwrap().starts_with("<mcp>:2:"),
-        "{error}"
-    );
-    assert_eq!(error["code"], "vercy::store::json");
-    assert!(error["help"].is_string());
-    assert!(result["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .contains("help: "));
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("<mcp>:2:"), "{text}");
+    assert!(text.contains("\nhelp: "), "{text}");
+    assert!(text.ends_with("\ncode: vercy::store::json"), "{text}");
+    assert!(result.get("structuredContent").is_none(), "{result}");
     // and the server goes on
     assert_eq!(
         server.ok("check_records", json!({"records": "[]"}))["records"],
@@ -792,7 +843,7 @@ fn compact_records_writes_what_vercy_compact_writes() {
                 "--as-of",
                 "2026-07-01",
             ],
-            json!({"map": {"record_id": "id", "supersedes": "~replaced_by"}, "as_of": "2026-07-01"}),
+            json!({"map": "record_id=id,supersedes=~replaced_by", "as_of": "2026-07-01"}),
         ),
         (
             "compact/reader.jsonl",
@@ -802,7 +853,7 @@ fn compact_records_writes_what_vercy_compact_writes() {
         (
             "compact/reader-mapped.jsonl",
             &["--map", "release_to=acl.parties", "--reader", "finance"],
-            json!({"map": {"release_to": "acl.parties"}, "reader": "finance"}),
+            json!({"map": "release_to=acl.parties", "reader": "finance"}),
         ),
         (
             "compact/chain.jsonl",
@@ -814,13 +865,8 @@ fn compact_records_writes_what_vercy_compact_writes() {
         let text = read(file);
         let (expected, _) = cli_compact(&text, cli_args);
         args["records"] = json!(text);
-        let result = server.call("compact_records", args);
-        assert_eq!(result["isError"], false, "{file}: {result}");
-        assert_eq!(
-            result["content"][0]["text"], expected,
-            "{file} {cli_args:?}"
-        );
-        assert_eq!(result["structuredContent"]["compact"], expected, "{file}");
+        let result = server.ok("compact_records", args);
+        assert_eq!(result["compact"], expected, "{file} {cli_args:?}");
         assert!(
             expected.starts_with("# record_id|valid_from|valid_to|"),
             "{file}"
@@ -850,13 +896,11 @@ fn compact_records_with_a_reader_fails_closed() {
     assert_eq!(out["left_out"]["withheld"], 12);
     let (_, stderr) = cli_compact(&text, &["--reader", "finance"]);
     assert!(stderr.contains("withheld 12 records"), "{stderr}");
-    // the reference store as records (an array): 1,860 characters, as the profile measures
-    let records: Vec<Value> = read("reference-store.jsonl")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let all = server.ok("compact_records", json!({"records": records}));
+    // the reference store: 1,860 characters, as the profile measures
+    let all = server.ok(
+        "compact_records",
+        json!({"records": read("reference-store.jsonl")}),
+    );
     assert_eq!(all["compact"].as_str().unwrap().chars().count(), 1860);
     assert_eq!(all["compact"], read("expected/reference-store.compact.txt"));
 }

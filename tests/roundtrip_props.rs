@@ -130,8 +130,8 @@ fn engrama_dump() -> impl Strategy<Value = String> {
             let py = |v: &Value| vercy::store::jsonl::python_text(v);
             let mut out = py(&json!({"engrama_export": 1, "version": "0.18.1", "exported_at": exported_at,
                 "source_backend": "sqlite", "embedding_model": "test", "embedding_dimensions": 2})) + "\n";
-            let label = |i: usize| if i % 2 == 0 { "Concept" } else { "Decision" };
-            let key = |i: usize| if i % 2 == 0 { "name" } else { "title" };
+            let label = |i: usize| if i.is_multiple_of(2) { "Concept" } else { "Decision" };
+            let key = |i: usize| if i.is_multiple_of(2) { "name" } else { "title" };
             for (i, (from, activity, created, to, notes)) in nodes.iter().enumerate() {
                 let mut props = Map::new();
                 props.insert("notes".into(), json!(notes));

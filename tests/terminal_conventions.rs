@@ -204,3 +204,98 @@ fn progress_shows_on_a_terminal_and_never_in_ci_or_machine_formats() {
         &on_a_terminal("--format json --progress always", true).unwrap()
     ));
 }
+
+/// stderr of `vercy ARGS` on a pseudo-terminal with `env` set (TERM=xterm-256color unless
+/// given); `None` without the `script` tool.
+fn diagnostic_on_a_terminal(env: &[(&str, &str)]) -> Option<String> {
+    let available = std::process::Command::new("script")
+        .args(["-qec", "true", "/dev/null"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        eprintln!("skipped: no `script` to give vercy a terminal");
+        return None;
+    }
+    let mut cmd = std::process::Command::new("script");
+    cmd.args([
+        "-qec",
+        "\"$VERCY\" check fixtures/bad/bad-line-middle.jsonl",
+        "/dev/null",
+    ])
+    .current_dir(root())
+    .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
+    .env("TERM", "xterm-256color")
+    .env_remove("NO_COLOR")
+    .env_remove("CLICOLOR")
+    .env_remove("CLICOLOR_FORCE")
+    .env_remove("CI");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn term_dumb_and_clicolor_0_turn_colour_off_on_a_terminal() {
+    let Some(plain_terminal) = diagnostic_on_a_terminal(&[]) else {
+        return;
+    };
+    assert!(
+        plain_terminal.contains(ESC),
+        "no colour on a terminal: {plain_terminal}"
+    );
+    for env in [[("TERM", "dumb")], [("CLICOLOR", "0")]] {
+        let out = diagnostic_on_a_terminal(&env).unwrap();
+        assert!(!out.contains(ESC), "{env:?}: {out}");
+        assert!(out.contains("bad-line-middle.jsonl:4:77"), "{env:?}: {out}");
+    }
+    // CLICOLOR=1 is the default, and CLICOLOR_FORCE still forces
+    assert!(diagnostic_on_a_terminal(&[("CLICOLOR", "1")])
+        .unwrap()
+        .contains(ESC));
+    let forced = diagnostic_on_a_terminal(&[("TERM", "dumb"), ("CLICOLOR_FORCE", "1")]).unwrap();
+    assert!(forced.contains(ESC), "{forced}");
+}
+
+#[test]
+fn help_examples_stay_one_command_per_line_at_any_width() {
+    let mut checked = 0;
+    for sub in vercy::cli::Cli::command().get_subcommands() {
+        let name = sub.get_name();
+        let after = sub
+            .get_after_help()
+            .map(|h| h.to_string())
+            .unwrap_or_default();
+        let examples: Vec<&str> = after.lines().filter(|l| l.starts_with("  ")).collect();
+        for columns in ["30", "60", "200"] {
+            for flag in ["-h", "--help"] {
+                let out = vercy()
+                    .args([name, flag])
+                    .env("COLUMNS", columns)
+                    .output()
+                    .unwrap();
+                let help = String::from_utf8_lossy(&out.stdout);
+                for example in &examples {
+                    assert!(
+                        help.lines().any(|l| l == *example),
+                        "vercy {name} {flag} at {columns} columns breaks {example:?}:\n{help}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 60, "{checked}");
+    // the rest of the help is still wrapped to the width
+    let narrow = vercy()
+        .args(["recency", "--help"])
+        .env("COLUMNS", "40")
+        .output()
+        .unwrap();
+    let narrow = String::from_utf8_lossy(&narrow.stdout);
+    assert!(
+        narrow.lines().any(|l| l.trim() == "(default: now)"),
+        "{narrow}"
+    );
+}

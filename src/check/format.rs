@@ -2,7 +2,7 @@
 //! reports alone. Adding a form is one variant and one function.
 
 use super::report::{plural, Report};
-use crate::output::{paint, Paint};
+use crate::output::{github_escape, paint, terminal_safe, Paint};
 use crate::profile::Profile;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -67,7 +67,10 @@ fn human(r: &Report, quiet: bool) -> String {
     } else {
         paint("FAIL", Paint::Bad)
     };
-    out.push_str(&format!("{}\n", paint(&r.store, Paint::Bold)));
+    out.push_str(&format!(
+        "{}\n",
+        paint(&terminal_safe(&r.store), Paint::Bold)
+    ));
     if r.records == 0 {
         out.push_str(&format!(
             "  level 0 of {top} · {verdict} · no records found ({})\n",
@@ -114,7 +117,7 @@ fn human(r: &Report, quiet: bool) -> String {
                     "    {} {:<40} {}\n",
                     paint(&format!("{:<18}", f.field), style),
                     f.requirement,
-                    shown(f.offenders.iter(), 6)
+                    terminal_safe(&shown(f.offenders.iter(), 6))
                 ));
             }
         }
@@ -131,12 +134,12 @@ fn human(r: &Report, quiet: bool) -> String {
                 let names: Vec<String> = w
                     .records
                     .iter()
-                    .map(|x| format!("{} (line {})", x.name, x.line))
+                    .map(|x| format!("{} (line {})", terminal_safe(&x.name), x.line))
                     .collect();
                 out.push_str(&format!(
                     "    {} {}\n",
                     paint(&format!("{:<26}", w.code), Paint::Warn),
-                    w.message
+                    terminal_safe(&w.message)
                 ));
                 if !names.is_empty() {
                     out.push_str(&format!(
@@ -155,7 +158,7 @@ fn human(r: &Report, quiet: bool) -> String {
                 if missing.is_empty() {
                     String::new()
                 } else {
-                    format!(": {}", missing.join(", "))
+                    format!(": {}", terminal_safe(&missing.join(", ")))
                 }
             ));
         }
@@ -167,14 +170,12 @@ fn human(r: &Report, quiet: bool) -> String {
     out
 }
 
-/// Escape data for a workflow command (`%`, CR, LF; and `:` `,` in properties).
+/// Data for a workflow command: terminal-safe for the log, then escaped for the command.
 fn gh_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    github_escape(&terminal_safe(s), false)
 }
 fn gh_prop(s: &str) -> String {
-    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+    github_escape(&terminal_safe(s), true)
 }
 
 fn github(r: &Report) -> String {

@@ -3,6 +3,7 @@
 //! [`rules`] is the reference checker's behaviour (presence), [`values`] goes further (values),
 //! [`report`] assembles both into the `vercy-check/1` report, [`format`] prints it.
 
+mod conflicts;
 pub mod format;
 mod ids;
 mod owners;
@@ -178,7 +179,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         values.fold(&facts.values, name);
         let offset = facts.offset;
         if let Some(bar) = &bar {
-            if rules.records() % 4096 == 0 {
+            if rules.records().is_multiple_of(4096) {
                 bar.set_position(offset);
             }
         }

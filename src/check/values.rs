@@ -40,7 +40,7 @@ pub struct Warning {
 }
 
 /// Every warning code, with the level it caps and what it means (a test keeps them unique).
-pub const CODES: [(&str, &str, u8, &str); 11] = [
+pub const CODES: [(&str, &str, u8, &str); 12] = [
     (
         "value.date",
         "valid_from",
@@ -107,7 +107,18 @@ pub const CODES: [(&str, &str, u8, &str); 11] = [
         2,
         "a superseded record whose valid_to was written by hand",
     ),
+    (
+        "value.conflict",
+        "supersedes",
+        2,
+        "records of one concept in force together with different values and no supersedes between them",
+    ),
 ];
+
+/// A `value.conflict` warning (see `conflicts.rs`).
+pub(super) fn conflict_warning(message: String, records: Vec<RecordRef>) -> Warning {
+    warning("value.conflict", message, records)
+}
 
 fn warning(code: &'static str, message: String, records: Vec<RecordRef>) -> Warning {
     let (_, field, caps_level, _) = CODES
@@ -134,7 +145,7 @@ pub const CAPTURE_KEYS: [&str; 5] = [
 ];
 
 /// The roles the value checks read (besides the literal [`CAPTURE_KEYS`]).
-pub const ROLES: [&str; 9] = [
+pub const ROLES: [&str; 10] = [
     "record_id",
     "valid_from",
     "valid_to",
@@ -144,6 +155,7 @@ pub const ROLES: [&str; 9] = [
     "conflict_policy",
     "release_to",
     "expected_concepts",
+    "value",
 ];
 
 /// The roles of [`ROLES`], numbered once.
@@ -157,12 +169,13 @@ struct ValueRoles {
     conflict_policy: Role,
     release_to: Role,
     expected_concepts: Role,
+    value: Role,
 }
 
 fn value_roles() -> &'static ValueRoles {
     static ROLE_KEYS: OnceLock<ValueRoles> = OnceLock::new();
     ROLE_KEYS.get_or_init(|| {
-        let [record_id, valid_from, valid_to, supersedes, concept, concept_owner, conflict_policy, release_to, expected_concepts] =
+        let [record_id, valid_from, valid_to, supersedes, concept, concept_owner, conflict_policy, release_to, expected_concepts, value] =
             ROLES.map(Role::named);
         ValueRoles {
             record_id,
@@ -174,6 +187,7 @@ fn value_roles() -> &'static ValueRoles {
             conflict_policy,
             release_to,
             expected_concepts,
+            value,
         }
     })
 }
@@ -198,6 +212,9 @@ pub struct ValueFacts<'a> {
     /// A capture timestamp was found: whether it equals valid_from.
     capture_equal: Option<bool>,
     register: Vec<String>,
+    /// For `value.conflict`: the value's hash, valid_from's first and valid_to's last instant
+    /// (`None`: open or absent).
+    held: Option<(u64, i128, Option<i128>)>,
 }
 
 /// [`ValueFacts`] packed to travel to the folding thread: the record's texts in one buffer
@@ -224,6 +241,7 @@ pub struct PackedFacts {
     /// What few records have, boxed: the facts cross from core to core, and every byte of
     /// them costs (measured: 256 bytes more made a 1M check 8 % slower).
     rare: Option<Box<RareFacts>>,
+    held: Option<(u64, i128, Option<i128>)>,
 }
 
 /// The parts of [`PackedFacts`] that few records have.
@@ -311,6 +329,7 @@ pub struct ValueChecks {
     capture_equal: Vec<RecordRef>,
     capture_known: usize,
     register: Vec<String>,
+    conflicts: super::conflicts::Conflicts,
     settled: Option<Settled>,
 }
 
@@ -363,6 +382,7 @@ impl ValueFacts<'_> {
             policy,
             targets,
             rare,
+            held: self.held,
         }
     }
 
@@ -430,6 +450,9 @@ impl ValueChecks {
         }
         if let (Some(f), Some(t)) = (from, to) {
             facts.inverted = t.end() < f.start();
+        }
+        if let (Some(f), Some(value)) = (from, get(r.value)) {
+            facts.held = Some((table::hash(&value.text()), f.start(), to.map(|t| t.end())));
         }
 
         // identity and supersession
@@ -568,6 +591,22 @@ impl ValueChecks {
             }
         }
         if let Some(concept) = &facts.concept {
+            if let Some((value, from, to)) = facts.held {
+                let me = match who {
+                    Some(who) => who,
+                    None => self.name_aside(name, facts.line) | NAMED,
+                };
+                let held = super::conflicts::Held {
+                    concept: concept.hash,
+                    value,
+                    id: facts.id.map(|id| id.hash),
+                    from,
+                    to,
+                };
+                let targets = facts.targets.iter().map(|t| t.hash);
+                self.conflicts.note(held, facts.text(concept), targets, me);
+                who = Some(me);
+            }
             let owner = facts.owner.as_ref().map(|o| (facts.text(o), o.hash));
             let who = match (owner, who) {
                 (None, _) => 0,
@@ -657,6 +696,8 @@ impl ValueChecks {
         self.concepts = ConceptOwners::default();
         self.policy_warnings(&mut out);
         self.supersession(&matched, &mut out);
+        let conflicts = std::mem::take(&mut self.conflicts);
+        out.extend(conflicts.warnings(|who| self.record(who)));
         *self = ValueChecks {
             settled: Some(Settled {
                 warnings: out,

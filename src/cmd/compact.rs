@@ -20,17 +20,23 @@ use crate::write::Sink;
 use crate::Outcome;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
+    let mut criteria = criteria(
+        args.as_of.as_deref(),
+        args.concept.clone(),
+        args.reader.clone(),
+    )?;
+    criteria.known_at = match args.known_at.as_deref() {
+        None => None,
+        Some(text) => Some(date_argument("--known-at", text)?),
+    };
     let request = Request {
         map: FieldMap::parse(&args.map.map)?,
         map_given: !args.map.map.is_empty(),
-        criteria: criteria(
-            args.as_of.as_deref(),
-            args.concept.clone(),
-            args.reader.clone(),
-        )?,
+        criteria,
         policy_line: args.policy_line,
     };
     let input = Input::new(&args.store).selecting(args.live.select());
@@ -38,7 +44,10 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         // a missing or unreadable store is an error before any output is written
         drop(input.open()?);
     }
-    let mut out = Writer::new(Sink::open(args.output.as_deref())?, args.stats);
+    let mut out = Writer::new(
+        Sink::open(args.output.as_deref(), &(&args.write).into())?,
+        args.stats,
+    );
     let done = write_lines(
         &input,
         &request,
@@ -65,7 +74,7 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
     }
     report_selection(&request.criteria, &done.tally);
     if args.stats {
-        eprint!("{}", stats.table(&done.shape));
+        output::print_stderr(&stats.table(&done.shape));
     }
     Ok(Outcome::Success)
 }
@@ -135,9 +144,23 @@ fn write_lines(
 
     // First pass, when something needs the whole store before the first line.
     let mut first = FirstPass::default();
-    if criteria.needs_supersession() || request.policy_line || inverse_supersedes {
+    // with a reader, the first pass also finds the ids withheld from them, which a visible
+    // record's supersedes must not name either
+    if criteria.needs_supersession()
+        || request.policy_line
+        || inverse_supersedes
+        || criteria.reader.is_some()
+    {
         let policy_for = request.policy_line.then_some(criteria.reader.as_deref());
-        first = FirstPass::read(input, &role_keep, given, map_given, policy_for)?;
+        first = FirstPass::read(
+            input,
+            &role_keep,
+            given,
+            map_given,
+            policy_for,
+            criteria.known_at.as_ref(),
+            criteria.reader.as_deref(),
+        )?;
     }
 
     emit(None, &compact::header(order))?;
@@ -159,7 +182,14 @@ fn write_lines(
         supersession: &first.supersession,
         inverse_supersedes,
         order,
-        plain: Plain::new(given, order, criteria, inverse_supersedes, with_records),
+        plain: Plain::new(
+            given,
+            order,
+            criteria,
+            inverse_supersedes,
+            with_records || !first.hidden.is_empty(),
+        ),
+        hidden: &first.hidden,
         input_name: &input.display,
         engrama_keep: Keep::keys(role_keys(&engrama_map()?, order)),
     };
@@ -233,6 +263,8 @@ struct Encoded {
 /// Turns records into lines, on any thread.
 struct Encoder<'a> {
     criteria: &'a Criteria,
+    /// Ids of records withheld from the reader: taken out of the supersedes written.
+    hidden: &'a HashSet<String>,
     supersession: &'a Supersession,
     inverse_supersedes: bool,
     order: &'a [String],
@@ -286,6 +318,9 @@ impl Plain {
         }
         if criteria.reader.is_some() {
             select_roles.push("release_to");
+        }
+        if criteria.known_at.is_some() {
+            select_roles.extend(["recorded_at", "expired_at"]);
         }
         let mut select_keys = Vec::new();
         for role in select_roles {
@@ -362,6 +397,7 @@ impl Encoder<'_> {
                 self.supersession,
                 self.inverse_supersedes,
                 self.order,
+                self.hidden,
             )
         });
         Ok(Encoded {
@@ -502,6 +538,8 @@ fn role_keys(map: &FieldMap, order: &[String]) -> Vec<String> {
         "release_to",
         "supersedes",
         "conflict_policy",
+        "recorded_at",
+        "expired_at",
     ]);
     let mut keys = Vec::new();
     for role in roles {
@@ -551,13 +589,7 @@ pub fn criteria(
 ) -> Result<Criteria> {
     let as_of = match as_of {
         None => None,
-        Some(text) => Some(time::parse(text).map_err(|e| {
-            VercyError::argument(
-                "--as-of",
-                e.to_string(),
-                "give a date (2026-01-01) or a date-time (2026-01-01T12:00:00Z)",
-            )
-        })?),
+        Some(text) => Some(date_argument("--as-of", text)?),
     };
     if reader.as_deref() == Some("") {
         return Err(VercyError::argument(
@@ -570,6 +602,18 @@ pub fn criteria(
         as_of,
         concept,
         reader,
+        known_at: None,
+    })
+}
+
+/// A date or date-time argument, through the one date parser; the error names the flag.
+pub fn date_argument(flag: &str, text: &str) -> Result<time::Timestamp> {
+    time::parse(text).map_err(|e| {
+        VercyError::argument(
+            flag,
+            e.to_string(),
+            "give a date (2026-01-01) or a date-time (2026-01-01T12:00:00Z)",
+        )
     })
 }
 
@@ -578,6 +622,8 @@ pub fn criteria(
 #[derive(Default)]
 struct FirstPass {
     supersession: Supersession,
+    /// With a reader: the ids of the records not released to them.
+    hidden: HashSet<String>,
     /// The first truthy conflict_policy the reader may see.
     policy: Option<String>,
     /// A policy exists, but only on records not released to the reader.
@@ -596,7 +642,10 @@ impl FirstPass {
         given: &FieldMap,
         map_given: bool,
         policy_for: Option<Option<&str>>,
+        known_at: Option<&time::Timestamp>,
+        hide_from: Option<&str>,
     ) -> Result<Self> {
+        let mut hidden = HashSet::new();
         let mut builder: Option<SupersessionBuilder> = None;
         let mut policy = None;
         let mut policy_withheld = false;
@@ -609,9 +658,18 @@ impl FirstPass {
             given.clone(),
             map_given,
             &mut |map, record| {
-                builder
-                    .get_or_insert_with(|| SupersessionBuilder::new(map))
-                    .observe(&record);
+                if let Some(party) = hide_from {
+                    if !select::releases_to(map.get("release_to", &record.fields).as_deref(), party)
+                    {
+                        hidden.extend(select::record_id(map, &record));
+                    }
+                }
+                // a record the store did not know yet at --known-at supersedes nothing
+                if known_at.is_none_or(|t| select::known_at(map, &record, t)) {
+                    builder
+                        .get_or_insert_with(|| SupersessionBuilder::new(map))
+                        .observe(&record);
+                }
                 if let (Some(reader), None) = (policy_for, &policy) {
                     if let Some(text) = map
                         .get("conflict_policy", &record.fields)
@@ -644,6 +702,7 @@ impl FirstPass {
             supersession: builder.map(SupersessionBuilder::finish).unwrap_or_default(),
             policy,
             policy_withheld,
+            hidden,
             buffered: keep.then_some((shape, last_map, records)),
         })
     }
@@ -658,14 +717,18 @@ fn record_line(
     supersession: &Supersession,
     inverse_supersedes: bool,
     order: &[String],
+    hidden: &HashSet<String>,
 ) -> String {
     let values: Vec<Option<Cow<Value>>> = order
         .iter()
         .map(|role| {
             if role == "supersedes" && inverse_supersedes {
-                let ids = select::record_id(map, record)
+                let ids: Vec<String> = select::record_id(map, record)
                     .map(|id| supersession.superseded_by_record(&id).to_vec())
-                    .unwrap_or_default();
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|id| !hidden.contains(id))
+                    .collect();
                 return match ids.len() {
                     0 => None,
                     1 => Some(Cow::Owned(Value::String(ids[0].clone()))),
@@ -674,7 +737,10 @@ fn record_line(
                     ))),
                 };
             }
-            map.get(role, &record.fields)
+            match map.get(role, &record.fields) {
+                Some(v) if role == "supersedes" && !hidden.is_empty() => without_hidden(v, hidden),
+                other => other,
+            }
         })
         .collect();
     let mut line = String::new();
@@ -686,6 +752,27 @@ fn record_line(
         }),
     );
     line
+}
+
+/// A supersedes value without the ids of records withheld from the reader (a visible
+/// record's pointer must not name what the reader may not see); `None` when nothing is left.
+fn without_hidden<'v>(value: Cow<'v, Value>, hidden: &HashSet<String>) -> Option<Cow<'v, Value>> {
+    match value.as_ref() {
+        Value::Array(items) => {
+            let kept: Vec<Value> = items
+                .iter()
+                .filter(|i| !hidden.contains(&py_str(i)))
+                .cloned()
+                .collect();
+            match (kept.len(), items.len()) {
+                (0, _) => None,
+                (k, n) if k == n => Some(value),
+                _ => Some(Cow::Owned(Value::Array(kept))),
+            }
+        }
+        v if hidden.contains(&py_str(v)) => None,
+        _ => Some(value),
+    }
 }
 
 /// Writes lines to the sink and counts characters for `--stats`. After a closed pipe it
@@ -792,13 +879,23 @@ fn report_selection(criteria: &Criteria, tally: &Tally) {
             records(tally.undated)
         ));
     }
+    if criteria.known_at.is_some() && tally.not_known > 0 {
+        output::notice(&format!(
+            "vercy compact: left out {} not recorded by --known-at (or expired by then, or without a readable recorded_at)",
+            records(tally.not_known)
+        ));
+    }
     if let Some(party) = &criteria.reader {
         output::notice(&format!(
             "vercy compact: withheld {} without release_to naming {party:?}",
             records(tally.withheld)
         ));
     }
-    if criteria.as_of.is_some() || criteria.concept.is_some() || criteria.reader.is_some() {
+    if criteria.as_of.is_some()
+        || criteria.concept.is_some()
+        || criteria.reader.is_some()
+        || criteria.known_at.is_some()
+    {
         output::notice(&format!(
             "vercy compact: wrote {} of {}",
             tally.kept,

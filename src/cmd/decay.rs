@@ -24,7 +24,7 @@ const DEFAULT_RATE: f64 = 0.01;
 
 pub fn run(args: DecayArgs, _global: &GlobalArgs) -> crate::error::Result<Outcome> {
     // the notice is the point of this command: --quiet does not silence it
-    eprintln!("{NOTICE}");
+    output::print_stderr(&format!("{NOTICE}\n"));
     let legacy = Legacy::parse(&args.args);
     if legacy.help {
         let mut cmd = Cli::command();
@@ -42,7 +42,11 @@ pub fn run(args: DecayArgs, _global: &GlobalArgs) -> crate::error::Result<Outcom
         Ok(found) => {
             let _ = output::print_stdout(&report(&path, &legacy, &found));
         }
-        Err(e) => eprintln!("vercy decay: {e}; nothing was read or changed"),
+        Err(e) => {
+            // not a notice: --quiet does not silence it; the path can hold any character
+            let text = format!("vercy decay: {e}; nothing was read or changed");
+            output::print_stderr(&format!("{}\n", output::terminal_safe(&text)));
+        }
     }
     Ok(Outcome::Success)
 }

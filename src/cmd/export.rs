@@ -13,10 +13,12 @@ use crate::store::jsonl::has_own_line;
 use crate::store::jsonl::JsonlWriter;
 use crate::store::writer::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
 use crate::store::{self, Aside, Entry, Input, Keep, KeySlots};
+use crate::write::target::WriteOptions;
 use crate::write::Sink;
 use crate::Outcome;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let map = FieldMap::parse(&args.map.map)?;
@@ -41,6 +43,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         .path("record_id")
         .top_keys()
         .fold(Keep::slots(KeySlots::default()), |keep, key| keep.with(key));
+    let options = WriteOptions::from(&args.write);
     let (lines, mut writer): (Box<dyn LineMaker>, Box<dyn StoreWriter>) = match args.to {
         ExportFormat::Engrama => (
             Box::new(NodeLines::new(label, map, &input.display)),
@@ -54,10 +57,11 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
                 map,
                 !args.map.map.is_empty(),
                 args.output.as_deref(),
+                &options,
             )
         }
     };
-    let mut sink = Sink::open(args.output.as_deref())?;
+    let mut sink = Sink::open(args.output.as_deref(), &options)?;
     let bar = progress_bar(&input);
     let mut shown = 0;
     let mut open = true;
@@ -124,20 +128,36 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
 struct Runs {
     file: Option<File>,
     run: Option<(u64, u64)>,
+    /// The store's path, until the file opened here is known to be the one the reader reads.
+    unchecked: Option<PathBuf>,
 }
 
 impl Runs {
     fn new(input: &Input, writes_lines: bool) -> Runs {
-        let file = input
+        let path = input
             .path
             .as_deref()
             .filter(|_| writes_lines)
-            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
-            .and_then(|p| File::open(p).ok());
-        Runs { file, run: None }
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
+        let file = path.and_then(|p| File::open(p).ok());
+        Runs {
+            file,
+            run: None,
+            unchecked: path.map(Path::to_path_buf),
+        }
     }
 
-    fn can_copy(&self) -> bool {
+    /// Called once the reader has read from the store (it opened the path after this did): a
+    /// writer that replaced the store in between gave the path a new file, and copying lines
+    /// from the old one at the new one's offsets would mix the two. The path still naming the
+    /// file opened here proves both read the same one; else the lines are written from what
+    /// the reader read.
+    fn can_copy(&mut self) -> bool {
+        if let (Some(path), Some(file)) = (self.unchecked.take(), &self.file) {
+            if !same_file(&path, file) {
+                self.file = None;
+            }
+        }
         self.file.is_some()
     }
 
@@ -166,40 +186,51 @@ impl Runs {
             let mut run = file.take(end - start);
             match sink {
                 Sink::Stdout(w) => io::copy(&mut run, w),
-                Sink::File(f) => io::copy(&mut run, f.writer()),
+                Sink::File(f, _) => io::copy(&mut run, f.writer()),
+                Sink::Through(w, _) => io::copy(&mut run, w),
             }
         });
-        let path = match sink {
-            Sink::Stdout(_) => "<stdout>".to_string(),
-            Sink::File(f) => f.target().display().to_string(),
-        };
         match copied {
             Ok(n) if n == end - start => sink.write(b"\n"),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe && matches!(sink, Sink::Stdout(_)) => {
-                Ok(false)
-            }
             // the store changed under the export
             Ok(_) => Err(VercyError::Write {
-                path,
+                path: sink.name(),
                 reason: "the store file changed while it was read".into(),
             }),
-            Err(e) => Err(VercyError::Write {
-                path,
-                reason: store::input_reason(&e),
-            }),
+            Err(e) => sink.check(Err(e)),
         }
     }
 }
 
+#[cfg(unix)]
+fn same_file(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &Path, _: &File) -> bool {
+    true
+}
+
 /// `--to compact`: exactly what `vercy compact STORE` writes, through the same entry point.
-fn compact(input: &Input, map: FieldMap, map_given: bool, output: Option<&str>) -> Result<Outcome> {
+fn compact(
+    input: &Input,
+    map: FieldMap,
+    map_given: bool,
+    output: Option<&str>,
+    options: &WriteOptions,
+) -> Result<Outcome> {
     let request = cmd_compact::Request {
         map,
         map_given,
         criteria: cmd_compact::criteria(None, None, None)?,
         policy_line: false,
     };
-    let mut sink = Sink::open(output)?;
+    let mut sink = Sink::open(output, options)?;
     let mut open = true;
     cmd_compact::write(input, &request, &mut |_, line| {
         if open {

@@ -1,7 +1,7 @@
 //! `vercy import DUMP --into STORE [--purge] [--map …]`: load the store, stream the dump
 //! through the merge (see `store::merge`; a bad line anywhere refuses the import before
 //! anything is written), then replace the store atomically: temp file in its folder, fsync,
-//! rename.
+//! rename, all under the store's lock (see `write::target`).
 
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
@@ -9,6 +9,7 @@ use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::merge::{Counts, Kind, Plan, Store};
 use crate::store::Input;
+use crate::write::target;
 use crate::Outcome;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::Path;
@@ -23,31 +24,31 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ));
     }
     let dump = Input::new(&args.dump).selecting(args.live.select());
-    let target = Input::new(&args.into);
-    if target.live.is_some() {
+    if Input::new(&args.into).live.is_some() {
         return Err(VercyError::argument(
             "--into",
-            format!("{} is a database", target.display),
+            format!("{} is a database", args.into),
             "vercy does not write other programs' schemas: import into a JSONL store \
              (`--into store.jsonl`), and load that with the program that owns the database \
              (for engrama: `vercy export store.jsonl --to engrama -o dump.ndjson`, then \
              `engrama import dump.ndjson`)",
         ));
     }
-    let exists = match std::fs::metadata(&args.into) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(VercyError::Directory {
-                path: args.into.clone(),
-            })
-        }
-        Ok(_) => true,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => return Err(target.read_error(&e)),
+    // Claimed before it is read, and held until the merged store has replaced it: a second
+    // writer waits for the whole read–merge–rename cycle (see `write::lock`). Through a
+    // symbolic link the store is the file it points to; a device or a FIFO holds no store
+    // and is written through.
+    let claim = target::claim(Path::new(&args.into), &(&args.write).into())?;
+    let exists = claim.exists;
+    let (out, _lock) = claim.into_parts();
+    let path = out.path();
+    let target = Input {
+        path: Some(path.to_path_buf()),
+        ..Input::new(&args.into)
     };
 
     // The store as it is (its kind from its first entry); a missing or purged store is empty.
     let plan = Plan::new(map.clone(), &dump.display);
-    let path = Path::new(&args.into);
     let mut store: Option<Store> = None;
     if exists && !args.purge {
         let (loaded, shape) = Store::load_file(&target, path, &plan)?;
@@ -87,7 +88,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             ProgressStyle::with_template("{spinner} writing {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
-        bar.set_message(args.into.clone());
+        bar.set_message(output::terminal_safe(&args.into).into_owned());
         bar.enable_steady_tick(std::time::Duration::from_millis(100));
     }
     let write = merged.changed() || !exists || args.purge;

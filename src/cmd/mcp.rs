@@ -4,7 +4,25 @@ use crate::error::Result;
 use crate::Outcome;
 use std::io;
 
-pub fn run(_args: crate::cli::McpArgs) -> Result<Outcome> {
+pub fn run(args: crate::cli::McpArgs) -> Result<Outcome> {
+    if let (Some(store), Some(host), Some(caller)) = (args.store, args.host, args.caller) {
+        // checked before serving: a bad host file or a missing store is exit 2, not a broken tool
+        if store == "-" {
+            return Err(crate::error::VercyError::argument(
+                "--store",
+                "stdin carries the protocol",
+                "name the store's file",
+            ));
+        }
+        drop(crate::store::Input::new(&store).open()?);
+        crate::mcp::tools::resolve::configure(crate::mcp::tools::resolve::Session {
+            map: crate::mapping::FieldMap::parse(&args.map.map)?,
+            map_given: !args.map.map.is_empty(),
+            host: crate::resolve::host::Host::load(&host)?,
+            store,
+            caller,
+        });
+    }
     crate::mcp::serve(io::stdin().lock(), io::stdout().lock())?;
     Ok(Outcome::Success)
 }

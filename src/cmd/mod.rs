@@ -10,4 +10,5 @@ pub mod map;
 pub mod mcp;
 pub mod profile;
 pub mod recency;
+pub mod resolve;
 pub mod status;

@@ -271,7 +271,7 @@ fn render_human(rows: &[Row], total: usize, s: &Settings, as_of: Option<&str>) -
                     (_, Some(h)) => format!("{h:.1}"),
                     _ => "-".into(),
                 },
-                name,
+                output::terminal_safe(&name).into_owned(),
             ]
         })
         .collect();

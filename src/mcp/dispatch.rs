@@ -2,14 +2,13 @@
 //! Anything else is -32601; a panic while answering is -32603 with the request's id.
 
 use super::rpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
+use super::session::Session;
 use super::tools;
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// The protocol version this server speaks.
-pub const PROTOCOL_VERSION: &str = "2025-06-18";
-/// Versions it also accepts when a client asks for them (their messages are a subset).
-const ACCEPTED_VERSIONS: [&str; 3] = [PROTOCOL_VERSION, "2025-03-26", "2024-11-05"];
+/// The protocol version this server speaks (and the older ones of [`super::session::VERSIONS`]).
+pub const PROTOCOL_VERSION: &str = super::session::LATEST_VERSION;
 
 const INSTRUCTIONS: &str = "Read-only tools over the Vercy additive profile for agent-memory \
     records: check_records rates records (levels 1-3) exactly as `vercy check --json`, \
@@ -18,8 +17,12 @@ const INSTRUCTIONS: &str = "Read-only tools over the Vercy additive profile for 
     field goes in a kind of store. Nothing is written and nothing leaves the machine.";
 
 /// Answer one request; never panics (a panic inside becomes -32603).
-pub fn answer(method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
-    guarded(|| dispatch(method, params))
+pub fn answer(
+    session: &mut Session,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, RpcError> {
+    guarded(|| dispatch(session, method, params))
 }
 
 /// Run `f`, turning a panic into an internal error so the client still gets its answer.
@@ -37,9 +40,13 @@ pub fn guarded(f: impl FnOnce() -> Result<Value, RpcError>) -> Result<Value, Rpc
     })
 }
 
-fn dispatch(method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+fn dispatch(
+    session: &mut Session,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, RpcError> {
     match method {
-        "initialize" => initialize(params),
+        "initialize" => initialize(session, params),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(tools::list()),
         "tools/call" => {
@@ -56,7 +63,7 @@ fn dispatch(method: &str, params: &Map<String, Value>) -> Result<Value, RpcError
                     ))
                 }
             };
-            tools::call(name, arguments)
+            tools::call(name, arguments, session)
         }
         other => Err(RpcError::new(
             METHOD_NOT_FOUND,
@@ -67,16 +74,12 @@ fn dispatch(method: &str, params: &Map<String, Value>) -> Result<Value, RpcError
     }
 }
 
-fn initialize(params: &Map<String, Value>) -> Result<Value, RpcError> {
+fn initialize(session: &mut Session, params: &Map<String, Value>) -> Result<Value, RpcError> {
     let asked = params
         .get("protocolVersion")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("initialize needs `protocolVersion` (a string)"))?;
-    let version = if ACCEPTED_VERSIONS.contains(&asked) {
-        asked
-    } else {
-        PROTOCOL_VERSION
-    };
+    let version = session.negotiate(asked);
     Ok(json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": false}},
@@ -92,6 +95,10 @@ mod tests {
 
     fn params(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    fn answer(method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        super::answer(&mut Session::default(), method, params)
     }
 
     #[test]

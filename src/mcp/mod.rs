@@ -1,18 +1,20 @@
 //! `vercy mcp`: a read-only Model Context Protocol server on stdio.
 //!
-//! Newline-delimited JSON-RPC 2.0, protocol version 2025-06-18: one message per line in, one
-//! answer per request out, in order, flushed at once; notifications and client responses get
-//! none. stdout carries protocol messages only. The framing is written here rather than taken
+//! Newline-delimited JSON-RPC 2.0, protocol version 2025-11-25 (and the older ones of
+//! [`session::VERSIONS`]): one message per line in, one answer per request out, in order,
+//! flushed at once; notifications and client responses get none. stdout carries protocol messages only. The framing is written here rather than taken
 //! from the `rmcp` SDK because the SDK does not answer an unparsable line with -32700 (it
 //! drops it), answers a malformed request with -32600 under id null rather than the id sent,
 //! and needs a newer Rust and an async runtime for a five-method protocol.
 //!
-//! [`rpc`] classifies lines, [`dispatch`] answers methods, [`tools`] holds the tools and
-//! [`schema`] checks their arguments against the schemas they publish.
+//! [`rpc`] classifies lines, [`dispatch`] answers methods, [`session`] keeps the negotiated
+//! version, [`tools`] holds the tools and [`schema`] checks their arguments against the
+//! schemas they publish.
 
 pub mod dispatch;
 pub mod rpc;
 pub mod schema;
+pub mod session;
 pub mod tools;
 
 use crate::error::{Result, VercyError};
@@ -20,8 +22,11 @@ use rpc::Incoming;
 use serde_json::Value;
 use std::io::{self, BufRead, Read, Write};
 
-/// The longest message read; a longer line is answered with -32700 and skipped.
-pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
+/// The longest message read (16 MiB, documented in the README); a longer line is answered
+/// with -32700 and skipped, read in blocks and never held whole. A message is parsed into a
+/// tree that takes ten to twenty times its bytes: a 230 MiB message took 2.4 GB, and an agent
+/// has no need to send that much in one call.
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// Serve requests from `input` until it ends, answering on `output`. A closed `output` (the
 /// client went away) ends the server quietly too.
@@ -32,6 +37,7 @@ pub fn serve(input: impl BufRead, output: impl Write) -> Result<()> {
 fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) -> Result<()> {
     let mut line = Vec::with_capacity(4096);
     let mut first = true;
+    let mut session = session::Session::default();
     loop {
         let complete = match read_message(&mut input, &mut line, limit) {
             Ok(Some(complete)) => complete,
@@ -52,16 +58,23 @@ fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) 
             continue;
         }
         let reply = if complete {
-            answer(message)
+            answer_in(&mut session, message)
         } else {
             Some(rpc::error(
                 Value::Null,
                 &rpc::RpcError::new(
                     rpc::PARSE_ERROR,
-                    format!("parse error: a message longer than {limit} bytes"),
+                    format!(
+                        "parse error: the message is longer than {limit} bytes, the most this \
+                         server reads; send fewer records in each call"
+                    ),
                 ),
             ))
         };
+        if line.capacity() > 1 << 20 {
+            // a big message's room is not kept for the small ones after it
+            line = Vec::with_capacity(4096);
+        }
         if let Some(reply) = reply {
             match write_line(&mut output, &reply) {
                 Ok(()) => {}
@@ -77,11 +90,16 @@ fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) 
     }
 }
 
-/// The answer to one line, if it gets one.
+/// The answer to one line in a fresh session, if it gets one.
 pub fn answer(line: &[u8]) -> Option<Value> {
+    answer_in(&mut session::Session::default(), line)
+}
+
+/// The answer to one line of `session`, if it gets one.
+pub fn answer_in(session: &mut session::Session, line: &[u8]) -> Option<Value> {
     match rpc::classify(line) {
         Incoming::Request { id, method, params } => {
-            Some(match dispatch::answer(&method, &params) {
+            Some(match dispatch::answer(session, &method, &params) {
                 Ok(result) => rpc::result(id, result),
                 Err(error) => rpc::error(id, &error),
             })

@@ -13,21 +13,28 @@
 //! - a `,` inside a list item (release_to, supersedes, any list) → `\,`;
 //! - a value that is exactly `~` → `\~` (a bare `~` in valid_to means null: open);
 //! - the empty string → `\e` (a bare empty field means absent, so `""` needs its own mark);
+//! - a release_to that is not null, one string or a list of strings (`true`, `1`, `[1]`,
+//!   `[["finance"]]`, a `null` item) → `\j` and its JSON text, escaped as a list item: the
+//!   form has no type for it, and as text it would name a party (`1`, the empty party) that
+//!   the JSON names nobody by;
 //! - a line that would start with `#` or be blank → its first character escaped (`\#`, `\ `),
 //!   because the reader skips comment and blank lines; a record with none of the ordered
 //!   fields is written `|`.
 //!
 //! The reader undoes them: `\n` and `\r` are line breaks, `\u` and four hex digits is that
-//! character, a field (or list item) that is exactly `\e` is the empty string, and `\` followed
-//! by any other character is that character.
+//! character, a field (or list item) that is exactly `\e` is the empty string, a release_to
+//! that starts with `\j` is the JSON value after it, and `\` followed by any other character
+//! is that character.
 //!
 //! # What reads back, and what does not
 //!
 //! Text reads back exactly, for every ordered field, whatever it holds (unicode, `|`, `\`,
 //! `,`, line breaks, `~`, the empty string, trailing backslashes). The line form has no types,
 //! so: absent, null and an empty list all read back as absent (except a null valid_to, `~`);
-//! numbers and booleans read back as their JSON text in a string; release_to always reads back
-//! as a list (a bare string is one party, its commas escaped, so it stays one party);
+//! numbers and booleans read back as their JSON text in a string; release_to reads back as a
+//! list (a bare string is one party, its commas escaped, so it stays one party), or, when it
+//! holds anything but strings, as the very JSON value it was — so a store and its compact
+//! form withhold and release the same records for every reader;
 //! supersedes reads back as a string when it names one record and as a list when it names
 //! several; a list in any other field reads back as its items joined with `,`.
 
@@ -65,6 +72,22 @@ pub fn kind(field: &str) -> Kind {
 
 /// How the empty string is written (a bare empty field means absent).
 const EMPTY: &str = "\\e";
+
+/// The mark before a release_to written as its JSON text (escaped as a list item): a value
+/// the line form has no type for, which must read back as itself ([`is_parties`]).
+const TYPED: &str = "\\j";
+
+/// A release_to the line form carries as it is: absent-like (null, `[]`), one party (a
+/// string) or a list of parties (strings). Anything else — `true`, `1`, `{}`, `[1]`,
+/// `[["finance"]]`, a `null` item — names no party in JSON and would name one as text
+/// (`1`, or `\e` for the empty party), so it is written as its JSON ([`TYPED`]).
+fn is_parties(value: &Value) -> bool {
+    match value {
+        Value::Null | Value::String(_) => true,
+        Value::Array(items) => items.iter().all(Value::is_string),
+        _ => false,
+    }
+}
 
 /// The header line for a field order (without its newline).
 pub fn header(order: &[String]) -> String {
@@ -165,6 +188,12 @@ fn write_cell(out: &mut String, value: Cell, kind: Kind) {
     match value {
         Cell::Absent => {}
         Cell::Text(text) => escape_into(out, text, in_list),
+        Cell::Value(v) if kind == Kind::List && !is_parties(v) => {
+            // what the line form cannot type goes as its JSON, marked: it reads back as the
+            // same value, so the form withholds it from every reader, as the JSON does
+            out.push_str(TYPED);
+            escape_into(out, &v.to_string(), true);
+        }
         Cell::Value(Value::Null) if kind == Kind::Open => out.push('~'),
         Cell::Value(Value::Null) => {}
         Cell::Value(Value::Array(items)) => {
@@ -366,6 +395,15 @@ pub fn parse_line(text: &str, order: &[String]) -> Result<Map<String, Value>, St
         }
         // every field splits into items on unescaped commas, so `\e` marks an empty item
         // wherever it stands; a text field joins its items back
+        if kind(field) == Kind::List {
+            if let Some(json) = cell.strip_prefix(TYPED) {
+                let value = serde_json::from_str(&unescape(json)).map_err(|e| {
+                    format!("`{field}` marked `{TYPED}` does not hold JSON text: {e}")
+                })?;
+                fields.insert(field.clone(), value);
+                continue;
+            }
+        }
         let mut items: Vec<String> = split_unescaped(cell, ',')
             .into_iter()
             .map(unescape)

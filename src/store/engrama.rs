@@ -13,7 +13,7 @@ use super::{Aside, Entry};
 use super::{Keep, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
-use crate::record::{kind_name, Record};
+use crate::record::{is_blank, kind_name, Record};
 use crate::write::Sink;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -112,7 +112,7 @@ fn python_isoformat_utc(nanos: i128) -> String {
 }
 
 /// The inverse of `time::days_from_civil` (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
     let doe = z - era * 146_097;
@@ -130,11 +130,13 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 /// dump gives the record back unchanged.
 pub fn node_line(record: &Record, label: &str, map: &FieldMap, store: &str) -> Result<String> {
     let key_value = match map.get("record_id", &record.fields).as_deref() {
-        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        // a blank id is a missing one, as `check` and import's identity judge it
+        Some(Value::String(s)) if !is_blank(s) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
         other => {
             let found = match other {
                 None => "no record_id".to_string(),
+                Some(Value::String(_)) => "a blank record_id".to_string(),
                 Some(v) => format!("a record_id that is {}", kind_name(v)),
             };
             return Err(VercyError::Shape {

@@ -41,10 +41,20 @@ pub fn read<T: Send>(
     let Some(first) = next_nonblank(src, &mut buf)? else {
         return Ok(Shape::Empty);
     };
-    let first_value: Value = match serde_json::from_str(&first.text) {
-        Ok(v) => v,
-        // Not one JSON value per line: maybe one object pretty-printed over many lines.
-        Err(line_err) => return read_document(src, first, &line_err, &mut visit_entry),
+    // A first line that is a plain record is decoded as the other lines are, only the kept
+    // keys built: a tree of all its keys, built just to look for two of them, took twenty
+    // times the line's bytes (bench/NOTES.md).
+    let first_value: Option<Value> = match is_plain_record(&first.text) {
+        true => None,
+        false => match serde_json::from_str(&first.text) {
+            Ok(v) => Some(v),
+            // Not one JSON value per line: maybe one object pretty-printed over many lines.
+            Err(line_err) => return read_document(src, first, &line_err, &mut visit_entry),
+        },
+    };
+    let Some(first_value) = first_value else {
+        let decoded = decode(&src.name, keep, &first.text, first.origin.line)?;
+        return read_lines(src, keep, look, work, visit, first, decoded);
     };
     if first_value
         .as_object()
@@ -54,20 +64,64 @@ pub fn read<T: Send>(
     }
     let second = next_nonblank(src, &mut buf)?;
     if second.is_none() {
-        if let Some(key) = envelope_key(&first_value) {
+        if let Some(key) = envelope_key(&src.name, &first, &first_value)? {
             return unwrap_envelope(&src.name, &first, first_value, &key, &mut visit_entry);
         }
     }
+    let fields = into_object(&src.name, &first.text, first.origin.line, first_value)?;
+    read_lines_after(
+        src,
+        keep,
+        look,
+        work,
+        visit,
+        first,
+        keep.trimmed(fields),
+        second,
+    )
+}
+
+/// A first line that is an ordinary record: a JSON object with neither the engrama header's
+/// key nor an envelope key, checked without building the rest of it.
+fn is_plain_record(text: &str) -> bool {
+    Keep::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
+        .decode_object(text)
+        .is_some_and(|d| d.fields.is_empty())
+}
+
+/// The JSON lines after a first record decoded as `decoded`.
+fn read_lines<T: Send>(
+    src: &mut Source,
+    keep: &Keep,
+    look: Option<&Look<'_, T>>,
+    work: &Work<'_, Entry, T>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
+    first: FirstLine,
+    decoded: Decoded,
+) -> Result<Shape> {
+    let second = next_nonblank(src, &mut Vec::with_capacity(4096))?;
+    read_lines_after(src, keep, look, work, visit, first, decoded, second)
+}
+
+/// [`read_lines`], the second line already read.
+#[allow(clippy::too_many_arguments)]
+fn read_lines_after<T: Send>(
+    src: &mut Source,
+    keep: &Keep,
+    look: Option<&Look<'_, T>>,
+    work: &Work<'_, Entry, T>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
+    first: FirstLine,
+    decoded: Decoded,
+    second: Option<FirstLine>,
+) -> Result<Shape> {
+    let mut visit_entry = |entry: Entry| visit(work(entry)?);
     let name = src.name.clone();
     let mut emit = |mut record: Record, index: usize| -> Result<()> {
         record.origin.index = index;
         visit_entry(Entry::Record(record))
     };
-    let fields = into_object(&name, &first.text, first.origin.line, first_value)?;
-    emit(
-        new_record(keep, keep.trimmed(fields), first.text, first.origin),
-        0,
-    )?;
+    emit(new_record(keep, decoded, first.text, first.origin), 0)?;
     let Some(second) = second else {
         return Ok(Shape::JsonLines);
     };
@@ -183,15 +237,56 @@ fn into_object(name: &str, text: &str, line: u64, value: Value) -> Result<Map<St
 
 /// `{"results": [ {…}, … ]}`: an object whose only list of objects is under an envelope key,
 /// and which carries no record fields of its own.
-fn envelope_key(value: &Value) -> Option<String> {
-    let obj = value.as_object()?;
+///
+/// Two envelope keys that both hold records (`{"results": [A], "facts": [B]}`) are refused
+/// rather than read: the reader cannot know that the two lists hold the same kind of record
+/// (mem0's results and a graph's facts are not read through one map, nor identified alike),
+/// and reading only one would drop the other's records. An empty list holds nothing to drop.
+fn envelope_key(name: &str, at: &FirstLine, value: &Value) -> Result<Option<String>> {
+    let Some(obj) = value.as_object() else {
+        return Ok(None);
+    };
     if obj.contains_key("record_id") || obj.contains_key("valid_from") {
-        return None;
+        return Ok(None);
     }
-    ENVELOPE_KEYS
+    let lists: Vec<&str> = ENVELOPE_KEYS
         .iter()
-        .find(|k| obj.get(**k).is_some_and(Value::is_array))
-        .map(|k| k.to_string())
+        .copied()
+        .filter(|k| obj.get(*k).is_some_and(Value::is_array))
+        .collect();
+    let holding: Vec<&str> = lists
+        .iter()
+        .copied()
+        .filter(|k| {
+            obj.get(*k)
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+        })
+        .collect();
+    match (holding.as_slice(), lists.first()) {
+        ([one], _) => Ok(Some(one.to_string())),
+        ([], first) => Ok(first.map(|k| k.to_string())),
+        (several, _) => Err(VercyError::Shape {
+            path: name.to_string(),
+            pos: crate::error::Position {
+                line: at.origin.line,
+                column: 1,
+            },
+            message: format!(
+                "an envelope object with records under {} keys: {}",
+                several.len(),
+                several
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            help: format!(
+                "vercy reads the records of one envelope key and will not guess that the others hold the same kind of record, nor drop them: split the file, one list per store (jq '.{}' FILE)",
+                several[0]
+            ),
+        }),
+    }
 }
 
 fn unwrap_envelope(
@@ -274,7 +369,7 @@ fn read_document(
             }
         }
         if let Ok(value) = parsed {
-            if let Some(key) = envelope_key(&value) {
+            if let Some(key) = envelope_key(&src.name, &first, &value)? {
                 return unwrap_envelope(&src.name, &first, value, &key, visit);
             }
             return Err(VercyError::Shape {

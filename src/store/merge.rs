@@ -2,7 +2,8 @@
 //!
 //! A store is one of two kinds, and keeps its kind:
 //! - **flat**: one record per line; identity is the record_id through the field map (a record
-//!   without one is identified by its whole content, so re-importing it changes nothing);
+//!   without one — absent, null, blank, `[]`, `{}`: missing as `check` judges it — is
+//!   identified by its whole content, so re-importing it changes nothing);
 //! - **graph**: an engrama NDJSON dump kept as it is (envelope, node, relation, vector lines);
 //!   identity is engrama's: label + key_value + org_id + user_id for nodes and vectors, both
 //!   endpoints + type + owner for relations.
@@ -15,8 +16,10 @@
 //! them, under the default label; relation and vector lines are refused by a flat store (it has
 //! no place for them, and dropping them would lose data).
 //!
-//! A line already in the store takes the incoming fields (a node's properties are merged key by
-//! key, as engrama merges them); when that changes nothing the line keeps its bytes, and when
+//! A line already in the store takes the incoming version ([`Rule`]): a flat record is
+//! replaced whole; a node's properties are merged key by key, as engrama merges them, less the
+//! disclosure grants the incoming node does not carry (an import never widens who may read a
+//! record); when that changes nothing the line keeps its bytes, and when
 //! the result is exactly the incoming line, the incoming bytes are kept. Timestamps are values
 //! like any other: copied as they are, never parsed, never stamped. Relation lines never touch
 //! a node (engrama 0.18.1's importer re-stamps last_activity_at on both ends of every edge; this
@@ -37,11 +40,13 @@
 //! import with the store untouched (and the temporary files removed).
 
 use super::engrama::{self, embedding_dimensions, is_flat_envelope, LineKind, LineView};
-use super::jsonl::{has_own_line, into_line, python_text, same_fields, whole_fields};
+use super::jsonl::{
+    has_own_line, identity_fields, into_line, python_text, same_fields, whole_fields,
+};
 use super::{Aside, Entry, Input, Shape};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
-use crate::record::Record;
+use crate::record::{is_filled, Record};
 use crate::store::Keep;
 use crate::write::AtomicFile;
 use hashbrown::DefaultHashBuilder;
@@ -104,6 +109,20 @@ enum Change {
     Added,
     Updated,
     Unchanged,
+}
+
+/// How an incoming line changes the line already there with its identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    /// Flat records: the incoming version replaces the stored one whole (a field it does not
+    /// carry is gone: a record re-imported without its release_to is released to nobody).
+    Replace,
+    /// engrama node lines: the top-level keys set over the stored ones, the properties key by
+    /// key as engrama merges them, less the disclosure grants the incoming node does not carry
+    /// (see [`overlay`]).
+    Properties,
+    /// Relation and vector lines: the incoming keys set over the stored ones.
+    Overlay,
 }
 
 /// The store's tables, in the order a graph store writes them (after its envelope).
@@ -368,18 +387,38 @@ fn source_of(record: &Record) -> Option<u64> {
 fn record_identity(kind: Kind, map: &FieldMap, record: &Record) -> String {
     match kind {
         Kind::Graph => engrama::node_identity(&LineView::of(record)),
-        Kind::Flat => fields_identity(kind, map, &whole_fields(record)),
+        Kind::Flat => fields_identity(kind, map, &identity_fields(map, record)),
     }
 }
 
 fn fields_identity(kind: Kind, map: &FieldMap, fields: &Map<String, Value>) -> String {
     match kind {
         Kind::Graph => engrama::node_identity(&LineView::of_fields(fields)),
-        Kind::Flat => match map.get("record_id", fields).as_deref() {
-            Some(Value::Null) | None => format!("text:{}", python_text(fields)),
-            Some(id) => format!("id:{}", python_text(id)),
+        // a record_id that `check` judges missing (absent, null, blank, `[]`, `{}`) is no
+        // identity: such records are told apart by their whole content, as the profile's
+        // present-and-not-empty rule reads them, rather than merged into one by that value
+        Kind::Flat => match map.get("record_id", fields) {
+            Some(id) if is_filled(&id) => format!("id:{}", python_text(&*id)),
+            _ => format!("text:{}", python_text(fields)),
         },
     }
+}
+
+/// The keys of an engrama node's properties (or of its line) that name who may read it:
+/// `release_to` and, when the map reads release_to elsewhere in the properties, that key. The restriction
+/// markers (classification, confidential, restricted) are not among them: they only ever
+/// narrow who may read a record (under the contract's `unrestricted: public` reading, a marker
+/// is what withholds a record without release_to), so one that the incoming node does not
+/// carry is kept, and only an incoming value (null, say) lifts it.
+fn grant_keys(map: &FieldMap) -> Vec<String> {
+    let mut keys = vec!["release_to".to_string()];
+    let mapped = map.path("release_to");
+    if let Some(key) = mapped.text.strip_prefix("properties.") {
+        if !key.contains(['.', '[', '~']) && !keys.iter().any(|k| k == key) {
+            keys.push(key.to_string());
+        }
+    }
+    keys
 }
 
 /// The lines of one part of the store, in order, by place; and the index from identity to the
@@ -420,6 +459,8 @@ impl Spool {
 pub struct Store {
     kind: Kind,
     map: FieldMap,
+    /// The keys of a node's properties that grant disclosure ([`grant_keys`]).
+    grants: Vec<String>,
     target: PathBuf,
     /// The store file as it was: where the lines kept as they are get read back from.
     file: Option<File>,
@@ -446,6 +487,7 @@ impl Store {
     pub fn new(kind: Kind, map: FieldMap, target: &Path, file: Option<File>) -> Store {
         Store {
             kind,
+            grants: grant_keys(&map),
             map,
             target: target.to_path_buf(),
             file,
@@ -566,8 +608,12 @@ impl Store {
         if as_node {
             counts.as_nodes += 1;
         }
-        let nested = (self.kind == Kind::Graph && table == RECORDS).then_some("properties");
-        let change = self.upsert(table, line, nested)?;
+        let rule = match (self.kind, table) {
+            (Kind::Flat, _) => Rule::Replace,
+            (Kind::Graph, RECORDS) => Rule::Properties,
+            (Kind::Graph, _) => Rule::Overlay,
+        };
+        let change = self.upsert(table, line, rule)?;
         if change != Change::Unchanged {
             self.changed = true;
         }
@@ -591,8 +637,8 @@ impl Store {
     }
 
     /// Put `incoming` in: new identity → appended; known → the existing line takes the
-    /// incoming fields (`nested` names an object merged key by key rather than replaced).
-    fn upsert(&mut self, table: usize, incoming: Ready, nested: Option<&str>) -> Result<Change> {
+    /// incoming version as `rule` says.
+    fn upsert(&mut self, table: usize, incoming: Ready, rule: Rule) -> Result<Change> {
         let mut shared = false;
         if let Some(&first) = self.tables[table].index.get(&incoming.key) {
             let mut at = Some(first);
@@ -614,7 +660,7 @@ impl Store {
                 }
             }
             if let Some(i) = at {
-                return self.update(table, i, &existing, incoming, nested);
+                return self.update(table, i, &existing, incoming, rule);
             }
         }
         let at = match (incoming.source, self.dump.is_some()) {
@@ -632,17 +678,21 @@ impl Store {
         Ok(Change::Added)
     }
 
-    /// Line `i` takes the incoming fields over its own.
+    /// Line `i` takes the incoming version, as `rule` says.
     fn update(
         &mut self,
         table: usize,
         i: usize,
         existing: &Map<String, Value>,
         incoming: Ready,
-        nested: Option<&str>,
+        rule: Rule,
     ) -> Result<Change> {
         let fields = parse(&incoming.text);
-        let merged = overlay(existing, &fields, nested);
+        let merged = match rule {
+            Rule::Replace => fields.clone(),
+            Rule::Overlay => overlay(existing, &fields, None),
+            Rule::Properties => overlay(existing, &fields, Some(&self.grants)),
+        };
         if same_fields(&merged, existing) {
             return Ok(Change::Unchanged);
         }
@@ -1029,15 +1079,24 @@ fn too_long(target: &Path) -> VercyError {
 }
 
 /// `existing` with every incoming field set over it (keys keep their place; new keys go last).
+/// With `grants` (engrama nodes), `properties` is merged key by key, as engrama merges a
+/// node's properties, except the keys that grant disclosure (`grants`): one the incoming
+/// properties do not carry is removed, not kept, so the incoming version's value is never
+/// released to the parties an older version named.
 fn overlay(
     existing: &Map<String, Value>,
     incoming: &Map<String, Value>,
-    nested: Option<&str>,
+    grants: Option<&[String]>,
 ) -> Map<String, Value> {
     let mut out = existing.clone();
+    if let Some(grants) = grants {
+        // a grant beside the properties (read there with --map release_to=release_to) too
+        out.retain(|k, _| incoming.contains_key(k) || !grants.contains(k));
+    }
     for (k, v) in incoming {
-        if nested == Some(k.as_str()) {
+        if let (Some(grants), "properties") = (grants, k.as_str()) {
             if let (Some(Value::Object(old)), Value::Object(new)) = (out.get_mut(k), v) {
+                old.retain(|pk, _| new.contains_key(pk) || !grants.contains(pk));
                 for (pk, pv) in new {
                     old.insert(pk.clone(), pv.clone());
                 }
@@ -1160,23 +1219,102 @@ mod tests {
     }
 
     #[test]
-    fn incoming_fields_go_over_the_existing_ones_in_place() {
+    fn an_incoming_flat_record_replaces_the_stored_one_whole() {
         let (text, counts, _) = import(
-            Some("{\"record_id\":\"a\",\"x\":1,\"valid_to\":null,\"keep\":true}\n"),
+            Some("{\"record_id\":\"a\",\"x\":1,\"valid_to\":null,\"release_to\":[\"hr\"]}\n"),
             "{\"valid_to\": \"2026-03-31T00:00:00.000000001-08:00\", \"record_id\": \"a\", \"y\": 2}\n",
         );
         assert_eq!(counts.updated, 1);
         assert_eq!(
             text,
-            "{\"record_id\": \"a\", \"x\": 1, \"valid_to\": \"2026-03-31T00:00:00.000000001-08:00\", \"keep\": true, \"y\": 2}\n"
+            "{\"valid_to\": \"2026-03-31T00:00:00.000000001-08:00\", \"record_id\": \"a\", \"y\": 2}\n"
         );
+    }
+
+    #[test]
+    fn records_whose_id_check_judges_missing_are_told_apart_by_content() {
+        let dump = [
+            r#"{"record_id": "", "n": 1}"#,
+            r#"{"record_id": "", "n": 2}"#,
+            r#"{"record_id": " \u3000", "n": 3}"#,
+            r#"{"record_id": " \u3000", "n": 4}"#,
+            r#"{"record_id": [], "n": 5}"#,
+            r#"{"record_id": {}, "n": 6}"#,
+            r#"{"record_id": {}, "n": 6}"#,
+            r#"{"record_id": "x", "n": 7}"#,
+            r#"{"record_id": "x", "n": 8}"#,
+        ]
+        .join("\n");
+        let (text, counts, _) = import(None, &dump);
+        assert_eq!((counts.added, counts.updated, counts.unchanged), (7, 1, 1));
+        assert_eq!(text.lines().count(), 7, "{text}");
+        assert!(text.contains(r#""n": 8"#) && !text.contains(r#""n": 7"#));
+    }
+
+    #[test]
+    fn a_node_loses_the_release_to_its_incoming_version_does_not_carry() {
+        let node = |props: &str| {
+            format!(
+                r#"{{"type": "node", "label": "C", "key_field": "name", "key_value": "a", "properties": {props}}}"#
+            )
+        };
+        let store = format!(
+            "{ENV4}\n{}\n",
+            node(
+                r#"{"name": "a", "v": 1, "release_to": ["finance"], "classification": "secret", "seen": 1}"#
+            )
+        );
+        let (text, counts, _) = import(
+            Some(&store),
+            &format!("{ENV4}\n{}\n", node(r#"{"name": "a", "v": 2}"#)),
+        );
+        assert_eq!(counts.updated, 1);
+        // the grant is gone, the restriction marker and the other properties stay
+        assert!(
+            text.contains(
+                r#""properties": {"name": "a", "v": 2, "classification": "secret", "seen": 1}"#
+            ),
+            "{text}"
+        );
+        // a grant the incoming node carries is taken; a marker it sets to null is lifted
+        let (text, _, _) = import(
+            Some(&store),
+            &format!(
+                "{ENV4}\n{}\n",
+                node(r#"{"name": "a", "release_to": ["hr"], "classification": null}"#)
+            ),
+        );
+        assert!(
+            text.contains(r#""properties": {"name": "a", "v": 1, "release_to": ["hr"], "classification": null, "seen": 1}"#),
+            "{text}"
+        );
+        // a map that reads release_to from another property withdraws that one too
+        let plan = Plan::new(
+            FieldMap::parse(&["release_to=properties.readers".to_string()]).unwrap(),
+            "d",
+        );
+        let store = format!(
+            "{ENV4}\n{}\n",
+            node(r#"{"name": "a", "readers": ["hr"]}"#)
+                .replace("}}", r#"}, "release_to": ["hr"]}"#)
+        );
+        let (text, _, _) = import_with(
+            plan,
+            Some(&store),
+            &format!("{ENV4}\n{}\n", node(r#"{"name": "a", "v": 3}"#)),
+        );
+        assert!(
+            text.contains(r#""properties": {"name": "a", "v": 3}}"#),
+            "{text}"
+        );
+        assert!(!text.contains("release_to"), "{text}");
     }
 
     /// A store with a byte-order mark, CRLF line ends, blank lines, no final line feed, and
     /// lines that are not kept as their own bytes, merged with updates, repeats and new lines.
     const STORE: &str = "\u{feff}{\"record_id\":\"a\",\"v\":1}\r\n\n{\"record_id\":\"b\",\"v\":2}\n  {\"record_id\":\"c\",\r\"v\":3}\n{\"record_id\":\"a\",\"v\":9}\n{\"record_id\":\"d\",\"v\":4}";
     const DUMP: &str = "{\"record_id\":\"e\",\"v\":5}\n{\"record_id\":\"b\",\"v\":2}\n{\"record_id\":\"d\",\"w\":0}\n{\"record_id\":\"e\",\"v\":6}\n{\"record_id\":\"a\",\"v\":1}\n{\"record_id\":\"c\",\"v\":7}\n{\"record_id\":\"f\"}\n";
-    const MERGED: &str = "{\"record_id\":\"a\",\"v\":1}\n{\"record_id\":\"b\",\"v\":2}\n{\"record_id\":\"c\",\"v\":7}\n{\"record_id\":\"a\",\"v\":9}\n{\"record_id\": \"d\", \"v\": 4, \"w\": 0}\n{\"record_id\":\"e\",\"v\":6}\n{\"record_id\":\"f\"}\n";
+    const MERGED: &str = "{\"record_id\":\"a\",\"v\":1}\n{\"record_id\":\"b\",\"v\":2}\n{\"record_id\":\"c\",\"v\":7}\n{\"record_id\":\"a\",\"v\":9}\n{\"record_id\":\"d\",\"w\":0}\n{\"record_id\":\"e\",\"v\":6}\n{\"record_id\":\"f\"}\n";
 
     #[test]
     fn lines_are_read_back_from_where_they_are() {

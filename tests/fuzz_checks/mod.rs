@@ -75,7 +75,7 @@ pub fn compact_line(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    if mode % 2 == 0 {
+    if mode.is_multiple_of(2) {
         let text = String::from_utf8_lossy(rest);
         let Ok(fields) = store::compact::parse_line(&text, &order) else {
             return;

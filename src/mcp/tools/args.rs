@@ -1,11 +1,9 @@
-//! Arguments that several tools share: the records (text, or JSON values) and the field map.
+//! Arguments that several tools share: the records and the field map, each one string.
 //!
-//! Records always go through the one store reader, as a file would:
-//! - text (JSON lines, a JSON array, an envelope object, an engrama dump, the compact form) is
-//!   read exactly as `vercy check -` reads it from stdin;
-//! - an array of record objects, or one record object, is written as a JSON array with one
-//!   record per line (record N on line N + 1) and read as that, so every element is a record
-//!   (as the reference checker takes them: one object is one record, never an envelope).
+//! One type per argument: clients backed by Gemini refuse a schema whose `type` is a list, so
+//! the records are the store's text (JSON lines, a JSON array, an envelope object, an engrama
+//! dump, the compact form), read through the one store reader exactly as `vercy check -`
+//! reads it from stdin, and the map is the text `--map` takes.
 //!
 //! The store is named [`STORE_NAME`] in reports and diagnostics.
 
@@ -21,10 +19,9 @@ pub const STORE_NAME: &str = "<mcp>";
 pub fn records_schema() -> Value {
     json!({
         "description": "The records: JSON lines text (or any store text vercy reads: a JSON array, \
-            an envelope such as {\"results\": [...]}, an engrama NDJSON dump, the compact form), \
-            an array of record objects, or one record object.",
-        "type": ["string", "array", "object"],
-        "items": {"type": "object"}
+            an envelope such as {\"results\": [...]}, an engrama NDJSON dump, the compact form). \
+            Records held as objects go as JSON lines: one object per line.",
+        "type": "string"
     })
 }
 
@@ -32,27 +29,15 @@ pub fn map_schema() -> Value {
     json!({
         "description": "Where each profile role lives in these records. A string as `vercy --map` \
             takes it: role=path pairs and named maps, comma-separated (\"graphiti\", \
-            \"record_id=uuid,source=metadata.source\"); or an object role -> path \
-            ({\"record_id\": \"uuid\"}). Paths: key, a.b, a[], a[].b, ~inverse.",
-        "type": ["string", "object"],
-        "additionalProperties": {"type": "string"}
+            \"record_id=uuid,source=metadata.source\"). Paths: key, a.b, a[], a[].b, ~inverse.",
+        "type": "string"
     })
 }
 
 /// The `records` argument as a store to read (the schema has been checked).
 pub fn records(args: &Map<String, Value>) -> Input {
-    let bytes: std::sync::Arc<[u8]> = match args.get("records") {
-        Some(Value::String(text)) => text.as_bytes().into(),
-        Some(Value::Array(items)) => one_per_line(items).as_bytes().into(),
-        Some(one @ Value::Object(_)) => one_per_line(std::slice::from_ref(one)).as_bytes().into(),
-        _ => std::sync::Arc::from(&b""[..]),
-    };
-    Input::from_bytes(STORE_NAME, bytes)
-}
-
-fn one_per_line(items: &[Value]) -> String {
-    let lines: Vec<String> = items.iter().map(Value::to_string).collect();
-    format!("[\n{}\n]\n", lines.join(",\n"))
+    let text = args.get("records").and_then(Value::as_str).unwrap_or("");
+    Input::from_bytes(STORE_NAME, std::sync::Arc::<[u8]>::from(text.as_bytes()))
 }
 
 /// The `map` argument, if given.
@@ -67,19 +52,7 @@ pub fn field_map(args: &Map<String, Value>) -> Result<Option<FieldMap>, ToolErro
                 }
                 other => ToolError::Failed(other),
             }),
-        Some(Value::Object(pairs)) => {
-            let mut map = FieldMap::identity();
-            for (role, path) in pairs {
-                let path = path.as_str().ok_or_else(|| {
-                    ToolError::Arguments(format!("`map.{role}` must be a string"))
-                })?;
-                map.set(role, path);
-            }
-            Ok(Some(map))
-        }
-        Some(_) => Err(ToolError::Arguments(
-            "`map` must be a string or an object".into(),
-        )),
+        Some(_) => Err(ToolError::Arguments("`map` must be a string".into())),
     }
 }
 

@@ -14,6 +14,7 @@ pub const TOOL: Tool = Tool {
         warnings with line numbers, and what the next level needs. A pass means the fields are \
         present and sound, not that any system enforces them. The report's `store` is \"<mcp>\".",
     schema,
+    output_schema,
     run,
 };
 
@@ -42,6 +43,95 @@ fn schema() -> Value {
                     each one no record holds is reported, the level does not change.",
                 "type": "array", "items": {"type": "string"}
             }
+        }
+    })
+}
+
+/// The `vercy-check/1` report, key for key as [`crate::check::report`] writes it.
+fn output_schema() -> Value {
+    let int = |min: u64| json!({"type": "integer", "minimum": min});
+    let level = json!({"type": "integer", "minimum": 0, "maximum": 3});
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    let keys = [
+        "report",
+        "profile",
+        "profile_version",
+        "scope",
+        "scope_note",
+        "records",
+        "level",
+        "min_level",
+        "pass",
+        "mapping",
+        "policy_outside_records",
+        "findings",
+        "store",
+        "shape",
+        "strict",
+        "reference_level",
+        "warnings",
+        "expected_concepts",
+        "next_level",
+    ];
+    json!({
+        "type": "object",
+        "required": keys,
+        "properties": {
+            "report": {"type": "string", "const": "vercy-check/1"},
+            "profile": {"type": "string"},
+            "profile_version": {"type": "string"},
+            "scope": {"type": "string"},
+            "scope_note": {"type": "string"},
+            "records": int(0),
+            "level": level,
+            "min_level": {"type": "integer", "minimum": 1, "maximum": 3},
+            "pass": {"type": "boolean"},
+            "mapping": {"type": "object", "additionalProperties": {"type": "string"}},
+            "policy_outside_records": {"type": "boolean"},
+            "findings": {"type": "array", "items": {
+                "type": "object",
+                "required": ["field", "requirement", "count", "offenders"],
+                "properties": {
+                    "field": {"type": "string"},
+                    "requirement": {"type": "string"},
+                    "count": int(1),
+                    "offenders": strings
+                }
+            }},
+            "store": {"type": "string"},
+            "shape": {"type": "string"},
+            "strict": {"type": "boolean"},
+            "reference_level": level,
+            "warnings": {"type": "array", "items": {
+                "type": "object",
+                "required": ["code", "field", "message", "caps_level", "count", "records"],
+                "properties": {
+                    "code": {"type": "string"},
+                    "field": {"type": "string"},
+                    "message": {"type": "string"},
+                    "caps_level": level,
+                    "count": int(1),
+                    "records": {"type": "array", "items": {
+                        "type": "object",
+                        "required": ["record", "line"],
+                        "properties": {"record": {"type": "string"}, "line": int(1)}
+                    }}
+                }
+            }},
+            "expected_concepts": {"anyOf": [{"type": "null"}, {
+                "type": "object",
+                "required": ["experimental", "register", "missing"],
+                "properties": {
+                    "experimental": {"type": "boolean"},
+                    "register": strings,
+                    "missing": strings
+                }
+            }]},
+            "next_level": {"anyOf": [{"type": "null"}, {
+                "type": "object",
+                "required": ["level", "needs"],
+                "properties": {"level": level, "needs": {"type": "array"}}
+            }]}
         }
     })
 }

@@ -16,8 +16,9 @@ pub const TOOL: Tool = Tool {
         records in force on that date, `concept` the records of one concept, `reader` only the \
         records whose release_to names that party exactly. Fail-closed: with a reader, a record \
         without release_to (or with null or an empty list) is withheld, never shown. The same \
-        text as `vercy compact`; the counts of what was left out come with it.",
+        text as `vercy compact` (in `compact`), with the counts of what was left out.",
     schema,
+    output_schema,
     run,
 };
 
@@ -44,6 +45,31 @@ fn schema() -> Value {
                     compared exactly; withhold the rest (vercy compact --reader).",
                 "type": "string", "minLength": 1
             }
+        }
+    })
+}
+
+fn output_schema() -> Value {
+    let count = json!({"type": "integer", "minimum": 0});
+    json!({
+        "type": "object",
+        "required": ["compact", "records_read", "records_written", "left_out", "shape"],
+        "properties": {
+            "compact": {
+                "description": "The compact text: the header line, then one line per record kept.",
+                "type": "string"
+            },
+            "records_read": count,
+            "records_written": count,
+            "left_out": {
+                "type": "object",
+                "required": ["not_in_force", "undated", "other_concept", "withheld"],
+                "properties": {
+                    "not_in_force": count, "undated": count, "other_concept": count,
+                    "withheld": count
+                }
+            },
+            "shape": {"description": "How the records were read (JSON lines, JSON array, ...).", "type": "string"}
         }
     })
 }
@@ -82,7 +108,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         },
         "shape": done.shape.name(),
     });
-    Ok(Output { text, structured })
+    Ok(Output::json(structured))
 }
 
 /// A selection the CLI would refuse (`--as-of` that is not a date): the argument is wrong.

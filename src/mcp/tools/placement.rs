@@ -15,9 +15,10 @@ pub const TOOL: Tool = Tool {
         the profile's placement table; `missing: true` marks a store that has no place for it \
         yet (the placement says what to add). Also where the field lives in the records of real \
         systems (named maps: graphiti, zep, mem0, engrama, ...), for use as a check map. Give a \
-        `field`, a `target` (a kind of store or a named map), or both. The same data as \
+        `field`, a `target` (a kind of store or a named map), or both (at least one). The same data as \
         `vercy map`.",
     schema,
+    output_schema,
     run,
 };
 
@@ -58,8 +59,41 @@ fn schema() -> Value {
                 "type": "string",
                 "enum": targets()
             }
-        },
-        "anyOf": [{"required": ["field"]}, {"required": ["target"]}]
+        }
+    })
+}
+
+/// The answer names the field and target asked for; null is the one not given.
+fn output_schema() -> Value {
+    let asked = json!({"anyOf": [{"type": "string"}, {"type": "null"}]});
+    json!({
+        "type": "object",
+        "required": ["field", "target", "placements", "named_maps"],
+        "properties": {
+            "field": asked,
+            "target": asked,
+            "placements": {"type": "array", "items": {
+                "type": "object",
+                "required": ["field", "target", "target_name", "placement", "missing"],
+                "properties": {
+                    "field": {"type": "string"},
+                    "target": {"type": "string"},
+                    "target_name": {"type": "string"},
+                    "placement": {"type": "string"},
+                    "missing": {"type": "boolean"}
+                }
+            }},
+            "named_maps": {"type": "array", "items": {
+                "type": "object",
+                "required": ["map", "field", "path", "same_name"],
+                "properties": {
+                    "map": {"type": "string"},
+                    "field": {"type": "string"},
+                    "path": {"type": "string"},
+                    "same_name": {"type": "boolean"}
+                }
+            }}
+        }
     })
 }
 

@@ -14,6 +14,7 @@ pub const TOOL: Tool = Tool {
         operation, the compact serialisation and where each field goes in each kind of store. \
         The same data as `vercy profile --format json`; with `field`, only that field.",
     schema,
+    output_schema,
     run,
 };
 
@@ -32,6 +33,26 @@ fn schema() -> Value {
                 "type": "string",
                 "enum": fields
             }
+        }
+    })
+}
+
+/// The whole profile, or one field: one object type for both (an output schema's top is an
+/// object), with the keys of each; neither set is required, for each answer has only one.
+fn output_schema() -> Value {
+    let text = json!({"type": "string"});
+    let object = json!({"type": "object"});
+    let list = json!({"type": "array", "items": {"type": "object"}});
+    json!({
+        "type": "object",
+        "properties": {
+            "overlay": text, "version": text, "license": text, "status": text,
+            "levels": list, "fields": list, "mappings": list,
+            "checker": object, "operation": object, "serialisation": object, "selection": object,
+            "id": text,
+            "level": {"type": "integer", "minimum": 1, "maximum": 3},
+            "requirement": text, "definition": text,
+            "check": object, "evidence": object
         }
     })
 }

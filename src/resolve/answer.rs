@@ -1,0 +1,343 @@
+//! The answer: the outcome, and what of the records may cross the disclosure boundary.
+//!
+//! [`Answer::disclose`] is the boundary (contract §4). It is the only place that turns the
+//! steps' decisions into output, and it reads a record's id, fields or dates only where the
+//! caller may read that record; for a withheld record it keeps nothing but a count. The
+//! renderings ([`Answer::to_json`], [`Answer::human`]) see only the disclosed answer, so no
+//! output (stdout, stderr, JSON, human text, an MCP result) can carry a withheld record.
+
+use super::disclosure::Access;
+use super::precedence::Ranking;
+use super::Candidate;
+use crate::mapping::FieldMap;
+use crate::record::py_str;
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, HashSet};
+
+pub const REPORT: &str = "vercy-resolve/1";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Answered,
+    Abstained,
+    Refused,
+    Empty,
+}
+
+impl Outcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Answered => "answered",
+            Outcome::Abstained => "abstained",
+            Outcome::Refused => "refused",
+            Outcome::Empty => "empty",
+        }
+    }
+}
+
+/// The contract's reason codes (§5), in its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Code {
+    Expired,
+    ValidityUnknown,
+    OutOfScope,
+    Superseded,
+    UnauthorizedSupersession,
+    UnauthorizedPrecedence,
+    ConflictUnresolved,
+    NoAuthoritativeRecord,
+    NotReleased,
+    RestrictedWithoutRelease,
+}
+
+impl Code {
+    pub const ALL: [Code; 10] = [
+        Code::Expired,
+        Code::ValidityUnknown,
+        Code::OutOfScope,
+        Code::Superseded,
+        Code::UnauthorizedSupersession,
+        Code::UnauthorizedPrecedence,
+        Code::ConflictUnresolved,
+        Code::NoAuthoritativeRecord,
+        Code::NotReleased,
+        Code::RestrictedWithoutRelease,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Code::Expired => "expired",
+            Code::ValidityUnknown => "validity_unknown",
+            Code::OutOfScope => "out_of_scope",
+            Code::Superseded => "superseded",
+            Code::UnauthorizedSupersession => "unauthorized_supersession",
+            Code::UnauthorizedPrecedence => "unauthorized_precedence",
+            Code::ConflictUnresolved => "conflict_unresolved",
+            Code::NoAuthoritativeRecord => "no_authoritative_record",
+            Code::NotReleased => "not_released",
+            Code::RestrictedWithoutRelease => "restricted_without_release",
+        }
+    }
+}
+
+/// The reasons raised, each with the records it concerns (indices into the candidates).
+#[derive(Debug, Default)]
+pub struct Reasons(BTreeMap<Code, Vec<usize>>);
+
+impl Reasons {
+    /// Raise `code` for `records`; nothing when there are none.
+    pub fn add(&mut self, code: Code, records: impl IntoIterator<Item = usize>) {
+        for r in records {
+            let list = self.0.entry(code).or_default();
+            if !list.contains(&r) {
+                list.push(r);
+                list.sort_unstable();
+            }
+        }
+    }
+
+    /// Raise `code` about the concept, naming no record.
+    pub fn flag(&mut self, code: Code) {
+        self.0.entry(code).or_default();
+    }
+}
+
+/// What the steps decided, before disclosure.
+#[derive(Debug)]
+pub enum Decision {
+    /// Nothing survived validity and applicability.
+    Empty,
+    Ranked {
+        ranking: Ranking,
+        /// The records that entered precedence (store order).
+        candidates: Vec<usize>,
+    },
+}
+
+/// The question, as the caller asked it (echoed in the answer).
+#[derive(Debug, Clone)]
+pub struct Asked {
+    pub store: String,
+    pub concept: String,
+    pub as_of: String,
+    pub known_at: Option<String>,
+    pub scope: Vec<String>,
+    pub caller: String,
+}
+
+/// A reason as it may be shown: the records the caller may read by name, the others counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShownReason {
+    pub code: Code,
+    pub records: Vec<String>,
+    pub withheld: usize,
+}
+
+/// The disclosed answer: everything in it may be shown to the caller.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub asked: Asked,
+    pub outcome: Outcome,
+    /// The answering record's id and its fields as stored (supersedes pointers to withheld
+    /// records taken out: a withheld record's id must not cross, even inside another record).
+    pub answer: Option<(String, Map<String, Value>)>,
+    pub candidates: Vec<String>,
+    pub reasons: Vec<ShownReason>,
+    pub withheld: usize,
+}
+
+impl Answer {
+    /// Apply disclosure to the decision (step 5) and keep only what the caller may see.
+    pub fn disclose(
+        asked: Asked,
+        map: &FieldMap,
+        all: &[Candidate],
+        decision: Decision,
+        mut reasons: Reasons,
+    ) -> Answer {
+        let readable = |i: usize| all[i].access.readable();
+        // every withheld record of the concept, and why
+        for (i, c) in all.iter().enumerate() {
+            match c.access {
+                Access::Readable => {}
+                Access::NotReleased => reasons.add(Code::NotReleased, [i]),
+                Access::RestrictedWithoutRelease => {
+                    reasons.add(Code::RestrictedWithoutRelease, [i])
+                }
+            }
+        }
+        let (outcome, winner, candidates) = match decision {
+            Decision::Empty => (Outcome::Empty, None, Vec::new()),
+            Decision::Ranked {
+                ranking,
+                candidates,
+            } => {
+                let (outcome, winner) = match ranking {
+                    Ranking::Winner(w) if readable(w) => (Outcome::Answered, Some(w)),
+                    Ranking::Winner(_) => (Outcome::Refused, None),
+                    Ranking::Conflict(sides) => {
+                        let outcome = match sides.iter().all(|&s| readable(s)) {
+                            true => Outcome::Abstained,
+                            false => Outcome::Refused,
+                        };
+                        reasons.add(Code::ConflictUnresolved, sides);
+                        (outcome, None)
+                    }
+                };
+                (outcome, winner, candidates)
+            }
+        };
+        let withheld_ids: HashSet<&str> = all
+            .iter()
+            .filter(|c| !c.access.readable())
+            .filter_map(|c| c.id.as_deref())
+            .collect();
+        let answer = winner.map(|w| {
+            let c = &all[w];
+            (
+                c.name.clone(),
+                without_pointers_to(map, &c.record.fields, &withheld_ids),
+            )
+        });
+        let shown = reasons
+            .0
+            .into_iter()
+            .map(|(code, records)| ShownReason {
+                code,
+                records: records
+                    .iter()
+                    .filter(|&&i| readable(i))
+                    .map(|&i| all[i].name.clone())
+                    .collect(),
+                withheld: records.iter().filter(|&&i| !readable(i)).count(),
+            })
+            .collect();
+        Answer {
+            asked,
+            outcome,
+            answer,
+            candidates: candidates
+                .into_iter()
+                .filter(|&i| readable(i))
+                .map(|i| all[i].name.clone())
+                .collect(),
+            reasons: shown,
+            withheld: all.iter().filter(|c| !c.access.readable()).count(),
+        }
+    }
+
+    /// The `vercy-resolve/1` object.
+    pub fn to_json(&self) -> Value {
+        let a = &self.asked;
+        let reasons: Vec<Value> = self
+            .reasons
+            .iter()
+            .map(|r| {
+                let mut m = Map::new();
+                m.insert("code".into(), json!(r.code.name()));
+                if !r.records.is_empty() {
+                    m.insert("records".into(), json!(r.records));
+                }
+                if r.withheld > 0 {
+                    m.insert("count".into(), json!(r.withheld));
+                }
+                Value::Object(m)
+            })
+            .collect();
+        let mut m = Map::new();
+        m.insert("report".into(), json!(REPORT));
+        m.insert("store".into(), json!(a.store));
+        m.insert("concept".into(), json!(a.concept));
+        m.insert("as_of".into(), json!(a.as_of));
+        m.insert("known_at".into(), json!(a.known_at));
+        m.insert("scope".into(), json!(a.scope));
+        m.insert("caller".into(), json!(a.caller));
+        m.insert("outcome".into(), json!(self.outcome.name()));
+        m.insert(
+            "answer".into(),
+            self.answer
+                .as_ref()
+                .map_or(Value::Null, |(_, f)| Value::Object(f.clone())),
+        );
+        m.insert("candidates".into(), json!(self.candidates));
+        m.insert("reasons".into(), Value::Array(reasons));
+        m.insert("withheld".into(), json!(self.withheld));
+        Value::Object(m)
+    }
+
+    /// The answer for people.
+    pub fn human(&self, map: &FieldMap) -> String {
+        let a = &self.asked;
+        let mut out = format!(
+            "{}: {} on {}{} for {}{}\n",
+            self.outcome.name(),
+            a.concept,
+            a.as_of,
+            a.known_at
+                .as_ref()
+                .map_or(String::new(), |k| format!(" as known at {k}")),
+            a.caller,
+            match a.scope.is_empty() {
+                true => String::new(),
+                false => format!(" in scope {}", a.scope.join(", ")),
+            }
+        );
+        if let Some((name, fields)) = &self.answer {
+            out.push_str(&format!("answer: {name}\n"));
+            if let Some(value) = map.get("value", fields) {
+                out.push_str(&format!("  value: {}\n", py_str(&value)));
+            }
+            out.push_str(&format!("  record: {}\n", Value::Object(fields.clone())));
+        }
+        if !self.candidates.is_empty() {
+            out.push_str(&format!("candidates: {}\n", self.candidates.join(", ")));
+        }
+        for r in &self.reasons {
+            let mut parts = Vec::new();
+            if !r.records.is_empty() {
+                parts.push(r.records.join(", "));
+            }
+            if r.withheld > 0 {
+                parts.push(format!("{} withheld", r.withheld));
+            }
+            match parts.is_empty() {
+                true => out.push_str(&format!("reason: {}\n", r.code.name())),
+                false => out.push_str(&format!(
+                    "reason: {}: {}\n",
+                    r.code.name(),
+                    parts.join("; ")
+                )),
+            }
+        }
+        out.push_str(&format!("withheld: {}\n", self.withheld));
+        out
+    }
+}
+
+/// The record's fields, with any supersedes pointer to a withheld record taken out (a
+/// top-level supersedes key only; a nested one is left as stored).
+fn without_pointers_to(
+    map: &FieldMap,
+    fields: &Map<String, Value>,
+    withheld: &HashSet<&str>,
+) -> Map<String, Value> {
+    let mut fields = fields.clone();
+    if withheld.is_empty() {
+        return fields;
+    }
+    let path = map
+        .inverse_path("supersedes")
+        .unwrap_or_else(|| map.path("supersedes").into_owned());
+    let Some(key) = path.single_key() else {
+        return fields;
+    };
+    let names = |v: &Value| withheld.contains(py_str(v).as_str());
+    match fields.get_mut(key) {
+        Some(Value::Array(items)) => items.retain(|i| !names(i)),
+        Some(v) if !v.is_null() && names(v) => {
+            fields.shift_remove(key);
+        }
+        _ => {}
+    }
+    fields
+}

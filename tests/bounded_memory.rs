@@ -1,0 +1,177 @@
+//! Big inputs in bounded memory: a line of many keys costs compact and import a small multiple
+//! of its bytes (not a tree of every key, twenty times them), and the MCP server refuses a
+//! message over its documented limit (16 MiB) without holding it whole.
+//!
+//! Peak memory is each child's own (`wait4`), so tests running beside it do not count.
+
+#![cfg(target_os = "linux")]
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Run vercy with `args` in `dir`, feeding `stdin`; its exit code, stdout and peak RSS (bytes).
+// the child is reaped by wait4, which also gives its own peak memory
+#[allow(clippy::zombie_processes)]
+fn run_measured(dir: &Path, args: &[&str], stdin: Vec<u8>) -> (i32, Vec<u8>, u64) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("vercy"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("vercy starts");
+    let mut input = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    writer.join().unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it in for the child just spawned.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pid is our own child's, not yet waited for.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    assert!(
+        libc::WIFEXITED(status),
+        "vercy {args:?} did not exit: {status}"
+    );
+    // ru_maxrss is in KiB on Linux
+    (
+        libc::WEXITSTATUS(status),
+        out,
+        usage.ru_maxrss as u64 * 1024,
+    )
+}
+
+/// One record of `keys` keys on one line (about 20 bytes a key), then a small one.
+fn wide_store(path: &Path, keys: usize) -> u64 {
+    let mut line =
+        String::from(r#"{"record_id": "wide", "valid_from": "2025-01-01", "valid_to": null"#);
+    for i in 0..keys {
+        line.push_str(&format!(r#", "field_{i:07}": {}"#, i % 1000));
+    }
+    line.push_str("}\n");
+    let bytes = line.len() as u64;
+    line.push_str(r#"{"record_id": "small", "valid_from": "2025-01-01", "valid_to": null}"#);
+    line.push('\n');
+    std::fs::write(path, line).unwrap();
+    bytes
+}
+
+#[test]
+fn a_line_of_many_keys_costs_a_small_multiple_of_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let wide = dir.path().join("wide.jsonl");
+    let bytes = wide_store(&wide, 100_000);
+    std::fs::write(
+        dir.path().join("tiny.jsonl"),
+        "{\"record_id\": \"small\", \"valid_from\": \"2025-01-01\", \"valid_to\": null}\n",
+    )
+    .unwrap();
+    for (name, args) in [
+        ("compact", vec!["compact", "{}"]),
+        ("import", vec!["import", "{}", "--into", "into.jsonl"]),
+    ] {
+        let with =
+            |file: &str| -> Vec<String> { args.iter().map(|a| a.replace("{}", file)).collect() };
+        let _ = std::fs::remove_file(dir.path().join("into.jsonl"));
+        let (code, _, base) = run_measured(
+            dir.path(),
+            &with("tiny.jsonl")
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            Vec::new(),
+        );
+        assert_eq!(code, 0, "{name} of the tiny store");
+        let _ = std::fs::remove_file(dir.path().join("into.jsonl"));
+        let (code, _, peak) = run_measured(
+            dir.path(),
+            &with("wide.jsonl")
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            Vec::new(),
+        );
+        assert_eq!(code, 0, "{name} of the wide store");
+        let extra = peak.saturating_sub(base);
+        assert!(
+            extra <= 4 * bytes,
+            "{name}: a {bytes}-byte line took {extra} bytes more than a tiny store (peak {peak})"
+        );
+    }
+    // nothing was lost on the way: the wide record is in the store as it was read
+    let store = std::fs::read_to_string(dir.path().join("into.jsonl")).unwrap();
+    let original = std::fs::read_to_string(&wide).unwrap();
+    assert!(store.contains(original.lines().next().unwrap()));
+    assert_eq!(store.lines().count(), 2);
+}
+
+/// A `tools/call` of `check_records` whose records take about `bytes` bytes.
+fn big_request(id: u64, bytes: usize) -> Vec<u8> {
+    let mut records = String::from("[");
+    let mut i = 0;
+    while records.len() < bytes {
+        if i > 0 {
+            records.push(',');
+        }
+        records.push_str(&format!(
+            r#"{{"record_id":"R-{i}","valid_from":"2025-01-01","valid_to":null,"k{i}":{i}}}"#
+        ));
+        i += 1;
+    }
+    records.push(']');
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"check_records","arguments":{{"records":{records}}}}}}}"#
+    )
+    .into_bytes()
+}
+
+#[test]
+fn an_mcp_message_over_the_limit_is_refused_in_bounded_memory() {
+    const LIMIT: usize = 16 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = big_request(1, LIMIT + 1024);
+    input.push(b'\n');
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+    let (code, out, peak) = run_measured(dir.path(), &["mcp"], input);
+    assert_eq!(code, 0);
+    let replies: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(replies.len(), 2, "{replies:?}");
+    let head = |v: &serde_json::Value| v.to_string().chars().take(300).collect::<String>();
+    assert_eq!(replies[0]["error"]["code"], -32700, "{}", head(&replies[0]));
+    assert!(
+        replies[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&LIMIT.to_string()),
+        "{}",
+        head(&replies[0])
+    );
+    assert_eq!(replies[1]["id"], 2);
+    assert!(replies[1]["result"].is_object());
+    // the message is read up to the limit and the rest stepped over, never parsed
+    assert!(
+        peak < 3 * LIMIT as u64,
+        "a refused {}-byte message took a peak of {peak} bytes",
+        LIMIT + 1024
+    );
+
+    // just under the limit it is answered
+    let mut input = big_request(3, 256 << 10);
+    input.push(b'\n');
+    let (code, out, _) = run_measured(dir.path(), &["mcp"], input);
+    assert_eq!(code, 0);
+    let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(reply["id"], 3);
+    assert!(reply["result"].is_object(), "{reply}");
+}
