@@ -20,7 +20,11 @@ Exit codes:
 plain tables) against the additive profile's levels 1-3, writes them in the compact line form, and moves them \
 between formats with every timestamp intact.",
     after_help = EXIT_CODES,
-    propagate_version = true
+    propagate_version = true,
+    // a unique prefix of a long option is the option, as the reference's argparse reads them
+    infer_long_args = true,
+    // a flag given twice is the flag, the value given last wins (argparse's reading too)
+    args_override_self = true
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -43,10 +47,28 @@ impl Cli {
         T: Into<std::ffi::OsString> + Clone,
     {
         let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        // decay's arguments are never read as options: a legacy flag that is a prefix of one
+        // (`--h`, `--q`) must not become `--help` or `--quiet`
+        if let Some(cli) = decay_args_untouched(&args) {
+            return Ok(cli);
+        }
         match Cli::try_parse_from(&args) {
             Err(e) if e.use_stderr() => decay_fallback(&args).ok_or(e),
             other => other,
         }
+    }
+}
+
+/// A `decay` command line (except `vercy decay --help`), read by [`decay_fallback`].
+fn decay_args_untouched(args: &[std::ffi::OsString]) -> Option<Cli> {
+    let cli = decay_fallback(args)?;
+    match &cli.command {
+        Command::Decay(d)
+            if matches!(d.args.first().map(String::as_str), Some("-h" | "--help")) =>
+        {
+            None
+        }
+        _ => Some(cli),
     }
 }
 
@@ -264,7 +286,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub policy: bool,
     /// Level needed to pass
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3), value_name = "N")]
+    #[arg(long, default_value_t = 1, value_parser = crate::python::min_level, value_name = "N")]
     pub min_level: u8,
     /// Print the machine-readable report (same as --format json)
     #[arg(long, conflicts_with = "format")]

@@ -19,6 +19,7 @@ pub mod mapping;
 pub mod mcp;
 pub mod output;
 pub mod profile;
+pub mod python;
 pub mod recency;
 pub mod record;
 pub mod resolve;

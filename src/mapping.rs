@@ -7,6 +7,7 @@
 //! (`graphiti`, `mem0`, …) are data in `maps.yaml`, and mix with pairs.
 
 use crate::error::{Result, VercyError};
+use crate::record::py_strip;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -214,13 +215,14 @@ impl FieldMap {
         let mut map = FieldMap::default();
         for spec in specs {
             for pair in spec.split(',') {
-                if pair.trim().is_empty() {
+                // Python's `strip()`, as the reference strips them (U+001F too)
+                if py_strip(pair).is_empty() {
                     continue;
                 }
                 match pair.split_once('=') {
-                    Some((role, path)) => map.set(role.trim(), path.trim()),
+                    Some((role, path)) => map.set(py_strip(role), py_strip(path)),
                     None => {
-                        let name = pair.trim();
+                        let name = py_strip(pair);
                         let named = named_map(name).ok_or_else(|| VercyError::Map {
                             message: format!(
                                 "{name:?} is neither a role=path pair nor a named map"

@@ -88,6 +88,11 @@ pub fn is_py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
+/// `s.strip()` as Python strips it ([`is_py_space`]).
+pub fn py_strip(s: &str) -> &str {
+    s.trim_matches(is_py_space)
+}
+
 pub fn is_blank(s: &str) -> bool {
     // most text starts with a printable ASCII character: not blank, without a look at the rest
     match s.as_bytes().first() {
@@ -142,7 +147,8 @@ fn py_repr(value: &Value) -> String {
 /// Python's `str()` of a number parsed by `json.loads`: an integer literal stays an exact
 /// integer; anything with a fraction or exponent becomes a float printed by `repr`.
 pub fn py_number(text: &str) -> String {
-    let is_int = !text.contains(['.', 'e', 'E']);
+    // NaN, Infinity and -Infinity (Python's json reads them as floats) have no digit at all
+    let is_int = !text.contains(['.', 'e', 'E']) && text.bytes().any(|b| b.is_ascii_digit());
     if is_int {
         let (neg, digits) = match text.strip_prefix('-') {
             Some(d) => (true, d),
@@ -261,36 +267,9 @@ pub fn py_float_repr(f: f64) -> String {
     }
 }
 
-/// Python's `repr(str)`: single quotes unless the text holds a single quote and no double one.
+/// Python's `repr(str)` ([`crate::python`]).
 fn py_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || (0x7f..0xa1).contains(&(c as u32)) || c == '\u{ad}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if matches!(c as u32, 0x2028 | 0x2029 | 0x200b..=0x200f | 0x2060..=0x2064 | 0xfeff) => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
+    crate::python::str_repr(s)
 }
 
 #[cfg(test)]

@@ -40,8 +40,11 @@ impl<'a> RoleValue<'a> {
             return RoleValue::Json(Cow::Owned(value));
         }
         // the reader validated the text with the same parser, so this cannot fail
+        // (or, for a lone surrogate escape, the Python reading that took the line)
         RoleValue::Json(Cow::Owned(
-            serde_json::from_str(text).unwrap_or(Value::Null),
+            serde_json::from_str(text)
+                .or_else(|_| crate::store::pyjson::parse(text))
+                .unwrap_or(Value::Null),
         ))
     }
 
@@ -419,7 +422,7 @@ impl<'a> Roles<'a> {
             }
         }
         if raw_only {
-            if let Ok(fields) = serde_json::from_str::<Map<String, Value>>(&record.raw) {
+            if let Some(fields) = crate::store::pyjson::object(&record.raw) {
                 return Roles::Built {
                     map,
                     fields: Cow::Owned(fields),

@@ -10,8 +10,8 @@ use crate::record::{kind_name, Origin, Record};
 use serde_json::Value;
 use std::io::BufRead;
 
-/// Deeper than this is refused before parsing (serde_json's own limit is 128).
-const MAX_DEPTH: usize = 128;
+/// Deeper than this is refused before parsing (the depth Python's json reads, about).
+const MAX_DEPTH: usize = super::pyjson::MAX_DEPTH;
 
 pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result<Shape> {
     let name = src.name.clone();
@@ -37,6 +37,8 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
         let mut consumed = len;
         let mut finished: Option<(Vec<u8>, u64, u64)> = None;
         let mut stray: Option<(u8, u64, u64)> = None;
+        // the end of a whitespace character after the array, when it spans several bytes
+        let mut skip = 0;
         for (i, &b) in buf.iter().enumerate() {
             let at_offset = src.offset + i as u64;
             let outside = scan.depth == 0 && !scan.in_string;
@@ -56,6 +58,15 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
                 line_start = at_offset + 1;
             }
             if closed {
+                if i < skip {
+                    continue;
+                }
+                // the reference strips the text's Unicode whitespace before it parses it
+                let space = super::input::leading_py_space(&buf[i..]);
+                if space > 0 {
+                    skip = i + space;
+                    continue;
+                }
                 if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
                     stray = Some((b, src.line, at_offset - line_start + 1));
                     consumed = i;
@@ -129,7 +140,14 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
                 let err = std::str::from_utf8(e.as_bytes()).unwrap_err();
                 utf8_error(&name, e.as_bytes(), line, &err)
             })?;
-            let value: Value = serde_json::from_str(&text).map_err(|e| {
+            // what serde_json refuses, Python's json may read (NaN, a lone surrogate, deeper
+            // nesting): the reference parses the array with it
+            let parsed = serde_json::from_str(&text);
+            let parsed = match parsed {
+                Err(e) => super::pyjson::parse(&text).map_err(|_| e),
+                ok => ok,
+            };
+            let value: Value = parsed.map_err(|e| {
                 let mut err = json_error(&name, &text, line, &e);
                 // the element's first line starts at its column, not at the line's start
                 if let VercyError::Json { pos, .. } = &mut err {
@@ -184,7 +202,7 @@ fn too_deep(name: &str, line: u64) -> VercyError {
         path: name.to_string(),
         pos: Position { line, column: 1 },
         message: format!("a record nests lists or objects more than {MAX_DEPTH} levels deep"),
-        help: "flatten the record; vercy refuses deeper nesting rather than risk the stack".into(),
+        help: "flatten the record (the reference checker stops with a RecursionError at about 990 levels)".into(),
     }
 }
 

@@ -68,6 +68,24 @@ pub fn flat_envelope(exported_at: &str) -> String {
     python_text(&m)
 }
 
+/// The keys of a dump's envelope line, as engrama writes it (every version since 0.9).
+pub const ENVELOPE_KEYS: [&str; 6] = [
+    "engrama_export",
+    "version",
+    "exported_at",
+    "source_backend",
+    "embedding_model",
+    "embedding_dimensions",
+];
+
+/// An engrama dump's envelope line: `engrama_export` with others of the envelope's keys and
+/// nothing else. A record that merely holds an `engrama_export` key is a record.
+pub fn is_envelope(first: &Map<String, Value>) -> bool {
+    first.contains_key("engrama_export")
+        && first.len() >= 2
+        && first.keys().all(|k| ENVELOPE_KEYS.contains(&k.as_str()))
+}
+
 /// Did vercy write this dump from a flat store?
 pub fn is_flat_envelope(header: &Map<String, Value>) -> bool {
     header.get("source_backend").and_then(Value::as_str) == Some(FLAT_BACKEND)

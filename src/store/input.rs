@@ -197,12 +197,22 @@ impl Source {
                 i = 3;
             }
             first_block = false;
-            while i < buf.len() && matches!(buf[i], b' ' | b'\t' | b'\r' | b'\n') {
+            while i < buf.len() {
+                // the reference strips the text's Unicode whitespace (`str.strip()`) before
+                // it looks at the first character
+                let width = match buf[i] {
+                    b' ' | b'\t' | b'\r' | b'\n' => 1,
+                    b if b < 0x80 => usize::from(crate::record::is_py_space(b as char)),
+                    _ => leading_py_space(&buf[i..]),
+                };
+                if width == 0 {
+                    break;
+                }
                 if buf[i] == b'\n' {
                     self.line += 1;
                     self.line_start = self.offset + i as u64 + 1;
                 }
-                i += 1;
+                i += width;
             }
             let found = buf.get(i).copied();
             self.reader.consume(i);
@@ -292,6 +302,20 @@ impl Source {
             buf.pop();
         }
         Ok(true)
+    }
+}
+
+/// The length of the Python whitespace character (`str.isspace`) that `bytes` start with, 0
+/// when they start with anything else (or with a character cut off at the buffer's end).
+pub(super) fn leading_py_space(bytes: &[u8]) -> usize {
+    let head = &bytes[..bytes.len().min(4)];
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""),
+    };
+    match text.chars().next() {
+        Some(c) if crate::record::is_py_space(c) => c.len_utf8(),
+        _ => 0,
     }
 }
 

@@ -6,7 +6,8 @@ use super::batch::{self, Work};
 use super::input::Source;
 use super::keep::{Decoded, Keep};
 use super::locate::{json_error, not_object, utf8_error};
-use super::{scan, Aside, Entry, Look, Shape, View, ENVELOPE_KEYS};
+use super::pyline::{self, Place};
+use super::{pyjson, scan, Aside, Entry, Look, Shape, View, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
 use crate::record::{is_blank, kind_name, Origin, Record, Span};
 use serde_json::{Map, Value};
@@ -25,6 +26,26 @@ const INLINE_SPANS: usize = 32;
 enum Line<T> {
     Built(Box<Record>),
     Looked(T),
+    /// A line only Python's reading takes (`pyline`): its records, and the error to give if
+    /// a record follows when it may only end the store.
+    Python(Box<PyRecords>),
+    /// A record followed a line that may only end the store: that line's error.
+    Refused(Box<VercyError>),
+}
+
+/// What the workers hand on: one line's result, or the several records of a line that only
+/// Python's reading splits.
+enum Done<T> {
+    One(T),
+    Many(Vec<T>),
+}
+
+/// The records Python reads in a line serde_json refused.
+struct PyRecords {
+    records: Vec<Record>,
+    /// Set when whitespace that only `str.strip()` drops follows the last record: the error
+    /// the line is if any record follows it.
+    unless_last: Option<VercyError>,
 }
 
 /// Read the line shapes: `work` runs on each entry (in parallel past the first lines), `visit`
@@ -41,92 +62,91 @@ pub fn read<T: Send>(
     let Some(first) = next_nonblank(src, &mut buf)? else {
         return Ok(Shape::Empty);
     };
+    let name = src.name.clone();
+    // The first lines: each may hold several records when only Python's reading takes it.
+    let mut head: Vec<Record> = Vec::new();
+    let mut unless_last: Option<VercyError> = None;
     // A first line that is a plain record is decoded as the other lines are, only the kept
     // keys built: a tree of all its keys, built just to look for two of them, took twenty
     // times the line's bytes (bench/NOTES.md).
-    let first_value: Option<Value> = match is_plain_record(&first.text) {
-        true => None,
-        false => match serde_json::from_str(&first.text) {
-            Ok(v) => Some(v),
-            // Not one JSON value per line: maybe one object pretty-printed over many lines.
-            Err(line_err) => return read_document(src, first, &line_err, &mut visit_entry),
-        },
+    let plain = is_plain_record(&first.text);
+    let parsed = match plain {
+        true => Ok(Value::Null),
+        false => serde_json::from_str(&first.text),
     };
-    let Some(first_value) = first_value else {
-        let decoded = decode(&src.name, keep, &first.text, first.origin.line)?;
-        return read_lines(src, keep, look, work, visit, first, decoded);
+    let first_value: Value = match parsed {
+        Ok(v) => v,
+        // Not one JSON value per line: maybe one object pretty-printed over many lines.
+        Err(line_err) if line_err.classify() == serde_json::error::Category::Eof => {
+            return read_document(src, first, &line_err, &mut visit_entry)
+        }
+        Err(line_err) => {
+            let py = python_records(
+                &name,
+                keep,
+                &first.text,
+                first.origin,
+                Place::First,
+                &line_err,
+            )?;
+            head = py.records;
+            unless_last = py.unless_last;
+            Value::Null
+        }
     };
-    if first_value
-        .as_object()
-        .is_some_and(|o| o.contains_key("engrama_export"))
+    if !plain
+        && head.is_empty()
+        && first_value
+            .as_object()
+            .is_some_and(super::engrama::is_envelope)
     {
         return read_engrama(src, first, first_value, keep, work, visit);
     }
-    let second = next_nonblank(src, &mut buf)?;
-    if second.is_none() {
+    let mut second = None;
+    if head.len() < 2 {
+        second = next_nonblank(src, &mut buf)?;
+    }
+    // the store ended within its first two lines: no workers to start
+    let at_end = head.len() < 2 && second.is_none();
+    if !plain && head.is_empty() && second.is_none() {
         if let Some(key) = envelope_key(&src.name, &first, &first_value)? {
             return unwrap_envelope(&src.name, &first, first_value, &key, &mut visit_entry);
         }
     }
-    let fields = into_object(&src.name, &first.text, first.origin.line, first_value)?;
-    read_lines_after(
-        src,
-        keep,
-        look,
-        work,
-        visit,
-        first,
-        keep.trimmed(fields),
-        second,
-    )
-}
-
-/// A first line that is an ordinary record: a JSON object with neither the engrama header's
-/// key nor an envelope key, checked without building the rest of it.
-fn is_plain_record(text: &str) -> bool {
-    Keep::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
-        .decode_object(text)
-        .is_some_and(|d| d.fields.is_empty())
-}
-
-/// The JSON lines after a first record decoded as `decoded`.
-fn read_lines<T: Send>(
-    src: &mut Source,
-    keep: &Keep,
-    look: Option<&Look<'_, T>>,
-    work: &Work<'_, Entry, T>,
-    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
-    first: FirstLine,
-    decoded: Decoded,
-) -> Result<Shape> {
-    let second = next_nonblank(src, &mut Vec::with_capacity(4096))?;
-    read_lines_after(src, keep, look, work, visit, first, decoded, second)
-}
-
-/// [`read_lines`], the second line already read.
-#[allow(clippy::too_many_arguments)]
-fn read_lines_after<T: Send>(
-    src: &mut Source,
-    keep: &Keep,
-    look: Option<&Look<'_, T>>,
-    work: &Work<'_, Entry, T>,
-    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
-    first: FirstLine,
-    decoded: Decoded,
-    second: Option<FirstLine>,
-) -> Result<Shape> {
-    let mut visit_entry = |entry: Entry| visit(work(entry)?);
-    let name = src.name.clone();
-    let mut emit = |mut record: Record, index: usize| -> Result<()> {
+    if head.is_empty() {
+        let decoded = match plain {
+            true => decode(&name, keep, &first.text, first.origin.line)?,
+            false => keep.trimmed(into_object(
+                &name,
+                &first.text,
+                first.origin.line,
+                first_value,
+            )?),
+        };
+        head.push(new_record(keep, decoded, first.text, first.origin));
+    }
+    if let Some(second) = second {
+        if let Some(e) = unless_last.take() {
+            return Err(e);
+        }
+        match decode(&name, keep, &second.text, second.origin.line) {
+            Ok(decoded) => head.push(new_record(keep, decoded, second.text, second.origin)),
+            Err(refused) => {
+                let py = python_line(&name, keep, &second.text, second.origin, refused)?;
+                head.extend(py.records);
+                unless_last = py.unless_last;
+            }
+        }
+    }
+    let mut index = 0;
+    for mut record in head {
         record.origin.index = index;
-        visit_entry(Entry::Record(record))
-    };
-    emit(new_record(keep, decoded, first.text, first.origin), 0)?;
-    let Some(second) = second else {
+        index += 1;
+        visit_entry(Entry::Record(record))?;
+    }
+    if at_end {
         return Ok(Shape::JsonLines);
-    };
-    let decoded = decode(&name, keep, &second.text, second.origin.line)?;
-    emit(new_record(keep, decoded, second.text, second.origin), 1)?;
+    }
     let slots = keep.key_slots().filter(|_| look.is_some());
     let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Line<T>>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
@@ -153,24 +173,167 @@ fn read_lines_after<T: Send>(
                 return Ok(Some(Line::Looked(look(view)?)));
             }
         }
-        let decoded = decode(&name, keep, text, origin.line)?;
+        let decoded = match decode(&name, keep, text, origin.line) {
+            Ok(decoded) => decoded,
+            Err(refused) => {
+                let py = python_line(&name, keep, text, origin, refused)?;
+                return Ok(Some(Line::Python(Box::new(py))));
+            }
+        };
         Ok(Some(Line::Built(Box::new(new_record(
             keep, decoded, text, origin,
         )))))
     };
-    let mut index = 2;
     let mut number = |line: &mut Line<T>| {
-        if let Line::Built(record) = line {
-            record.origin.index = index;
+        if let Some(e) = unless_last.take() {
+            *line = Line::Refused(Box::new(e));
+            return;
         }
-        index += 1;
+        match line {
+            Line::Built(record) => {
+                record.origin.index = index;
+                index += 1;
+            }
+            Line::Looked(_) => index += 1,
+            Line::Python(py) => {
+                for record in &mut py.records {
+                    record.origin.index = index;
+                    index += 1;
+                }
+                unless_last = py.unless_last.take();
+            }
+            Line::Refused(_) => {}
+        }
     };
     let work = |line: Line<T>| match line {
-        Line::Built(record) => work(Entry::Record(*record)),
-        Line::Looked(done) => Ok(done),
+        Line::Built(record) => work(Entry::Record(*record)).map(Done::One),
+        Line::Looked(done) => Ok(Done::One(done)),
+        Line::Python(py) => py
+            .records
+            .into_iter()
+            .map(|record| work(Entry::Record(record)))
+            .collect::<Result<Vec<T>>>()
+            .map(Done::Many),
+        Line::Refused(e) => Err(*e),
     };
-    batch::for_each_line(src, &decode, &mut number, &work, visit)?;
+    let mut visit_done = |done: Done<T>| match done {
+        Done::One(t) => visit(t),
+        Done::Many(all) => all.into_iter().try_for_each(&mut *visit),
+    };
+    batch::for_each_line(src, &decode, &mut number, &work, &mut visit_done)?;
     Ok(Shape::JsonLines)
+}
+
+/// A first line that is an ordinary record: a JSON object with neither the engrama header's
+/// key nor an envelope key, checked without building the rest of it.
+fn is_plain_record(text: &str) -> bool {
+    Keep::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
+        .decode_object(text)
+        .is_some_and(|d| d.fields.is_empty())
+}
+
+/// A line that serde_json refused (`refused`), as Python reads it: its
+/// records, or the refusal when Python refuses it too.
+fn python_line(
+    name: &str,
+    keep: &Keep,
+    text: &str,
+    origin: Origin,
+    refused: VercyError,
+) -> Result<PyRecords> {
+    let Err(line_err) = serde_json::from_str::<Value>(text) else {
+        // serde_json read it whole: what was refused is the record's kind, as Python does too
+        return Err(refused);
+    };
+    python_records(name, keep, text, origin, Place::Later, &line_err)
+}
+
+/// The records of a line serde_json refused with `line_err`, read as the reference reads it
+/// (`pyline`); when Python refuses it too, serde_json's error (or, past [`pyjson::MAX_DEPTH`],
+/// the nesting's).
+fn python_records(
+    name: &str,
+    keep: &Keep,
+    text: &str,
+    origin: Origin,
+    place: Place,
+    line_err: &serde_json::Error,
+) -> Result<PyRecords> {
+    let error = || json_error(name, text, origin.line, line_err);
+    let read = match pyline::read(text, place) {
+        Ok(read) => read,
+        Err(refused) if refused.too_deep => {
+            return Err(too_deep(name, text, origin.line, refused.at))
+        }
+        // serde_json stopped at its depth before reaching what Python refuses
+        Err(refused) if line_err.to_string().contains("recursion limit") => {
+            return Err(not_json_at(name, text, origin.line, refused.at))
+        }
+        Err(_) => return Err(error()),
+    };
+    let mut records = Vec::with_capacity(read.pieces.len());
+    for piece in read.pieces {
+        let at = origin.offset + piece.at as u64;
+        let fields = match piece.value {
+            Value::Object(fields) => fields,
+            other => {
+                return Err(not_object(
+                    name,
+                    text,
+                    origin.line,
+                    piece.at,
+                    kind_name(&other),
+                ))
+            }
+        };
+        records.push(new_record(
+            keep,
+            keep.trimmed(fields),
+            piece.text,
+            Origin {
+                offset: at,
+                ..origin
+            },
+        ));
+    }
+    Ok(PyRecords {
+        records,
+        unless_last: read.ends_the_text.then(error),
+    })
+}
+
+/// The 1-based column, in characters, of byte `at` of `text`.
+fn column_at(text: &str, at: usize) -> u64 {
+    text.char_indices().take_while(|(i, _)| *i < at).count() as u64 + 1
+}
+
+/// Python's refusal of a line, where serde_json's error does not say what is wrong.
+fn not_json_at(name: &str, text: &str, line: u64, at: usize) -> VercyError {
+    VercyError::Shape {
+        path: name.to_string(),
+        pos: crate::error::Position {
+            line,
+            column: column_at(text, at),
+        },
+        message: "not JSON at this place".into(),
+        help: "fix the JSON at this place; a store is one JSON object per line, or one JSON array of objects".into(),
+    }
+}
+
+/// A line nested deeper than vercy reads.
+fn too_deep(name: &str, text: &str, line: u64, at: usize) -> VercyError {
+    VercyError::Shape {
+        path: name.to_string(),
+        pos: crate::error::Position {
+            line,
+            column: column_at(text, at),
+        },
+        message: format!(
+            "a record nests lists or objects more than {} levels deep",
+            pyjson::MAX_DEPTH
+        ),
+        help: "flatten the record (the reference checker stops with a RecursionError at about 990 levels)".into(),
+    }
 }
 
 /// The next line that is not blank, decoded as UTF-8 with a trailing `\r` removed.
@@ -212,6 +375,20 @@ fn decode(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> 
     let value: Value =
         serde_json::from_str(text).map_err(|e| json_error(name, text, line_no, &e))?;
     Ok(keep.trimmed(into_object(name, text, line_no, value)?))
+}
+
+/// [`decode`], or for a line serde_json refuses, Python's reading of it (NaN, a lone
+/// surrogate, nesting deeper than 128): the lines of an engrama dump, which are not split.
+fn decode_python(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> {
+    let refused = match decode(name, keep, text, line_no) {
+        Ok(decoded) => return Ok(decoded),
+        Err(refused) => refused,
+    };
+    match pyjson::parse(text) {
+        Ok(Value::Object(fields)) => Ok(keep.trimmed(fields)),
+        Err(r) if r.too_deep => Err(too_deep(name, text, line_no, r.at)),
+        _ => Err(refused),
+    }
 }
 
 /// A record as read: its raw text only when the records may be written back or looked at.
@@ -361,13 +538,25 @@ fn read_document(
     if line_err.classify() == serde_json::error::Category::Eof
         && first.text.trim_start().starts_with('{')
     {
-        let parsed = serde_json::from_str::<Value>(&whole);
-        // too deep to read as one document: say so, rather than the first line's "EOF"
-        if let Err(e) = &parsed {
-            if e.to_string().contains("recursion limit") {
-                return Err(json_error(&src.name, &whole, first.origin.line, e));
-            }
-        }
+        let parsed = match serde_json::from_str::<Value>(&whole) {
+            // deeper than serde_json reads: Python's reading goes deeper
+            Err(e) if e.to_string().contains("recursion limit") => match pyjson::parse(&whole) {
+                Ok(value) => Ok(value),
+                // too deep to read as one document: say so, rather than the first line's "EOF"
+                Err(r) => {
+                    let before = &whole[..r.at.min(whole.len())];
+                    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                    let line = first.origin.line + before.matches('\n').count() as u64;
+                    return Err(too_deep(
+                        &src.name,
+                        &whole[line_start..],
+                        line,
+                        r.at - line_start,
+                    ));
+                }
+            },
+            parsed => parsed,
+        };
         if let Ok(value) = parsed {
             if let Some(key) = envelope_key(&src.name, &first, &value)? {
                 return unwrap_envelope(&src.name, &first, value, &key, visit);
@@ -414,7 +603,7 @@ fn read_engrama<T: Send>(
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
-        let decoded = decode(&name, &keep, text, origin.line)?;
+        let decoded = decode_python(&name, &keep, text, origin.line)?;
         let aside = match decoded
             .fields
             .get("type")

@@ -36,7 +36,7 @@ pub fn json_error(path: &str, text: &str, first_line: u64, err: &serde_json::Err
             "the text ends in the middle of a value: the file may be truncated; restore the end of the record".to_string()
         }
         _ if message.contains("recursion limit") => {
-            "a record nests lists or objects more than 128 levels deep; flatten it".to_string()
+            "a record nests lists or objects deeper than serde_json reads (128 levels); flatten it".to_string()
         }
         _ => "fix the JSON at this place; a store is one JSON object per line, or one JSON array of objects".to_string(),
     };

@@ -23,6 +23,8 @@ pub mod live;
 mod locate;
 pub mod merge;
 mod postgres;
+pub mod pyjson;
+mod pyline;
 mod scan;
 mod sqlite;
 pub mod writer;

@@ -11,6 +11,13 @@ code and every key of the reference's report (ours may add keys; they are ignore
 bare run. When both checkers exit 2 only the exit code is compared. Mismatching stores are kept in
 a temp dir for inspection. Exit 0 when everything matches (or the reference is missing), 1 on any
 mismatch, 2 when our binary cannot be run. Standard library only.
+
+--python-count N adds N stores in the classes where Python's reading differs from plain JSON
+(whitespace str.strip() drops, line breaks str.splitlines() splits on, NaN/Infinity, lone
+surrogates, --min-level as int() reads it, --map whitespace, abbreviated and repeated options,
+nesting) and in each deliberate difference of the README's table. Each store ends as one of
+`identical / deliberate / reference crash / mismatch`: deliberate only where the store was made
+for a difference the table names and vercy behaves as the table says; any mismatch fails.
 """
 from __future__ import annotations
 
@@ -288,6 +295,134 @@ def rand_store(rng: random.Random) -> tuple[str, list[str], str]:
     return text, args, ".jsonl"
 
 
+
+# --------------------------------------------------------------------------- Python's reading
+
+# Whitespace str.strip() drops (str.isspace), and the breaks str.splitlines() splits on.
+PY_SPACE = ["\u00a0", "\u3000", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u1680",
+            "\u2000", "\u2005", "\u200a", "\u205f", "\u202f", "\u2028", "\u2029", " ", "\t", "\n", "\r"]
+PY_BREAKS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\r\n", "\n"]
+LITERALS = [float("nan"), float("inf"), float("-inf")]
+MIN_LEVELS = [" 1", "\t2", "2 ", "\u00a03\u3000", "\uff11", "\u0661", "\u0968", "+2", "1_0", "0", "4", "-1",
+              "1__0", "2\x1f", "\uff12_\uff13", "01"]
+ABBREVIATIONS = [["--pol"], ["--poli"], ["--js"], ["--jso"], ["--quie"], ["--qu"], ["--min", "2"], ["--min-l", "3"],
+                 ["--policy", "--policy"], ["--json", "--json"], ["--min-level", "1", "--min-level", "3"]]
+
+
+def level_record(rng: random.Random, i: int) -> dict:
+    rec = {"record_id": f"D-{i}", "valid_from": "2025-01-01", "valid_to": None}
+    if rng.random() < 0.6:
+        rec.update(source="S", concept_owner="finance")
+    return rec
+
+
+def py_line(rec: dict, rng: random.Random) -> str:
+    # ensure_ascii: a lone surrogate can only be written escaped; else either, as stores are
+    return json.dumps(rec, ensure_ascii=rng.random() < 0.5 or has_surrogate(rec))
+
+
+def has_surrogate(obj) -> bool:
+    if isinstance(obj, str):
+        return any(0xD800 <= ord(c) < 0xE000 for c in obj)
+    if isinstance(obj, list):
+        return any(has_surrogate(v) for v in obj)
+    if isinstance(obj, dict):
+        return any(has_surrogate(k) or has_surrogate(v) for k, v in obj.items())
+    return False
+
+
+def python_store(rng: random.Random, k: int) -> tuple[str, list[str], str, str]:
+    """(file text, args, suffix, class): stores in the classes where the reference's Python
+    reads what plain JSON does not, or reads options argparse's way. The class names a
+    deliberate difference ("deliberate:…") where the README's table says vercy differs."""
+    n = rng.randint(1, 6)
+    records = [level_record(rng, i) for i in range(n)]
+    args: list[str] = []
+    kind = k % 9
+    cls = ["whitespace", "line breaks", "literals", "surrogates", "option spellings",
+           "map whitespace", "deliberate", "nesting", "abbreviations"][kind]
+    sep = "\n"
+    head = tail = ""
+    if kind == 0:
+        head = "".join(rng.choice(PY_SPACE) for _ in range(rng.randint(0, 3)))
+        tail = "".join(rng.choice(PY_SPACE) for _ in range(rng.randint(1, 3)))
+        if rng.random() < 0.2:     # whitespace str.strip() keeps: before a later record
+            sep = "\n" + rng.choice(["\u00a0", "\u3000", "\x1f"])
+    elif kind == 1:
+        sep = rng.choice(PY_BREAKS)
+        if rng.random() < 0.5:
+            sep = sep + rng.choice(["", "\u00a0", " ", "\t"]) + rng.choice(PY_BREAKS)
+        tail = rng.choice(["", sep])
+    elif kind == 2:
+        for rec in records:
+            if rng.random() < 0.5:
+                rec[rng.choice(["record_id", "source", "note", "valid_to", "conflict_policy"])] = rng.choice(
+                    LITERALS + [[rng.choice(LITERALS), "x"], {"v": rng.choice(LITERALS)}])
+    elif kind == 3:
+        for rec in records:
+            if rng.random() < 0.6:
+                rec[rng.choice(["note", "meta", "\ud800key"])] = rng.choice(["\ud800", "a\udfffb", "\udc00\ud800"])
+        if rng.random() < 0.3:     # in a field the reference prints: it crashes printing it
+            records[0]["record_id"] = "\ud800"
+            records[0].pop("valid_from", None)
+    elif kind == 4:
+        args += ["--min-level", rng.choice(MIN_LEVELS)]
+    elif kind == 5:
+        for rec in records:
+            rec["uuid"] = rec.pop("record_id")
+        ws = rng.choice(PY_SPACE[:17])
+        args += ["--map", rng.choice([f"record_id=uuid{ws}", f"{ws}record_id{ws}={ws}uuid", f"{ws},record_id=uuid,{ws}"])]
+    elif kind == 6:
+        which = rng.randrange(6)
+        if which == 0:             # a raw separator inside a string: text to vercy
+            records[0]["note"] = "a" + rng.choice(["\u2028", "\u2029", "\x85"]) + "b"
+            return "\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n", args, ".jsonl", "deliberate:separator in a string"
+        if which == 1:             # a raw CR between an object's members
+            text = "\n".join(json.dumps(r).replace(", ", ",\r", 1) for r in records) + "\n"
+            return text, args, ".jsonl", "deliberate:raw CR in an object"
+        if which == 2:             # a map path into nested data
+            for rec in records:
+                rec["meta"] = {"source": "S"}
+            return "\n".join(map(json.dumps, records)) + "\n", ["--map", "source=meta.source"], ".jsonl", "deliberate:map path"
+        if which == 3:             # repeated --map: merged
+            for rec in records:
+                rec["uuid"] = rec.pop("record_id")
+                rec["start"] = rec.pop("valid_from")
+            return ("\n".join(map(json.dumps, records)) + "\n", ["--map", "record_id=uuid", "--map", "valid_from=start"],
+                    ".jsonl", "deliberate:repeated map")
+        if which == 4:             # a one-line envelope
+            return json.dumps({"results": records}) + "\n", args, ".json", "deliberate:envelope"
+        return "\ufeff" + "\n".join(map(json.dumps, records)) + "\n", args, ".jsonl", "deliberate:byte-order mark"
+    elif kind == 7:
+        depth = rng.choice([120, 129, 500, 900, 980, 995, 999, 1200])
+        records[-1]["deep"] = "@@DEEP@@"      # written as text: too deep for json.dumps
+        cls = "nesting" if depth < 985 else "deliberate:nesting limit"
+    else:
+        args += rng.choice(ABBREVIATIONS)
+    suffix = ".jsonl"
+    if rng.random() < 0.25 and kind in (0, 2, 3, 7):
+        body = json.dumps(records, ensure_ascii=True)
+        suffix = ".json"
+    else:
+        body = sep.join(py_line(r, rng) for r in records)
+    if kind == 7:
+        body = body.replace('"@@DEEP@@"', "[" * depth + "]" * depth)
+    return head + body + tail, args, suffix, cls
+
+
+def deliberate_holds(cls: str, ref: tuple[int, str, str], ours: tuple[int, str, str]) -> bool:
+    """The README's table says what each deliberate difference is: hold vercy to it."""
+    what = cls.split(":", 1)[1]
+    if what in ("separator in a string", "raw CR in an object", "byte-order mark"):
+        return ref[0] == 2 and ours[0] in (0, 1)          # the reference refuses, vercy reads
+    if what in ("map path", "repeated map"):
+        return ref[0] in (0, 1) and ours[0] in (0, 1)    # both read; the map reads differently
+    if what == "envelope":
+        return ours[0] in (0, 1) and json.loads(ours[1]).get("records", 0) >= 1
+    if what == "nesting limit":      # the reference crashes (RecursionError); vercy reads to 1,000
+        return ref[0] == 1 and "RecursionError" in ref[2] and ours[0] in (0, 1, 2)
+    return False
+
 # --------------------------------------------------------------------------- main
 
 # Characters Python's str.splitlines() breaks on besides \n and \r\n: the reference splits a
@@ -352,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ref-bin", default="/work/venv/bin/vercy", help="the reference checker (vercy 0.2.0)")
     ap.add_argument("--count", type=int, default=300, help="random stores to generate (default 300)")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    ap.add_argument("--python-count", type=int, default=0,
+                    help="stores in the classes of Python's reading to generate (default 0)")
     ap.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 2))
     ap.add_argument("--fixtures", default=str(REPO / "fixtures"), help="fixtures folder")
     ap.add_argument("--no-fixtures", action="store_true", help="only the random stores")
@@ -369,9 +506,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"parity: our binary not found at {opts.vercy_bin} (run cargo build first)", file=sys.stderr)
         return 2
 
-    cases: list[tuple[str, list[str]]] = []
+    cases: list[tuple[str, list[str], str]] = []
     if not opts.no_fixtures:
-        cases += fixture_cases(Path(opts.fixtures), opts.quirks)
+        cases += [(p, a, "fixture") for p, a in fixture_cases(Path(opts.fixtures), opts.quirks)]
     tmp = Path(tempfile.mkdtemp(prefix="vercy-parity-"))
     rng = random.Random(opts.seed)
     for k in range(opts.count):
@@ -380,34 +517,50 @@ def main(argv: list[str] | None = None) -> int:
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         (tmp / (path.name + ".args")).write_text(shlex.join(args) + "\n", encoding="utf-8")
-        cases.append((str(path), args))
+        cases.append((str(path), args, "generated"))
+    for k in range(opts.python_count):
+        text, args, suffix, cls = python_store(rng, k)
+        path = tmp / f"py-{opts.seed}-{k:04d}{suffix}"
+        with open(path, "w", encoding="utf-8", errors="surrogatepass", newline="") as f:
+            f.write(text)
+        (tmp / (path.name + ".args")).write_text(shlex.join(args) + "\n", encoding="utf-8")
+        cases.append((str(path), args, cls))
 
     def one(case):
-        store, args = case
+        store, args, _ = case
         ref = run(ref_bin, store, args)
         ours = run(our_bin, store, args)
         return case, ref, ours
 
-    passed = failed = crashed = 0
+    counts = {"identical": 0, "deliberate": 0, "reference crash": 0, "mismatch": 0}
+    by_class: dict[str, dict[str, int]] = {}
     keep_paths = set()
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
-        for (store, args), ref, ours in pool.map(one, cases):
+        for (store, args, cls), ref, ours in pool.map(one, cases):
             label = f"{store} {shlex.join(args)}".strip()
-            if ref[0] not in (0, 1, 2) or (ref[0] == 1 and "Traceback" in ref[2]):
-                crashed += 1
-                print(f"SKIP {label}: the reference crashed ({ref[2].strip().splitlines()[-1:] or ref[0]})")
-                keep_paths.add(store)
-                continue
             diffs = compare(ref, ours)
             if not diffs:
-                passed += 1
-                continue
-            failed += 1
-            keep_paths.add(store)
-            if failed <= opts.max_report:
-                print(f"FAIL {label}")
+                verdict = "identical"
+            elif cls.startswith("deliberate:") and deliberate_holds(cls, ref, ours):
+                verdict = "deliberate"
+            elif ref[0] not in (0, 1, 2) or (ref[0] == 1 and "Traceback" in ref[2]):
+                verdict = "reference crash"
+                print(f"SKIP {label}: the reference crashed ({ref[2].strip().splitlines()[-1:] or ref[0]})")
+            else:
+                verdict = "mismatch"
+            counts[verdict] += 1
+            by_class.setdefault(cls.split(":")[0], {}).setdefault(verdict, 0)
+            by_class[cls.split(":")[0]][verdict] += 1
+            if verdict != "identical":
+                keep_paths.add(store)
+            if verdict == "mismatch" and counts["mismatch"] <= opts.max_report:
+                print(f"FAIL {label} [{cls}]")
                 for d in diffs:
                     print(f"    {d}")
+    for cls, c in sorted(by_class.items()):
+        print(f"  {cls}: " + ", ".join(f"{v} {k}" for k, v in c.items()))
+    passed, failed, crashed = counts["identical"] + counts["deliberate"], counts["mismatch"], counts["reference crash"]
+    print(", ".join(f"{v} {k}" for k, v in counts.items()))
     print(f"{passed} passed, {failed} failed" + (f", {crashed} skipped (reference crashed)" if crashed else ""))
     if failed or crashed or opts.keep:
         print(f"stores kept in {tmp}")
