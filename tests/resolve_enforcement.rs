@@ -423,7 +423,10 @@ fn a_caller_argument_is_refused_and_the_tool_needs_a_host() {
     for reply in &lines[1..] {
         assert_eq!(reply["result"]["isError"], true, "{reply}");
         // an error is text only: no structured outcome a client could mistake for an answer
-        assert!(reply["result"].get("structuredContent").is_none(), "{reply}");
+        assert!(
+            reply["result"].get("structuredContent").is_none(),
+            "{reply}"
+        );
     }
     assert_no_leak(&case, "mcp caller argument", &replies);
     // without --host the tool is not offered
