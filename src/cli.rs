@@ -222,16 +222,17 @@ pub struct MapArg {
 #[derive(Debug, Clone, Args)]
 pub struct LiveArg {
     /// Read this table of a database store: each row a record
-    #[arg(long, value_name = "TABLE", conflicts_with = "query")]
+    #[arg(long, value_name = "TABLE", conflicts_with = "sql")]
     pub table: Option<String>,
+    // not `--query`: `--qu` would no longer abbreviate `--quiet`, as it does for the reference
     /// Read the rows of this SELECT from a database store: each row a record
-    #[arg(long, value_name = "SQL")]
-    pub query: Option<String>,
+    #[arg(long, value_name = "SELECT")]
+    pub sql: Option<String>,
 }
 
 impl LiveArg {
     pub fn select(&self) -> crate::store::live::Select {
-        crate::store::live::Select::from_flags(self.table.as_deref(), self.query.as_deref())
+        crate::store::live::Select::from_flags(self.table.as_deref(), self.sql.as_deref())
     }
 }
 

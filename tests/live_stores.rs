@@ -358,26 +358,21 @@ fn any_postgres_table_or_query_is_one_record_per_row() {
         "SELECT doc FROM docs ORDER BY n",
         "select doc from docs order by n;",
     ] {
-        let ours = run_pg(&password, &["check", &url, "--query", query, "--json"]);
+        let ours = run_pg(&password, &["check", &url, "--sql", query, "--json"]);
         let theirs = run(&["check", docs.to_str().unwrap(), "--json"]);
         assert_eq!(ours.status.code(), theirs.status.code());
         assert_eq!(report(&ours), report(&theirs), "{query}");
     }
     let compact = run_pg(
         &password,
-        &[
-            "compact",
-            &url,
-            "--query",
-            "SELECT doc FROM docs ORDER BY n",
-        ],
+        &["compact", &url, "--sql", "SELECT doc FROM docs ORDER BY n"],
     );
     let theirs = run(&["compact", docs.to_str().unwrap()]);
     assert_eq!(stdout_of(&ok(compact)), stdout_of(&ok(theirs)));
     // a query that would write is refused by the read-only transaction
     let write = run_pg(
         &password,
-        &["check", &url, "--query", "DELETE FROM docs RETURNING doc"],
+        &["check", &url, "--sql", "DELETE FROM docs RETURNING doc"],
     );
     two(&write);
     let again = records(&stdout_of(&ok(run_pg(
@@ -400,8 +395,8 @@ fn a_postgres_password_never_appears() {
         run(&["check", &format!("{url}&password=Wr0ngSecret42")]),
         run_pg("Wr0ngSecret42", &["check", &url]),
         run(&["check", &with_password, "--table", "no_such_table"]),
-        run(&["check", &with_password, "--query", "SELEKT nonsense"]),
-        run(&["export", &with_password, "--query", "SELECT 1/0 AS x"]),
+        run(&["check", &with_password, "--sql", "SELEKT nonsense"]),
+        run(&["export", &with_password, "--sql", "SELECT 1/0 AS x"]),
     ];
     assert_eq!(cases[0].status.code(), Some(1), "{}", stderr_of(&cases[0]));
     for (i, out) in cases.iter().enumerate() {
@@ -493,7 +488,7 @@ fn a_postgres_read_is_one_snapshot_while_a_writer_goes_on() {
         &[
             "export",
             &url,
-            "--query",
+            "--sql",
             "SELECT batch, half FROM pairs ORDER BY n",
         ],
     );
@@ -539,7 +534,7 @@ fn any_sqlite_table_or_query_is_one_record_per_row() {
     let docs = fixture("live/memories.jsonl");
     let docs = docs.to_str().unwrap();
     for args in [
-        &["--query", "SELECT doc FROM memories"][..],
+        &["--sql", "SELECT doc FROM memories"][..],
         &["--table", "memories"],
     ] {
         let ours = run(&[&["check", &store, "--json"][..], args].concat());
@@ -563,7 +558,7 @@ fn any_sqlite_table_or_query_is_one_record_per_row() {
     let renamed = run(&[
         "compact",
         &store,
-        "--query",
+        "--sql",
         "SELECT record_id, at AS valid_from FROM flat ORDER BY id DESC",
     ]);
     let text = stdout_of(&ok(renamed));
@@ -585,7 +580,7 @@ fn a_sqlite_database_that_is_not_a_known_store_names_its_tables() {
     let err = said(&out);
     assert!(err.contains("found tables flat, memories"), "{err}");
     assert!(
-        err.contains("--table flat") && err.contains("--query"),
+        err.contains("--table flat") && err.contains("--sql"),
         "{err}"
     );
     let out = run(&["check", db.to_str().unwrap(), "--table", "nope"]);
@@ -595,7 +590,7 @@ fn a_sqlite_database_that_is_not_a_known_store_names_its_tables() {
     let out = run(&[
         "check",
         db.to_str().unwrap(),
-        "--query",
+        "--sql",
         "DELETE FROM memories",
     ]);
     two(&out);
@@ -710,7 +705,7 @@ fn a_wal_reader_is_one_snapshot_and_never_blocks_the_writer() {
     let out = run(&[
         "export",
         path.to_str().unwrap(),
-        "--query",
+        "--sql",
         "SELECT batch, half FROM pairs ORDER BY n",
     ]);
     stop.store(true, Ordering::Relaxed);

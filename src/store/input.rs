@@ -27,7 +27,7 @@ pub struct Input {
     /// A database read in place (`sqlite:PATH`, a PostgreSQL URL, a file with the SQLite
     /// header); `path` is then `None`: its bytes are not the store's lines.
     pub live: Option<Arc<Live>>,
-    /// What to read from a database (`--table`, `--query`).
+    /// What to read from a database (`--table`, `--sql`).
     pub select: Select,
 }
 
@@ -64,7 +64,7 @@ impl Input {
         }
     }
 
-    /// The store, reading what `--table` / `--query` name when it is a database.
+    /// The store, reading what `--table` / `--sql` name when it is a database.
     pub fn selecting(mut self, select: Select) -> Self {
         self.select = select;
         self
@@ -88,12 +88,12 @@ impl Input {
         if self.live.is_none() && self.select != Select::Detect {
             let flag = match self.select {
                 Select::Table(_) => "--table",
-                _ => "--query",
+                _ => "--sql",
             };
             return Err(VercyError::argument(
                 flag,
                 format!("{} is not a database", self.display),
-                "--table and --query read a database: name it sqlite:PATH or postgresql://…",
+                "--table and --sql read a database: name it sqlite:PATH or postgresql://…",
             ));
         }
         let reader: Box<dyn Read + Send> = match (&self.live, &self.bytes, &self.path) {

@@ -34,7 +34,7 @@ pub enum Select {
 }
 
 impl Select {
-    /// The `--table` / `--query` flags (clap keeps them apart).
+    /// The `--table` / `--sql` flags (clap keeps them apart).
     pub fn from_flags(table: Option<&str>, query: Option<&str>) -> Select {
         match (table, query) {
             (Some(t), _) => Select::Table(t.to_string()),
@@ -306,7 +306,7 @@ pub fn unknown_schema(name: &str, what: &str, tables: &[String]) -> VercyError {
         format!("{what}: found {found}"),
         format!(
             "read one table as records with `--table {example}`, or any rows with \
-             `--query \"SELECT … FROM {example}\"`"
+             `--sql \"SELECT … FROM {example}\"`"
         ),
     )
 }

@@ -8,7 +8,7 @@
 //!   ensure_ascii=False)`). Vector lines live in sqlite-vec's `vec0` table, which needs the
 //!   extension: they are not read (the envelope says `embedding_dimensions: 0`).
 //! - a LangGraph `SqliteStore` (`store`): one record per item.
-//! - `--table T` / `--query SQL`: one record per row (see [`row_line`]).
+//! - `--table T` / `--sql SQL`: one record per row (see [`row_line`]).
 
 use super::engrama::exported_at_now;
 use super::live::{self, one_line, quote_ident, Lines, Pipe, Ready, Select};
@@ -123,7 +123,7 @@ fn sqlite_error(name: &str, e: rusqlite::Error) -> VercyError {
         ),
         _ => (
             e.to_string(),
-            "check the file, and the --table or --query given",
+            "check the file, and the --table or --sql given",
         ),
     };
     live::error(name, message, help)
@@ -190,7 +190,7 @@ fn value(name: &str, v: ValueRef<'_>) -> Result<Value> {
             return Err(live::error(
                 name,
                 "a blob where engrama keeps text",
-                "this is not a database engrama wrote; read it with --table or --query",
+                "this is not a database engrama wrote; read it with --table or --sql",
             ))
         }
     })
@@ -201,7 +201,7 @@ fn text<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str> {
         live::error(
             name,
             "a text value that is not valid UTF-8",
-            "re-encode the column as UTF-8, or select it with hex(…) in --query",
+            "re-encode the column as UTF-8, or select it with hex(…) in --sql",
         )
     })
 }
