@@ -8,6 +8,11 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
   compact      vercy compact STORE                 vs bench/compact.jq (`jq -rn`), same bytes out
   import       vercy import DUMP --into NEW.jsonl  engrama NDJSON dump into a new JSONL store
   export       vercy export NEW.jsonl --to engrama the imported store back to engrama NDJSON
+  formats      vercy check in every format (human, --quiet, json, github, sarif) on the clean
+               store and on the messy one (bench/gen_messy.py: several owners per concept,
+               inverted intervals, dangling and cyclic supersedes, duplicate ids, bad dates),
+               side by side with `vercy==0.2.0 check --json` on the same store; with the
+               human report's line count, the GitHub annotations and the SARIF results
 
 Each command runs --runs times (after one warm-up run that fills the page cache) under
 /usr/bin/time -v; `wc -l`, vercy check and the reference run in alternating rounds, so that a
@@ -35,6 +40,10 @@ ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
 sys.path.insert(0, HERE)
 import gen_store  # noqa: E402
+import gen_messy  # noqa: E402
+
+FORMATS = [("human", []), ("--quiet", ["--quiet"]), ("json", ["--format", "json"]),
+           ("github", ["--format", "github"]), ("sarif", ["--format", "sarif"])]
 
 
 def find_ref():
@@ -141,6 +150,8 @@ def main():
     p.add_argument("--ref-runs", type=int, default=None,
                    help="timed runs of the reference and jq (default as --runs; 3 at a million records)")
     p.add_argument("--fresh", action="store_true", help="regenerate the stores first")
+    p.add_argument("--formats-only", action="store_true",
+                   help="time only check in every format, on the clean and the messy store")
     p.add_argument("--jq-max", default="100k",
                    help="run the jq program only on stores up to this size (default 100k: "
                         "it takes minutes on a million records)")
@@ -156,6 +167,13 @@ def main():
     os.makedirs(scratch, exist_ok=True)
 
     results = []
+    if args.formats_only:
+        rows = [formats_row(vercy, ref, size, args) for size in args.sizes]
+        text = render_formats(rows, vercy, ref)
+        print("\n" + text)
+        with open(os.path.join(OUT, "formats.md"), "w") as f:
+            f.write(text)
+        return
     for size in args.sizes:
         n = gen_store.size_arg(size)
         label = gen_store.label(n)
@@ -212,6 +230,89 @@ def main():
         f.write(text)
     with open(os.path.join(OUT, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
+
+
+def output_facts(vercy, store, scratch):
+    """What each format wrote on this store: lines, annotations, results."""
+    facts = {}
+    for name, flags in FORMATS:
+        path = os.path.join(scratch, "out-%s" % name.strip("-"))
+        with open(path, "wb") as out:
+            subprocess.run([vercy, "check", store] + flags, stdout=out,
+                           stderr=subprocess.DEVNULL)
+        data = open(path, "rb").read()
+        fact = {"bytes": len(data), "lines": data.count(b"\n")}
+        if name == "github":
+            for kind in ("error", "warning", "notice"):
+                fact[kind] = sum(1 for l in data.splitlines() if l.startswith(b"::%s " % kind.encode()))
+        if name == "sarif":
+            fact["results"] = sum(len(r["results"]) for r in json.loads(data)["runs"])
+        facts[name] = fact
+    return facts
+
+
+def formats_row(vercy, ref, size, args):
+    n = gen_store.size_arg(size)
+    label = gen_store.label(n)
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_store.py"), "--out", OUT, label]
+                   + (["--force"] if args.fresh else []), check=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_messy.py"), "--out", OUT, label]
+                   + (["--force"] if args.fresh else []), check=True)
+    os.sync()
+    runs = args.runs or 5
+    ref_runs = args.ref_runs or args.runs or (3 if n >= 1000000 else 5)
+    row = {"size": label, "shapes": {}}
+    scratch = os.path.join(OUT, "scratch")
+    os.makedirs(scratch, exist_ok=True)
+    for shape, store in (("clean", "store-%s.jsonl" % label), ("messy", "messy-%s.jsonl" % label)):
+        store = os.path.join(OUT, store)
+        print("\n%s %s store: %.0f MB, %d runs" % (label, shape, os.path.getsize(store) / 1e6, runs),
+              flush=True)
+        timings = [Timing("vercy check %s" % name, [vercy, "check", store] + flags, runs,
+                          ok_codes=(0, 1)) for name, flags in FORMATS]
+        if ref:
+            timings.append(Timing("vercy==0.2.0 check --json", [ref, "check", "--json", store],
+                                  ref_runs, ok_codes=(0, 1), warm=False))
+        measured = side_by_side(*timings)
+        row["shapes"][shape] = {
+            "store_mb": os.path.getsize(store) / 1e6,
+            "formats": dict(zip([name for name, _ in FORMATS], measured)),
+            "ref": measured[len(FORMATS)] if ref else None,
+            "outputs": output_facts(vercy, store, scratch),
+        }
+    return row
+
+
+def render_formats(rows, vercy, ref):
+    lines = [
+        "# vercy check in every format, clean and messy stores",
+        "",
+        "%s, %d cores; %s; load average before: %s. Median wall time after one warm-up run, in "
+        "alternating rounds with the reference (`%s check --json`); peak RSS from `/usr/bin/time -v`."
+        % (platform.system(), os.cpu_count() or 0,
+           time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           " ".join(open("/proc/loadavg").read().split()[:3]) if os.path.exists("/proc/loadavg") else "?",
+           ref or "reference not found"),
+        "",
+        "| records | store | format | vercy | peak RSS | vercy==0.2.0 --json | faster | output |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        for shape, d in row["shapes"].items():
+            for name, res in d["formats"].items():
+                out = d["outputs"][name]
+                what = "%d lines, %.1f MB" % (out["lines"], out["bytes"] / 1e6)
+                if name == "github":
+                    what = "%d error / %d warning / %d notice" % (out["error"], out["warning"],
+                                                                  out["notice"])
+                if name == "sarif":
+                    what = "%d results, %.2f MB" % (out["results"], out["bytes"] / 1e6)
+                r = d["ref"]
+                lines.append("| %s | %s | %s | %.3f s | %.0f MiB | %s | %s | %s |" % (
+                    row["size"], shape, name, res["median"], res["rss_kib"] / 1024,
+                    "%.2f s" % r["median"] if r else "–",
+                    "%.1f×" % (r["median"] / res["median"]) if r else "–", what))
+    return "\n".join(lines) + "\n"
 
 
 def render(results, vercy, ref, jq):

@@ -139,6 +139,20 @@ pub fn print_stdout(text: &str) -> Result<()> {
     }
 }
 
+/// Write a report to stdout as it is made, through a buffer; a closed pipe ends the command
+/// quietly as success.
+pub fn write_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match write(&mut out).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(VercyError::Write {
+            path: "<stdout>".into(),
+            reason: crate::store::input_reason(&e),
+        }),
+    }
+}
+
 /// `text` as it may reach a terminal or a CI log: every character that could move the cursor,
 /// start an escape sequence (ESC, OSC hyperlinks, C1), rewrite the line (CR), begin a new log
 /// line (a newline followed by `::error` or `::add-mask::`), or reorder what is shown (bidi

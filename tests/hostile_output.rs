@@ -66,8 +66,11 @@ fn check_human_shows_every_hostile_id_escaped() {
     ] {
         assert!(text.contains(shown), "{shown} not in:\n{text}");
     }
-    // the value in a warning's message is escaped too
-    assert!(text.contains(r"not a date\u{1b}[2J"), "{text}");
+    // a warning's records are named escaped too (its code's meaning stands for the message)
+    assert!(
+        text.contains(r"R-4\u{202e}\u{61c}\u{200e}\u{200f}\u{202a} (line 4)"),
+        "{text}"
+    );
 }
 
 #[test]

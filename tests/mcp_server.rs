@@ -570,6 +570,9 @@ fn check_records_gives_exactly_the_report_of_vercy_check_json() {
                 let Some(arguments) = tool_args(&text, &cli_args) else {
                     continue;
                 };
+                // the full report is the one `vercy check --json` prints
+                let mut arguments = arguments;
+                arguments["detail"] = json!("full");
                 let result = server.call("check_records", arguments);
                 match expected {
                     Some(report) => {
@@ -642,8 +645,14 @@ fn records_held_as_objects_are_checked_as_json_lines_and_a_map_is_one_string() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let lines: String = records.iter().map(|r| format!("{r}\n")).collect();
-    let from_text = server.ok("check_records", json!({"records": text, "min_level": 2}));
-    let from_lines = server.ok("check_records", json!({"records": lines, "min_level": 2}));
+    let from_text = server.ok(
+        "check_records",
+        json!({"records": text, "min_level": 2, "detail": "full"}),
+    );
+    let from_lines = server.ok(
+        "check_records",
+        json!({"records": lines, "min_level": 2, "detail": "full"}),
+    );
     for key in ["records", "level", "pass", "findings", "next_level"] {
         assert_eq!(from_text[key], from_lines[key], "{key}");
     }
@@ -660,12 +669,12 @@ fn records_held_as_objects_are_checked_as_json_lines_and_a_map_is_one_string() {
     let edges = read("graph-edges.jsonl");
     let mapped = server.ok(
         "check_records",
-        json!({"records": edges, "map": "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode"}),
+        json!({"records": edges, "map": "record_id=uuid,valid_from=valid_at,valid_to=invalid_at,source=episode", "detail": "full"}),
     );
     assert_eq!(mapped["mapping"]["record_id"], "uuid");
     let named = server.ok(
         "check_records",
-        json!({"records": edges, "map": "graphiti"}),
+        json!({"records": edges, "map": "graphiti", "detail": "full"}),
     );
     assert_eq!(named["mapping"]["valid_from"], "valid_at");
 }
@@ -924,4 +933,38 @@ fn compact_records_refuses_a_bad_selection_as_invalid_params() {
         json!({"records": "[{\"record_id\": 1,]"}),
     );
     assert_eq!(broken["isError"], true, "{broken}");
+}
+
+#[test]
+fn check_records_answers_a_summary_unless_full_detail_is_asked() {
+    let records = std::fs::read_to_string(fixture("values/messy-500.jsonl")).unwrap();
+    let mut server = initialized();
+    let summary = server.ok("check_records", json!({"records": records}));
+    assert_eq!(summary["report"], "vercy-check-summary/1");
+    let owners = summary["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["code"] == "value.owners")
+        .unwrap()
+        .clone();
+    assert_eq!(owners["warnings"], 105);
+    assert_eq!(owners["records"].as_array().unwrap().len(), 20);
+    for f in summary["findings"].as_array().unwrap() {
+        assert!(f["offenders"].as_array().unwrap().len() <= 20);
+    }
+    let full = server.ok(
+        "check_records",
+        json!({"records": records, "detail": "full"}),
+    );
+    assert_eq!(full["report"], "vercy-check/1");
+    assert_eq!(full["level"], summary["level"]);
+    let owner_warnings = full["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "value.owners")
+        .count();
+    assert_eq!(owner_warnings, 105);
+    assert!(serde_json::to_string(&summary).unwrap().len() < 64 << 10);
 }

@@ -12,7 +12,7 @@
 //! records still in force, grouped by value, and a record that meets an in-force record of
 //! another value is the first conflict of its concept.
 
-use super::values::{RecordRef, Warning};
+use super::values::RecordRef;
 use crate::time::NANOS_PER_DAY;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -39,6 +39,13 @@ pub struct Held {
     pub id: Option<u64>,
     pub from: i128,
     pub to: Option<i128>,
+}
+
+/// The one `value.conflict` warning of a store: its message and the records it names.
+#[derive(Debug)]
+pub struct Conflict {
+    pub message: String,
+    pub records: Vec<RecordRef>,
 }
 
 #[derive(Debug, Default)]
@@ -77,7 +84,7 @@ impl Conflicts {
 
     /// The conflicts: one warning naming the first pair of each concept that has one (the
     /// message gives the first pair's concept and first day); `record` names a record by `who`.
-    pub fn warnings(mut self, record: impl Fn(u32) -> RecordRef) -> Vec<Warning> {
+    pub fn warning(mut self, record: impl Fn(u32) -> RecordRef) -> Option<Conflict> {
         // store order within a concept is kept by the stable sort
         self.entries.sort_by_key(|e| e.concept);
         let mut found = Vec::new();
@@ -102,7 +109,7 @@ impl Conflicts {
             .collect();
         pairs.sort_by_key(|(_, a, b, _)| (a.line.max(b.line), a.line.min(b.line)));
         let Some((concept, first_a, first_b, at)) = pairs.first() else {
-            return Vec::new();
+            return None;
         };
         let name = self.names.get(concept).cloned().unwrap_or_default();
         let others = match pairs.len() {
@@ -116,7 +123,7 @@ impl Conflicts {
             first_b.name
         );
         let records = pairs.into_iter().flat_map(|(_, a, b, _)| [a, b]).collect();
-        vec![super::values::conflict_warning(message, records)]
+        Some(Conflict { message, records })
     }
 }
 
@@ -196,7 +203,7 @@ mod tests {
     }
 
     fn names(c: Conflicts) -> Vec<String> {
-        c.warnings(|who| RecordRef {
+        c.warning(|who| RecordRef {
             name: format!("R{who}"),
             line: who as u64,
         })
@@ -240,10 +247,13 @@ mod tests {
                 concept as u32 * 10 + 1,
             );
         }
-        let w = c.warnings(|who| RecordRef {
-            name: format!("R{who}"),
-            line: who as u64,
-        });
+        let w: Vec<_> = c
+            .warning(|who| RecordRef {
+                name: format!("R{who}"),
+                line: who as u64,
+            })
+            .into_iter()
+            .collect();
         assert_eq!(w.len(), 1);
         let names: Vec<&str> = w[0].records.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["R30", "R31", "R70", "R71"]);

@@ -12,6 +12,7 @@ mod roles;
 pub mod rules;
 mod table;
 pub mod values;
+pub mod warnings;
 
 use crate::error::Result;
 use crate::mapping::FieldMap;
@@ -175,7 +176,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
                 unnamed.as_str()
             }
         };
-        rules.fold(&facts.rules, name);
+        rules.fold(&facts.rules, name, facts.values.line());
         values.fold(&facts.values, name);
         let offset = facts.offset;
         if let Some(bar) = &bar {

@@ -79,7 +79,13 @@ impl ConceptOwners {
         });
     }
 
+    /// The owners' names, by the numbers [`Shared`] gives them; the concepts are let go.
+    pub fn into_owners(self) -> Interner {
+        self.owners
+    }
+
     /// The name of owner `i`.
+    #[cfg(test)]
     pub fn owner(&self, i: u32) -> &str {
         self.owners.get(i as usize)
     }

@@ -2,13 +2,15 @@
 //! the reference checker's keys in the reference's order and meaning; what vercy adds comes
 //! after them, under new keys.
 
-use super::rules::{Finding, ReferenceRules};
-use super::values::{ValueChecks, Warning};
+use super::rules::{Finding, Offenders, ReferenceRules};
+use super::values::ValueChecks;
+use super::warnings::{Warning, Warnings};
 use super::Options;
 use crate::mapping::FieldMap;
 use crate::profile::{Applies, Profile};
 use crate::store::{Input, Shape};
-use serde_json::{json, Map, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{json, Value};
 
 #[derive(Debug, Clone)]
 pub struct Report {
@@ -25,7 +27,7 @@ pub struct Report {
     pub mapping: FieldMap,
     pub policy_outside_records: bool,
     pub findings: Vec<Finding>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Warnings,
     /// The register (as given) and the concepts in it that no record holds.
     pub expected_concepts: Option<(Vec<String>, Vec<String>)>,
 }
@@ -45,8 +47,9 @@ impl Report {
         let warnings = values.finish();
         let level = if opts.strict {
             warnings
+                .groups()
                 .iter()
-                .map(|w| w.caps_level)
+                .map(|g| g.caps_level)
                 .fold(reference_level, u8::min)
         } else {
             reference_level
@@ -95,80 +98,137 @@ impl Report {
             }
         }
         if self.strict {
-            for w in &self.warnings {
-                if w.caps_level < next {
-                    needs.push(format!("{} ({}) under --strict", w.message, w.code));
+            // one line a code, however many warnings it has
+            for g in self.warnings.groups() {
+                if g.caps_level >= next {
+                    continue;
+                }
+                let first = self.warnings.of_code(g.code).next();
+                match first {
+                    Some(w) if g.warnings == 1 => {
+                        needs.push(format!("{} ({}) under --strict", w.message(), w.code))
+                    }
+                    _ => needs.push(format!(
+                        "{} warnings of {} ({}) under --strict",
+                        g.warnings,
+                        g.code,
+                        super::warnings::meaning(g.code)
+                    )),
                 }
             }
         }
         Some((next, needs))
     }
 
-    /// The `vercy-check/1` object.
+    /// The `vercy-check/1` object, built (for a small report: the MCP tool's full detail).
+    /// The CLI writes it as it goes: `Report` is [`Serialize`], and the lists are written
+    /// from the compact state one item at a time.
     pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The `vercy-check/1` object: the reference's keys in its order, then vercy's.
+impl Serialize for Report {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let profile = Profile::embedded();
-        let mut m = Map::new();
-        m.insert("report".into(), json!("vercy-check/1"));
-        m.insert("profile".into(), json!(profile.overlay));
-        m.insert("profile_version".into(), json!(profile.version));
-        m.insert("scope".into(), json!(profile.checker.scope));
-        m.insert("scope_note".into(), json!(profile.checker.scope_note));
-        m.insert("records".into(), json!(self.records));
-        m.insert("level".into(), json!(self.level));
-        m.insert("min_level".into(), json!(self.min_level));
-        m.insert("pass".into(), json!(self.pass));
-        m.insert("mapping".into(), self.mapping.to_json());
-        m.insert(
-            "policy_outside_records".into(),
-            json!(self.policy_outside_records),
-        );
-        m.insert(
-            "findings".into(),
-            Value::Array(
-                self.findings
-                    .iter()
-                    .map(|f| {
-                        json!({"field": f.field, "requirement": f.requirement,
-                               "count": f.offenders.len(), "offenders": f.offenders})
-                    })
-                    .collect(),
-            ),
-        );
-        m.insert("store".into(), json!(self.store));
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry("report", "vercy-check/1")?;
+        m.serialize_entry("profile", &profile.overlay)?;
+        m.serialize_entry("profile_version", &profile.version)?;
+        m.serialize_entry("scope", &profile.checker.scope)?;
+        m.serialize_entry("scope_note", &profile.checker.scope_note)?;
+        m.serialize_entry("records", &self.records)?;
+        m.serialize_entry("level", &self.level)?;
+        m.serialize_entry("min_level", &self.min_level)?;
+        m.serialize_entry("pass", &self.pass)?;
+        m.serialize_entry("mapping", &self.mapping.to_json())?;
+        m.serialize_entry("policy_outside_records", &self.policy_outside_records)?;
+        m.serialize_entry("findings", &Each(|| self.findings.iter().map(FindingJson)))?;
+        m.serialize_entry("store", &self.store)?;
         // vercy's additions
-        m.insert("shape".into(), json!(self.shape.name()));
-        m.insert("strict".into(), json!(self.strict));
-        m.insert("reference_level".into(), json!(self.reference_level));
-        m.insert(
-            "warnings".into(),
-            Value::Array(
-                self.warnings
-                    .iter()
-                    .map(|w| {
-                        json!({"code": w.code, "field": w.field, "message": w.message,
-                               "caps_level": w.caps_level, "count": w.records.len(),
-                               "records": w.records.iter().map(|r| json!({"record": r.name, "line": r.line})).collect::<Vec<_>>()})
-                    })
-                    .collect(),
-            ),
-        );
-        m.insert(
-            "expected_concepts".into(),
-            match &self.expected_concepts {
-                None => Value::Null,
-                Some((register, missing)) => {
-                    json!({"experimental": true, "register": register, "missing": missing})
-                }
-            },
-        );
-        m.insert(
-            "next_level".into(),
-            match self.next_level() {
-                None => Value::Null,
-                Some((level, needs)) => json!({"level": level, "needs": needs}),
-            },
-        );
-        Value::Object(m)
+        m.serialize_entry("shape", &self.shape.name())?;
+        m.serialize_entry("strict", &self.strict)?;
+        m.serialize_entry("reference_level", &self.reference_level)?;
+        m.serialize_entry("warnings", &Each(|| self.warnings.iter().map(WarningJson)))?;
+        let expected = match &self.expected_concepts {
+            None => Value::Null,
+            Some((register, missing)) => {
+                json!({"experimental": true, "register": register, "missing": missing})
+            }
+        };
+        m.serialize_entry("expected_concepts", &expected)?;
+        let next = match self.next_level() {
+            None => Value::Null,
+            Some((level, needs)) => json!({"level": level, "needs": needs}),
+        };
+        m.serialize_entry("next_level", &next)?;
+        m.end()
+    }
+}
+
+/// A list written item by item from an iterator it makes (no `Vec` of the items).
+pub struct Each<F>(pub F);
+
+impl<F, I> Serialize for Each<F>
+where
+    F: Fn() -> I,
+    I: Iterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((self.0)())
+    }
+}
+
+/// A finding as the reference writes it: every offender.
+struct FindingJson<'a>(&'a Finding);
+
+impl Serialize for FindingJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let f = self.0;
+        let mut m = serializer.serialize_map(Some(4))?;
+        m.serialize_entry("field", &f.field)?;
+        m.serialize_entry("requirement", &f.requirement)?;
+        m.serialize_entry("count", &f.offenders.len())?;
+        m.serialize_entry("offenders", &OffendersJson(&f.offenders))?;
+        m.end()
+    }
+}
+
+struct OffendersJson<'a>(&'a Offenders);
+
+impl Serialize for OffendersJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter())
+    }
+}
+
+/// A warning with its count and every record it names.
+struct WarningJson<'a>(Warning<'a>);
+
+impl Serialize for WarningJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let w = &self.0;
+        let mut m = serializer.serialize_map(Some(6))?;
+        m.serialize_entry("code", w.code)?;
+        m.serialize_entry("field", w.field)?;
+        m.serialize_entry("message", &w.message())?;
+        m.serialize_entry("caps_level", &w.caps_level)?;
+        m.serialize_entry("count", &w.count())?;
+        m.serialize_entry("records", &Each(|| w.records().map(RecordJson)))?;
+        m.end()
+    }
+}
+
+struct RecordJson<'a>((&'a str, u64));
+
+impl Serialize for RecordJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_map(Some(2))?;
+        m.serialize_entry("record", self.0 .0)?;
+        m.serialize_entry("line", &self.0 .1)?;
+        m.end()
     }
 }
 

@@ -28,6 +28,8 @@ pub struct Finding {
     pub field: String,
     pub requirement: String,
     pub offenders: Offenders,
+    /// The line of the first offender (0: not known, or no record is named).
+    pub first_line: u64,
 }
 
 /// The names of the records a finding is about, in store order, in one arena: a finding about
@@ -73,6 +75,8 @@ struct FieldState {
     /// The role's path read forwards when it is an inverse pointer (`~replaced_by`).
     inverse: Option<FieldPath>,
     offenders: Names,
+    /// The line of the first record that offends (0: none yet).
+    first_line: u64,
     /// For a `~inverse` role: (name, record_id) of records that lack it unless pointed at.
     deferred: Vec<(String, String)>,
 }
@@ -173,6 +177,7 @@ impl ReferenceRules {
                 role: Role::named(field.id.as_str()),
                 inverse: map.inverse_path(&field.id),
                 offenders: Names::default(),
+                first_line: 0,
                 deferred: Vec::new(),
             })
             .collect();
@@ -377,8 +382,8 @@ impl ReferenceRules {
     }
 
     /// Add one record's facts, in store order; `name` is what the reference calls it (its
-    /// id, or [`unnamed`]).
-    pub fn fold(&mut self, facts: &RuleFacts, name: &str) {
+    /// id, or [`unnamed`]); `line` is where it starts.
+    pub fn fold(&mut self, facts: &RuleFacts, name: &str, line: u64) {
         self.records += 1;
         if self.records == SIZING_AFTER {
             self.size_offenders();
@@ -402,7 +407,11 @@ impl ReferenceRules {
             must |= applies.restricted_records;
         }
         for i in bits(must & !facts.met) {
-            self.fields[i].offenders.push(name);
+            let state = &mut self.fields[i];
+            if state.first_line == 0 {
+                state.first_line = line;
+            }
+            state.offenders.push(name);
         }
         if facts.truthy & applies.once_per_store != 0 {
             self.policy_in_records = true;
@@ -436,24 +445,34 @@ impl ReferenceRules {
             }
         }
         // each field's list moves into the report (a field may be asked for twice: shared)
-        let lists: Vec<(&str, Offenders)> = self
+        let lists: Vec<(&str, Offenders, u64)> = self
             .fields
             .iter_mut()
             .map(|s| {
                 let names = std::mem::take(&mut s.offenders);
-                (s.field.id.as_str(), Offenders(Arc::new(names)))
+                (
+                    s.field.id.as_str(),
+                    Offenders(Arc::new(names)),
+                    s.first_line,
+                )
             })
             .collect();
         let offenders = |field: &Field| -> Offenders {
             lists
                 .iter()
-                .find(|(id, _)| *id == field.id)
-                .map(|(_, list)| list.clone())
+                .find(|(id, ..)| *id == field.id)
+                .map(|(_, list, _)| list.clone())
                 .unwrap_or_default()
         };
         let finding = |field: &Field, offenders: Offenders| Finding {
             field: field.id.clone(),
             requirement: field.check.label.clone(),
+            // a deferred (inverse) offender's line is not kept: the first one folded stands
+            first_line: lists
+                .iter()
+                .find(|(id, ..)| *id == field.id)
+                .filter(|(_, list, _)| list.first() == offenders.first())
+                .map_or(0, |(.., line)| *line),
             offenders,
         };
         let mut findings = Vec::new();

@@ -15,6 +15,7 @@ use super::ids::{small, Ids, Matched, Sought};
 use super::owners::ConceptOwners;
 use super::roles::{Role, RoleValue, Roles};
 use super::table::{self, Names};
+use super::warnings::{RecordList, Warnings};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
 use std::borrow::Cow;
@@ -26,17 +27,6 @@ use std::sync::OnceLock;
 pub struct RecordRef {
     pub name: String,
     pub line: u64,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Warning {
-    /// Stable code, e.g. `value.date`.
-    pub code: &'static str,
-    pub field: &'static str,
-    pub message: String,
-    pub records: Vec<RecordRef>,
-    /// Under `--strict`, the level can be no higher than this.
-    pub caps_level: u8,
 }
 
 /// Every warning code, with the level it caps and what it means (a test keeps them unique).
@@ -114,26 +104,6 @@ pub const CODES: [(&str, &str, u8, &str); 12] = [
         "records of one concept in force together with different values and no supersedes between them",
     ),
 ];
-
-/// A `value.conflict` warning (see `conflicts.rs`).
-pub(super) fn conflict_warning(message: String, records: Vec<RecordRef>) -> Warning {
-    warning("value.conflict", message, records)
-}
-
-fn warning(code: &'static str, message: String, records: Vec<RecordRef>) -> Warning {
-    let (_, field, caps_level, _) = CODES
-        .iter()
-        .find(|c| c.0 == code)
-        .copied()
-        .expect("known code");
-    Warning {
-        code,
-        field,
-        message,
-        records,
-        caps_level,
-    }
-}
 
 /// Keys where stores keep the capture (write) time of a record.
 pub const CAPTURE_KEYS: [&str; 5] = [
@@ -299,16 +269,20 @@ const NAMED: u32 = 1 << 31;
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
 #[derive(Default)]
 struct Settled {
-    warnings: Vec<Warning>,
+    warnings: Warnings,
     expected: Option<(Vec<String>, Vec<String>)>,
 }
 
 #[derive(Default)]
 pub struct ValueChecks {
     records: usize,
-    bad_dates: Vec<RecordRef>,
+    /// The records with a date that does not parse (twice when both do not), with an
+    /// inverted interval, a bad release_to, valid_from equal to the capture time: each list
+    /// holds a record at most twice, so it is linear in the store (`RecordList`: the name's
+    /// bytes and 12 more a record).
+    bad_dates: RecordList,
     bad_date_example: Option<String>,
-    inverted: Vec<RecordRef>,
+    inverted: RecordList,
     /// Every record id and every supersedes target, matched up at the end (`ids.rs`): the
     /// repeated ids, the pointers' targets.
     ids: Ids,
@@ -324,9 +298,13 @@ pub struct ValueChecks {
     nameless: Vec<Nameless>,
     /// Every concept held, with its owner and record, matched up at the end (`owners.rs`).
     concepts: ConceptOwners,
-    policies: Vec<(String, RecordRef)>,
-    bad_release: Vec<RecordRef>,
-    capture_equal: Vec<RecordRef>,
+    /// The records that state a policy, and the hashes of the distinct policy texts (8
+    /// bytes a distinct text: a store of a million different policies keeps 8 MB, not the
+    /// texts).
+    policy_records: RecordList,
+    policy_texts: HashSet<u64>,
+    bad_release: RecordList,
+    capture_equal: RecordList,
     capture_known: usize,
     register: Vec<String>,
     conflicts: super::conflicts::Conflicts,
@@ -407,6 +385,11 @@ impl PackedFacts {
     /// The record's id, when it has one.
     pub fn id(&self) -> Option<&str> {
         self.id.as_ref().map(|id| self.text(id))
+    }
+
+    /// The line where the record starts.
+    pub fn line(&self) -> u64 {
+        self.line
     }
 
     /// The length of the record's id (0 without one).
@@ -532,10 +515,7 @@ impl ValueChecks {
     /// Add one record's facts, in store order; `name` is what the report calls the record.
     pub fn fold(&mut self, facts: &PackedFacts, name: &str) {
         self.records += 1;
-        let here = || RecordRef {
-            name: name.to_string(),
-            line: facts.line,
-        };
+        let line = facts.line;
         if let Some(rare) = &facts.rare {
             if self.bad_date_example.is_none() {
                 self.bad_date_example = rare.bad_date_example.clone();
@@ -543,10 +523,10 @@ impl ValueChecks {
             self.register.extend(rare.register.iter().cloned());
         }
         for _ in 0..facts.bad_dates {
-            self.bad_dates.push(here());
+            self.bad_dates.push(name, line);
         }
         if facts.inverted {
-            self.inverted.push(here());
+            self.inverted.push(name, line);
         }
         // the record as the concept owners and a nameless pointer keep it, once known
         let mut who: Option<u32> = None;
@@ -617,15 +597,16 @@ impl ValueChecks {
                 .note(facts.text(concept), concept.hash, owner, who);
         }
         if let Some(p) = &facts.policy {
-            self.policies.push((facts.text(p).to_string(), here()));
+            self.policy_texts.insert(p.hash);
+            self.policy_records.push(name, line);
         }
         if facts.bad_release {
-            self.bad_release.push(here());
+            self.bad_release.push(name, line);
         }
         if let Some(equal) = facts.capture_equal {
             self.capture_known += 1;
             if equal {
-                self.capture_equal.push(here());
+                self.capture_equal.push(name, line);
             }
         }
     }
@@ -680,6 +661,9 @@ impl ValueChecks {
             .cloned()
             .collect();
         let (shared, held) = self.concepts.settle(&register);
+        // the concepts are done with (their owners' names are all the warnings need): let
+        // them go before the warnings are kept
+        let owners = std::mem::take(&mut self.concepts).into_owners();
         let expected = (!register.is_empty()).then(|| {
             let missing = register
                 .iter()
@@ -690,14 +674,16 @@ impl ValueChecks {
             (register, missing)
         });
         let matched = self.ids.match_up();
-        let mut out = self.record_warnings(&matched);
-        self.owner_warnings(shared, &mut out);
-        // the concepts are done with: let them go before the supersedes graph is built
-        self.concepts = ConceptOwners::default();
+        let mut out = Warnings::default();
+        self.record_warnings(&matched, &mut out);
+        self.owner_warnings(shared, &owners, &mut out);
         self.policy_warnings(&mut out);
         self.supersession(&matched, &mut out);
         let conflicts = std::mem::take(&mut self.conflicts);
-        out.extend(conflicts.warnings(|who| self.record(who)));
+        if let Some(c) = conflicts.warning(|who| self.record(who)) {
+            let records = c.records.iter().map(|r| (r.name.as_str(), r.line));
+            out.push("value.conflict", &c.message, "", records);
+        }
         *self = ValueChecks {
             settled: Some(Settled {
                 warnings: out,
@@ -713,99 +699,84 @@ impl ValueChecks {
         self.settled.as_ref().and_then(|s| s.expected.clone())
     }
 
-    pub fn finish(mut self) -> Vec<Warning> {
+    pub fn finish(mut self) -> Warnings {
         self.settle();
         self.settled.map(|s| s.warnings).unwrap_or_default()
     }
 
     /// The warnings about single records: dates, intervals, repeated ids, capture time.
-    fn record_warnings(&self, matched: &Matched) -> Vec<Warning> {
-        let mut out = Vec::new();
+    fn record_warnings(&self, matched: &Matched, out: &mut Warnings) {
         if !self.bad_dates.is_empty() {
             let example = self.bad_date_example.clone().unwrap_or_default();
-            out.push(warning(
-                "value.date",
-                format!("dates that do not parse (first: {example})"),
-                self.bad_dates.clone(),
-            ));
+            let message = format!("dates that do not parse (first: {example})");
+            out.push("value.date", &message, "", self.bad_dates.iter());
         }
         if !self.inverted.is_empty() {
-            out.push(warning(
-                "value.interval",
-                "valid_to is before valid_from".into(),
-                self.inverted.clone(),
-            ));
+            let message = "valid_to is before valid_from";
+            out.push("value.interval", message, "", self.inverted.iter());
         }
-        let repeats: Vec<RecordRef> = matched.repeats().map(|i| self.id_record(i)).collect();
-        if !repeats.is_empty() {
-            out.push(warning(
-                "value.duplicate_id",
-                "record_id used by more than one record (each repeat is named)".into(),
-                repeats,
-            ));
+        // a repeat at a time: each name is built and kept compact, not gathered as Strings
+        let mut repeats = matched.repeats().peekable();
+        if repeats.peek().is_some() {
+            let mut list = RecordList::default();
+            for i in repeats {
+                let r = self.id_record(i);
+                list.push(&r.name, r.line);
+            }
+            let message = "record_id used by more than one record (each repeat is named)";
+            out.push("value.duplicate_id", message, "", list.iter());
         }
         if self.capture_known > 0 && self.capture_equal.len() * 2 > self.records {
-            out.push(warning(
+            let message = format!(
+                "valid_from equals the capture timestamp on {} of {} records: validity time is when the statement became true, not when it was written",
+                self.capture_equal.len(),
+                self.records
+            );
+            out.push(
                 "value.capture_time",
-                format!(
-                    "valid_from equals the capture timestamp on {} of {} records: validity time is when the statement became true, not when it was written",
-                    self.capture_equal.len(),
-                    self.records
-                ),
-                self.capture_equal.clone(),
-            ));
+                &message,
+                "",
+                self.capture_equal.iter(),
+            );
         }
-        out
     }
 
-    fn owner_warnings(&self, shared: Vec<super::owners::Shared>, out: &mut Vec<Warning>) {
+    /// One warning per concept with several owners: each names one record per owner, so
+    /// together they name each record once at most. `owners` are the owners' names.
+    fn owner_warnings(
+        &self,
+        shared: Vec<super::owners::Shared>,
+        owners: &table::Interner,
+        out: &mut Warnings,
+    ) {
+        // taken one by one: each concept's texts are let go as its warning is kept
         for shared in shared {
             let names: Vec<&str> = shared
                 .owners
                 .iter()
-                .map(|o| self.concepts.owner(o.owner))
+                .map(|o| owners.get(o.owner as usize))
                 .collect();
-            out.push(warning(
-                "value.owners",
-                format!(
-                    "concept {:?} has {} owners: {}",
-                    shared.concept,
-                    shared.owners.len(),
-                    names.join(", ")
-                ),
-                shared.owners.iter().map(|o| self.record(o.who)).collect(),
-            ));
+            let records: Vec<RecordRef> =
+                shared.owners.iter().map(|o| self.record(o.who)).collect();
+            let records = records.iter().map(|r| (r.name.as_str(), r.line));
+            out.push_owners(&shared.concept, &names, records);
         }
     }
 
-    fn policy_warnings(&self, out: &mut Vec<Warning>) {
-        let distinct: HashSet<&str> = self.policies.iter().map(|(p, _)| p.as_str()).collect();
-        if distinct.len() > 1 {
-            out.push(warning(
-                "value.policies",
-                format!(
-                    "{} different conflict policies: a store states one",
-                    distinct.len()
-                ),
-                self.policies.iter().map(|(_, r)| r.clone()).collect(),
-            ));
-        } else if self.records > 1 && self.policies.len() == self.records {
-            out.push(warning(
-                "value.policy_repeated",
-                "the conflict policy is repeated on every record: state it once per store".into(),
-                self.policies
-                    .iter()
-                    .take(1)
-                    .map(|(_, r)| r.clone())
-                    .collect(),
-            ));
+    fn policy_warnings(&self, out: &mut Warnings) {
+        let distinct = self.policy_texts.len();
+        if distinct > 1 {
+            let message = format!("{distinct} different conflict policies: a store states one");
+            out.push("value.policies", &message, "", self.policy_records.iter());
+        } else if self.records > 1 && self.policy_records.len() == self.records {
+            let message =
+                "the conflict policy is repeated on every record: state it once per store";
+            let first = self.policy_records.iter().take(1);
+            out.push("value.policy_repeated", message, "", first);
         }
         if !self.bad_release.is_empty() {
-            out.push(warning(
-                "value.release_to",
-                "release_to is not a list of party names".into(),
-                self.bad_release.clone(),
-            ));
+            let message = "release_to is not a list of party names";
+            out.push("value.release_to", message, "", self.bad_release.iter());
         }
     }
 
@@ -835,8 +806,8 @@ impl ValueChecks {
         }
     }
 
-    fn supersession(&self, matched: &Matched, out: &mut Vec<Warning>) {
-        let mut unknown = Vec::new();
+    fn supersession(&self, matched: &Matched, out: &mut Warnings) {
+        let mut unknown = RecordList::default();
         let mut written = Vec::new();
         // The graph's nodes are numbers: the store's ids by the index of their first record,
         // then the records that supersede without an id of their own. Edges are pairs, kept
@@ -845,10 +816,10 @@ impl ValueChecks {
         for p in &self.pointers {
             let from = self.node(p.from, matched);
             match matched.found(p.target) {
-                None => unknown.push(RecordRef {
-                    name: format!("{} → {}", self.node_name(from), self.ids.sought(p.target)),
-                    line: p.line,
-                }),
+                None => unknown.push(
+                    &format!("{} → {}", self.node_name(from), self.ids.sought(p.target)),
+                    p.line,
+                ),
                 Some(target) => {
                     if self.ids.carries_valid_to(target) {
                         written.push(target);
@@ -858,49 +829,41 @@ impl ValueChecks {
             }
         }
         if !unknown.is_empty() {
-            out.push(warning(
-                "value.supersedes_unknown",
-                "supersedes names a record that is not in the store".into(),
-                unknown,
-            ));
+            let message = "supersedes names a record that is not in the store";
+            out.push("value.supersedes_unknown", message, "", unknown.iter());
         }
         let ids = self.ids.len();
         let nodes = ids + self.nameless.len();
         let name = |n: usize| self.node_name(n);
+        // one warning per cycle the search finds: a node is on the search's path once, so
+        // the cycles name each record once at most
         for cycle in find_cycles(nodes, &edges, &name) {
-            let records = cycle[..cycle.len() - 1]
+            let records = cycle[..cycle.len() - 1].iter().map(|&node| {
+                let line = if node < ids {
+                    self.ids.line(small(node))
+                } else {
+                    0
+                };
+                (name(node), line)
+            });
+            let path = cycle
                 .iter()
-                .map(|&node| RecordRef {
-                    name: name(node).to_string(),
-                    line: if node < ids {
-                        self.ids.line(small(node))
-                    } else {
-                        0
-                    },
-                })
-                .collect();
-            let path: Vec<&str> = cycle.iter().map(|&node| name(node)).collect();
-            out.push(warning(
-                "value.supersedes_cycle",
-                format!("supersedes forms a cycle: {}", path.join(" → ")),
-                records,
-            ));
+                .map(|&node| name(node))
+                .collect::<Vec<_>>()
+                .join(" → ");
+            let message = format!("supersedes forms a cycle: {path}");
+            out.push("value.supersedes_cycle", &message, &path, records);
         }
         if !written.is_empty() {
-            let mut hand_written: Vec<RecordRef> = written
-                .into_iter()
-                .map(|t| RecordRef {
-                    name: self.ids.text(t).to_string(),
-                    line: self.ids.line(t),
-                })
-                .collect();
-            hand_written.sort_by_key(|r| r.line);
-            hand_written.dedup();
-            out.push(warning(
-                "value.superseded_valid_to",
-                "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched".into(),
-                hand_written,
-            ));
+            // by line, each record once (one id a line: its text goes with it)
+            let mut written = written;
+            written.sort_by_key(|&t| self.ids.line(t));
+            written.dedup_by_key(|t| self.ids.line(*t));
+            let message = "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched";
+            let records = written
+                .iter()
+                .map(|&t| (self.ids.text(t), self.ids.line(t)));
+            out.push("value.superseded_valid_to", message, "", records);
         }
     }
 }

@@ -28,21 +28,31 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     if format != format::Format::Human {
         output::machine_format();
     }
+    // GitHub and SARIF report an unreadable store in their own form too (an annotation, a
+    // failed invocation); every form leaves its diagnostic on stderr
+    let in_report = matches!(format, format::Format::Github | format::Format::Sarif);
     let mut reports = Vec::with_capacity(args.stores.len());
+    let mut failures = Vec::new();
     let mut unreadable = false;
     for store in &args.stores {
         match check::check_store(&Input::new(store).selecting(args.live.select()), &opts) {
             Ok(report) => reports.push(report),
+            Err(e) if matches!(e, VercyError::Interrupted) => return Err(e),
+            Err(e) if in_report => {
+                failures.push(format::Failure::of(store, &e));
+                output::report_error(e);
+                unreadable = true;
+            }
             // one bad store of several: say so, check the others, exit 2 at the end
-            Err(e) if args.stores.len() > 1 && !matches!(e, VercyError::Interrupted) => {
+            Err(e) if args.stores.len() > 1 => {
                 output::report_error(e);
                 unreadable = true;
             }
             Err(e) => return Err(e),
         }
     }
-    if !reports.is_empty() {
-        output::print_stdout(&format::render(format, &reports, global.quiet))?;
+    if !reports.is_empty() || !failures.is_empty() {
+        output::write_stdout(|out| format::write(format, &reports, &failures, global.quiet, out))?;
     }
     Ok(if unreadable {
         Outcome::Unreadable

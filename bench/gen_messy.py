@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""A messy benchmark store: what a CI gate exists to find, at any size (standard library only).
+
+  messy-<N>.jsonl  N records shaped like gen_store.py's store-<N>.jsonl (same fields, about the
+                   same size), but with the problems real stores have, at fixed rates:
+                   - several owners per concept: about N/4 concepts, each record's owner drawn
+                     from the eight owners, so nearly every concept has two to four owners;
+                   - inverted intervals: one record in fifty has valid_to before valid_from;
+                   - dates that do not parse: one in two hundred (`2021-13-45`, `last tuesday`);
+                   - duplicate ids: one in two hundred reuses an earlier record's id;
+                   - supersedes on about a third: mostly an earlier record of the concept, one in
+                     a hundred of them a record that does not exist (dangling), and one pair in
+                     five thousand records superseding each other (a cycle);
+                   - one record in forty lacks `source`, one in ten `owner_role`; policies
+                     differ (three texts), so the reference's findings list many offenders.
+
+The same N always gives the same bytes (the xorshift generator of gen_store.py, its own seed).
+
+Usage: bench/gen_messy.py [--out DIR] [--force] [SIZE ...]   (sizes like 10000, 100k, 1m)
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_store import OWNERS, PARTIES, ROLES, Rng, date, label, sentence, size_arg, stamp  # noqa: E402
+
+BAD_DATES = ["2021-13-45", "last tuesday", "31/02/2022", "2023-02-30T25:00:00Z", "soon"]
+POLICIES = ["latest valid_from wins", "owner decides", "newest record wins"]
+
+
+def messy_store(path, n, seed=7):
+    rng = Rng(seed)
+    concepts = max(1, n // 4)
+    last_of = {}
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        out = []
+        for i in range(n):
+            c = rng.below(concepts)
+            owner = OWNERS[rng.below(len(OWNERS))]
+            day = rng.below(2000)
+            secs = rng.below(86400)
+            rid = "R-%07d" % i
+            if i > 10 and rng.below(200) == 0:
+                rid = "R-%07d" % rng.below(i)  # an earlier record's id again
+            valid_from = date(day)
+            if rng.below(200) == 0:
+                valid_from = BAD_DATES[rng.below(len(BAD_DATES))]
+            parts = ['{"record_id": "%s", "concept": "concept_%06d", "value": "%s", '
+                     '"valid_from": "%s", ' % (rid, c, sentence(rng), valid_from)]
+            if rng.below(50) == 0:
+                parts.append('"valid_to": "%s", ' % date(max(0, day - 1 - rng.below(300))))
+            elif rng.below(20) == 0:
+                parts.append('"valid_to": "%s", ' % date(day + 30 + rng.below(600)))
+            else:
+                parts.append('"valid_to": null, ')
+            if rng.below(40) != 0:
+                parts.append('"source": "handbook/DOC-%05d#s%d", ' % (rng.below(100000),
+                                                                      1 + rng.below(9)))
+            parts.append('"concept_owner": "%s", ' % owner)
+            if rng.below(10) != 0:
+                parts.append('"owner_role": "%s", ' % ROLES[owner])
+            if i % 5000 == 1:
+                # a cycle: this record and the next supersede each other
+                parts.append('"supersedes": "R-%07d", ' % (i + 1))
+            elif i % 5000 == 2:
+                parts.append('"supersedes": "R-%07d", ' % (i - 1))
+            elif rng.below(3) == 0:
+                if rng.below(100) == 0:
+                    parts.append('"supersedes": "X-%07d", ' % rng.below(10000000))
+                elif c in last_of:
+                    parts.append('"supersedes": "%s", ' % last_of[c])
+            if i % 10 == 0:
+                a = PARTIES[rng.below(len(PARTIES))]
+                parts.append('"release_to": ["%s"], ' % a)
+            if i % 1000 == 0:
+                parts.append('"conflict_policy": "%s", "applies_to": ["every concept"], '
+                             '"does_not_apply_to": ["legal hold"], '
+                             % POLICIES[rng.below(len(POLICIES))])
+            created = day + 1 + rng.below(30)
+            parts.append('"created_at": "%s", "updated_at": "%s"}\n'
+                         % (stamp(created, secs), stamp(created + rng.below(90), secs)))
+            out.append("".join(parts))
+            last_of[c] = rid
+            if len(out) >= 10000:
+                f.write("".join(out))
+                out.clear()
+        f.write("".join(out))
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=os.path.join(here, "out"))
+    p.add_argument("--force", action="store_true", help="rewrite files that already exist")
+    p.add_argument("sizes", nargs="*", default=["10k", "100k", "1m"])
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for n in map(size_arg, args.sizes):
+        path = os.path.join(args.out, "messy-%s.jsonl" % label(n))
+        if os.path.exists(path) and not args.force:
+            print("kept   %s" % path, file=sys.stderr)
+            continue
+        tmp = path + ".tmp"
+        messy_store(tmp, n)
+        os.replace(tmp, path)
+        print("wrote  %s (%d bytes)" % (path, os.path.getsize(path)), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,360 @@
+//! The human report: one screen whatever the store holds. Findings one line each, warnings
+//! grouped by code, each group one line with its count and its first few records (or
+//! concepts), then `… and N more`; long lines wrap between items, never inside one, so an id
+//! is never split. Every text read from the store goes through [`terminal_safe`].
+
+use super::super::report::{plural, Report};
+use super::super::warnings::{meaning, Group, Warning};
+use crate::output::{paint, terminal_safe, Paint};
+use crate::profile::Profile;
+use std::io::{self, Write};
+
+/// Offenders of a finding shown before `… and N more`.
+const FINDING_SHOWN: usize = 3;
+/// Records (or concepts, cycles) of a warning group shown before `… and N more`.
+const GROUP_SHOWN: usize = 2;
+/// A warning's message longer than this is shown as its code's meaning (the JSON and the
+/// annotations keep it whole).
+const MESSAGE_SHOWN: usize = 100;
+/// The width lines wrap at when `COLUMNS` does not say.
+const DEFAULT_WIDTH: usize = 100;
+
+/// The width to wrap at: `COLUMNS` when set (shells export it for terminals), else 100.
+fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&w| w >= 40)
+        .unwrap_or(DEFAULT_WIDTH)
+}
+
+/// `n` with thousands separators: 250,000.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A line made of pieces that must not be split (words, or whole list items), written
+/// wrapped at `width`: a piece that does not fit starts a new line indented by `hang`.
+struct Wrapped {
+    lead: String,
+    pieces: Vec<String>,
+}
+
+impl Wrapped {
+    fn new(lead: String) -> Wrapped {
+        Wrapped {
+            lead,
+            pieces: Vec::new(),
+        }
+    }
+
+    /// Words of a text: each a piece.
+    fn words(&mut self, text: &str) -> &mut Self {
+        self.pieces.extend(
+            text.split(' ')
+                .filter(|w| !w.is_empty())
+                .map(str::to_string),
+        );
+        self
+    }
+
+    /// A piece that stays whole (an id with its line, a concept with its owners).
+    fn whole(&mut self, piece: String) -> &mut Self {
+        self.pieces.push(piece);
+        self
+    }
+
+    /// `lead` is shown with colour codes that take no columns: `visible` is its width.
+    fn write(
+        &self,
+        out: &mut dyn Write,
+        visible: usize,
+        hang: usize,
+        width: usize,
+    ) -> io::Result<()> {
+        let mut line = self.lead.clone();
+        let mut used = visible;
+        // at the start of a continuation line: no space before the piece, and the piece goes
+        // here whatever its length (a piece is never split)
+        let mut fresh = false;
+        for (i, piece) in self.pieces.iter().enumerate() {
+            let len = piece.chars().count();
+            if i > 0 && !fresh && used + 1 + len > width {
+                writeln!(out, "{line}")?;
+                line = " ".repeat(hang);
+                used = hang;
+                fresh = true;
+            }
+            if !fresh {
+                line.push(' ');
+                used += 1;
+            }
+            line.push_str(piece);
+            used += len;
+            fresh = false;
+        }
+        writeln!(out, "{line}")
+    }
+}
+
+/// Items shown as pieces: the first `shown` (each ends in `,` but the last), then `… and N
+/// more` for the rest of `total`.
+fn listed(w: &mut Wrapped, items: impl Iterator<Item = String>, total: usize, shown: usize) {
+    let mut n = 0;
+    for item in items.take(shown) {
+        n += 1;
+        let last = n == total.min(shown);
+        w.whole(if last && total <= shown {
+            item
+        } else {
+            format!("{item},")
+        });
+    }
+    if total > shown {
+        w.whole(format!("… and {} more", thousands(total - n)));
+    }
+}
+
+pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    let profile = Profile::embedded();
+    let top = profile.top_level();
+    let width = width();
+    let verdict = if r.pass {
+        paint("pass", Paint::Good)
+    } else {
+        paint("FAIL", Paint::Bad)
+    };
+    writeln!(out, "{}", paint(&terminal_safe(&r.store), Paint::Bold))?;
+    if r.records == 0 {
+        writeln!(
+            out,
+            "  level 0 of {top} · {verdict} · no records found ({})",
+            r.shape.name()
+        )?;
+        writeln!(
+            out,
+            "  level 1 needs record_id, valid_from and valid_to on every record."
+        )?;
+        return Ok(());
+    }
+    let strict = if r.strict && r.level != r.reference_level {
+        format!(" (presence alone: level {})", r.reference_level)
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "  {}{strict} · {verdict} (needs level {}) · {} record{} · {}",
+        paint(&format!("level {} of {top}", r.level), Paint::Bold),
+        r.min_level,
+        r.records,
+        plural(r.records),
+        r.shape.name()
+    )?;
+    if let Some(level) = profile.level(r.level).filter(|l| l.level > 0) {
+        Wrapped::new(format!("  {}:", level.name))
+            .words(&level.unlocks)
+            .write(out, 3 + level.name.chars().count(), 4, width)?;
+    }
+    match r.next_level() {
+        None => writeln!(out, "  every level of the profile is met")?,
+        Some((next, needs)) => {
+            writeln!(out, "  level {next} needs:")?;
+            for n in needs {
+                Wrapped::new("    -".into())
+                    .words(&terminal_safe(&n))
+                    .write(out, 5, 6, width)?;
+            }
+        }
+    }
+    let groups = r.warnings.groups();
+    if quiet {
+        writeln!(
+            out,
+            "  profile {} {} · scope: {}",
+            profile.overlay, profile.version, profile.checker.scope
+        )?;
+        return left_out(r, &groups, out);
+    }
+    if !r.findings.is_empty() {
+        writeln!(out, "  findings:")?;
+        for f in &r.findings {
+            let style = if f.requirement == "SHOULD" {
+                Paint::Dim
+            } else {
+                Paint::Warn
+            };
+            let lead = format!(
+                "    {} {}:",
+                paint(&format!("{:<18}", f.field), style),
+                f.requirement
+            );
+            let mut w = Wrapped::new(lead);
+            let n = f.offenders.len();
+            if f.first_line > 0 || n > 1 {
+                w.words(&format!("{} record{}:", thousands(n), plural(n)));
+            }
+            listed(
+                &mut w,
+                f.offenders.iter().map(|o| terminal_safe(o).into_owned()),
+                f.offenders.len(),
+                FINDING_SHOWN,
+            );
+            let visible = 4 + 18.max(f.field.len()) + 2 + f.requirement.chars().count();
+            w.write(out, visible, 23, width)?;
+        }
+    }
+    if !groups.is_empty() {
+        writeln!(
+            out,
+            "  warnings (values){}:",
+            if r.strict {
+                ", counted under --strict"
+            } else {
+                ""
+            }
+        )?;
+        for g in &groups {
+            group_line(r, g, out, width)?;
+        }
+    }
+    if let Some((register, missing)) = &r.expected_concepts {
+        let mut w = Wrapped::new(format!(
+            "  expected concepts (experimental): {} in the register, {} missing{}",
+            register.len(),
+            missing.len(),
+            if missing.is_empty() { "" } else { ":" }
+        ));
+        listed(
+            &mut w,
+            missing.iter().map(|c| terminal_safe(c).into_owned()),
+            missing.len(),
+            GROUP_SHOWN * 2,
+        );
+        let lead = w.lead.chars().count();
+        w.write(out, lead, 4, width)?;
+    }
+    writeln!(
+        out,
+        "  profile {} {} · scope: {}",
+        profile.overlay, profile.version, profile.checker.scope
+    )
+}
+
+/// One warning group: one warning, its message and first records; several (a concept with
+/// several owners, a cycle: one warning each), their count and first subjects.
+fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::Result<()> {
+    let lead = format!("    {}", paint(&format!("{:<26}", g.code), Paint::Warn));
+    let visible = 4 + 26.max(g.code.len());
+    let mut w = Wrapped::new(lead);
+    let mut of_code = r.warnings.of_code(g.code);
+    if g.warnings == 1 {
+        let Some(one) = of_code.next() else {
+            return Ok(());
+        };
+        let message = one.message();
+        let message = if message.chars().count() > MESSAGE_SHOWN {
+            meaning(one.code)
+        } else {
+            &message
+        };
+        w.words(&format!("{}:", terminal_safe(message)));
+        if one.count() > 0 {
+            w.words(&format!(
+                "{} record{}:",
+                thousands(one.count()),
+                plural(one.count())
+            ));
+        }
+        listed(&mut w, records_of(one), one.count(), GROUP_SHOWN);
+    } else {
+        let n = thousands(g.warnings);
+        match g.code {
+            "value.owners" => w.words(&format!("{n} concepts have more than one owner:")),
+            "value.supersedes_cycle" => w.words(&format!("{n} supersedes cycles:")),
+            code => w.words(&format!("{n} warnings: {}:", meaning(code))),
+        };
+        let subjects = of_code.map(|x| {
+            if x.subject.is_empty() {
+                terminal_safe(&x.message()).into_owned()
+            } else {
+                terminal_safe(x.subject).into_owned()
+            }
+        });
+        listed(&mut w, subjects, g.warnings, GROUP_SHOWN);
+    }
+    w.write(out, visible, visible + 1, width)
+}
+
+fn records_of<'a>(w: Warning<'a>) -> impl Iterator<Item = String> + 'a {
+    w.records().map(|(name, line)| {
+        if line > 0 {
+            format!("{} (line {line})", terminal_safe(name))
+        } else {
+            terminal_safe(name).into_owned()
+        }
+    })
+}
+
+/// `--quiet`'s last line: what it did not show.
+fn left_out(r: &Report, groups: &[Group], out: &mut dyn Write) -> io::Result<()> {
+    let offenders: usize = r.findings.iter().map(|f| f.offenders.len()).sum();
+    let warnings: usize = groups.iter().map(|g| g.warnings).sum();
+    if r.findings.is_empty() && warnings == 0 {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  --quiet left out {} missing field{} ({} offender{}) and {} warning{} of {} code{}",
+        r.findings.len(),
+        plural(r.findings.len()),
+        thousands(offenders),
+        plural(offenders),
+        thousands(warnings),
+        plural(warnings),
+        groups.len(),
+        plural(groups.len())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(250000), "250,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn wrapping_never_splits_a_piece() {
+        let mut w = Wrapped::new("  lead".into());
+        for i in 0..30 {
+            w.whole(format!("R-{i:07} (line {i}),"));
+        }
+        let mut out = Vec::new();
+        w.write(&mut out, 6, 4, 60).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in text.lines() {
+            assert!(line.chars().count() <= 60, "{line}");
+        }
+        let joined: Vec<&str> = text.split_whitespace().collect();
+        assert!(
+            joined.iter().all(|t| !t.starts_with("R-") || t.len() == 9),
+            "{text}"
+        );
+        assert_eq!(text.matches("R-").count(), 30);
+    }
+}

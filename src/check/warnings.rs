@@ -1,0 +1,276 @@
+//! The value warnings of one store, kept compact: every warning's message and the names of
+//! the records it names live in shared arenas ([`Names`]), so a store with a quarter of a
+//! million warnings (one per concept with several owners) keeps a few bytes per warning and
+//! per record named, never a struct, a `Vec` and a `String` each. Every output format reads
+//! the warnings from here, one at a time, and writes them as it goes.
+//!
+//! Memory: one entry and one message per warning, one name and one line per record named.
+//! Each warning names records of the store, and each record is named by a bounded number of
+//! warnings (one per code at most, except a record in several supersedes cycles), so the
+//! whole is linear in the store with small constants.
+
+use super::ids::small;
+use super::table::Names;
+use super::values::CODES;
+use std::borrow::Cow;
+
+/// Records named by a warning (or gathered for one): their names and lines, in one arena.
+///
+/// Memory: the names' bytes plus 12 bytes a record; a list holds each record at most once
+/// per reason it is gathered for, so it is linear in the store.
+#[derive(Debug, Default, Clone)]
+pub struct RecordList {
+    names: Names,
+    lines: Vec<u64>,
+}
+
+impl RecordList {
+    pub fn push(&mut self, name: &str, line: u64) {
+        self.names.push(name);
+        self.lines.push(line);
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u64)> + '_ {
+        (0..self.len()).map(|i| (self.names.get(i), self.lines[i]))
+    }
+}
+
+/// One warning: its code (an index into [`CODES`]) and where its records start.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    code: u8,
+    first_record: usize,
+    /// For a concept with several owners, where the concept ends in the subject (its message
+    /// is made from the subject when read, not kept: there is one such warning a concept);
+    /// 0 for the rest.
+    concept_len: u32,
+}
+
+/// Every warning of one store, in the order they were found.
+#[derive(Debug, Default, Clone)]
+pub struct Warnings {
+    entries: Vec<Entry>,
+    /// The message of each warning, by the same index.
+    messages: Names,
+    /// A short name for what each warning is about (a concept and its owners, a cycle), for
+    /// the reports that list many warnings of one code on one line; empty for the rest.
+    subjects: Names,
+    records: RecordList,
+}
+
+/// One warning, as the formats read it.
+#[derive(Debug, Clone, Copy)]
+pub struct Warning<'a> {
+    /// Stable code, e.g. `value.date`.
+    pub code: &'static str,
+    pub field: &'static str,
+    /// Under `--strict`, the level can be no higher than this.
+    pub caps_level: u8,
+    message: &'a str,
+    concept_len: usize,
+    /// What the warning is about in a few words (empty: the message says it).
+    pub subject: &'a str,
+    records: &'a RecordList,
+    range: (usize, usize),
+}
+
+impl<'a> Warning<'a> {
+    /// What the warning says.
+    pub fn message(&self) -> Cow<'a, str> {
+        if self.concept_len == 0 {
+            return Cow::Borrowed(self.message);
+        }
+        // the subject is `concept (owner, owner, …)`
+        let concept = self.subject.get(..self.concept_len).unwrap_or_default();
+        let owners = self
+            .subject
+            .get(self.concept_len + 2..self.subject.len().saturating_sub(1))
+            .unwrap_or_default();
+        Cow::Owned(format!(
+            "concept {concept:?} has {} owners: {owners}",
+            self.count()
+        ))
+    }
+
+    /// How many records the warning names.
+    pub fn count(&self) -> usize {
+        self.range.1 - self.range.0
+    }
+
+    /// The records it names: name and line (0: not known).
+    pub fn records(&self) -> impl ExactSizeIterator<Item = (&'a str, u64)> + 'a {
+        let list = self.records;
+        (self.range.0..self.range.1).map(move |i| (list.names.get(i), list.lines[i]))
+    }
+}
+
+/// The warnings of one code, counted.
+#[derive(Debug, Clone, Copy)]
+pub struct Group {
+    pub code: &'static str,
+    pub field: &'static str,
+    pub caps_level: u8,
+    /// How many warnings of this code ...
+    pub warnings: usize,
+    /// ... and how many records they name in all.
+    pub records: usize,
+}
+
+/// The index of `code` in [`CODES`]; a code not listed there is a bug caught by every test.
+fn code_index(code: &str) -> u8 {
+    let at = CODES.iter().position(|c| c.0 == code);
+    debug_assert!(at.is_some(), "unknown warning code {code}");
+    at.unwrap_or(0) as u8
+}
+
+/// What a warning code means, in a few words.
+pub fn meaning(code: &str) -> &'static str {
+    CODES.iter().find(|c| c.0 == code).map_or("", |c| c.3)
+}
+
+impl Warnings {
+    /// Add a warning naming `records`; `subject` may be empty.
+    pub fn push<'r>(
+        &mut self,
+        code: &'static str,
+        message: &str,
+        subject: &str,
+        records: impl IntoIterator<Item = (&'r str, u64)>,
+    ) {
+        self.entries.push(Entry {
+            code: code_index(code),
+            first_record: self.records.len(),
+            concept_len: 0,
+        });
+        self.messages.push(message);
+        self.subjects.push(subject);
+        for (name, line) in records {
+            self.records.push(name, line);
+        }
+    }
+
+    /// Add the warning that `concept` has several owners, each with the first record where
+    /// it owns it (`owners` and `records` in the same order).
+    pub fn push_owners<'r>(
+        &mut self,
+        concept: &str,
+        owners: &[&str],
+        records: impl IntoIterator<Item = (&'r str, u64)>,
+    ) {
+        let subject = format!("{concept} ({})", owners.join(", "));
+        self.push("value.owners", "", &subject, records);
+        if let Some(last) = self.entries.last_mut() {
+            // a concept is never empty (only filled ones are held): 0 stays "not derived"
+            last.concept_len = small(concept.len());
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<Warning<'_>> {
+        let entry = self.entries.get(i)?;
+        let end = self
+            .entries
+            .get(i + 1)
+            .map_or(self.records.len(), |e| e.first_record);
+        let (code, field, caps_level, _) = CODES[entry.code as usize];
+        Some(Warning {
+            code,
+            field,
+            caps_level,
+            message: self.messages.get(i),
+            concept_len: entry.concept_len as usize,
+            subject: self.subjects.get(i),
+            records: &self.records,
+            range: (entry.first_record, end),
+        })
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Warning<'_>> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// The warnings of one code, in the order found.
+    pub fn of_code<'s>(&'s self, code: &'s str) -> impl Iterator<Item = Warning<'s>> + 's {
+        self.iter().filter(move |w| w.code == code)
+    }
+
+    /// The codes found, in the order first found, each with its counts: one entry per code
+    /// of [`CODES`] at most.
+    pub fn groups(&self) -> Vec<Group> {
+        let mut groups: Vec<Group> = Vec::new();
+        for w in self.iter() {
+            match groups.iter_mut().find(|g| g.code == w.code) {
+                Some(g) => {
+                    g.warnings += 1;
+                    g.records += w.count();
+                }
+                None => groups.push(Group {
+                    code: w.code,
+                    field: w.field,
+                    caps_level: w.caps_level,
+                    warnings: 1,
+                    records: w.count(),
+                }),
+            }
+        }
+        groups
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_keep_their_own_records_and_group_by_code() {
+        let mut w = Warnings::default();
+        w.push(
+            "value.owners",
+            "concept a",
+            "a (x, y)",
+            [("R-1", 1), ("R-2", 2)],
+        );
+        w.push("value.interval", "inverted", "", []);
+        w.push("value.owners", "concept b", "b (x, z)", [("R-3", 7)]);
+        let all: Vec<_> = w.iter().collect();
+        assert_eq!(all.len(), 3);
+        assert_eq!(
+            all[0].records().collect::<Vec<_>>(),
+            [("R-1", 1), ("R-2", 2)]
+        );
+        assert_eq!(all[1].count(), 0);
+        assert_eq!(all[2].records().collect::<Vec<_>>(), [("R-3", 7)]);
+        assert_eq!(all[2].subject, "b (x, z)");
+        assert_eq!(all[0].field, "concept_owner");
+        assert_eq!(all[0].message(), "concept a");
+        w.push_owners("c (1)", &["x", "y (z)"], [("R-4", 9), ("R-5", 10)]);
+        let owners = w.get(3).unwrap();
+        assert_eq!(owners.subject, "c (1) (x, y (z))");
+        assert_eq!(
+            owners.message(),
+            r#"concept "c (1)" has 2 owners: x, y (z)"#
+        );
+        let groups = w.groups();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(
+            (groups[0].code, groups[0].warnings, groups[0].records),
+            ("value.owners", 3, 5)
+        );
+        assert_eq!(w.of_code("value.owners").count(), 3);
+    }
+}

@@ -1,0 +1,310 @@
+//! Reports that scale with what they find: the grouped human report, GitHub annotations and
+//! the step summary, SARIF valid against the SARIF 2.1.0 schema, on a messy store
+//! (fixtures/values/messy-500.jsonl, written by bench/gen_messy.py: several owners per
+//! concept, inverted intervals, dangling and cyclic supersedes, duplicate ids, bad dates).
+
+mod common;
+
+use common::{json_of, snapshot, stdout_of, vercy};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const MESSY: &str = "fixtures/values/messy-500.jsonl";
+
+fn human(args: &[&str]) -> String {
+    let out = vercy().env("COLUMNS", "100").args(args).output().unwrap();
+    stdout_of(&out)
+}
+
+#[test]
+fn the_human_report_groups_warnings_by_code_on_one_screen() {
+    let text = human(&["check", MESSY]);
+    snapshot("check-messy.txt", &text);
+    assert!(text.lines().count() <= 40, "{text}");
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{line}");
+    }
+    // one group a code, however many warnings it has
+    assert_eq!(text.matches("value.owners").count(), 1, "{text}");
+    assert!(
+        text.contains("105 concepts have more than one owner:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("concept_000000 (sales, engineering),"),
+        "{text}"
+    );
+    assert!(text.contains("supersedes cycles") || text.contains("value.supersedes_cycle"));
+    // every id shown whole: R- and seven digits, never cut by a wrap
+    for token in text.split(|c: char| c.is_whitespace() || ",():".contains(c)) {
+        if let Some(digits) = token.strip_prefix("R-") {
+            assert_eq!(digits.len(), 7, "{token:?} in\n{text}");
+        }
+    }
+}
+
+#[test]
+fn a_narrow_terminal_wraps_between_ids() {
+    let out = vercy()
+        .env("COLUMNS", "50")
+        .args(["check", MESSY])
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    for token in text.split(|c: char| c.is_whitespace() || ",():".contains(c)) {
+        if let Some(digits) = token.strip_prefix("R-") {
+            assert_eq!(digits.len(), 7, "{token:?} in\n{text}");
+        }
+    }
+}
+
+#[test]
+fn quiet_ends_with_what_it_left_out() {
+    let text = human(&["check", MESSY, "--quiet"]);
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("  --quiet left out 3 missing fields ("),
+        "{text}"
+    );
+    assert!(last.contains("warnings of 8 codes"), "{last}");
+    assert!(!text.contains("value.owners"), "{text}");
+}
+
+#[test]
+fn record_text_cannot_drive_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("esc.jsonl");
+    std::fs::write(
+        &store,
+        "{\"record_id\": \"A\\u001b[31m\\u202e\", \"valid_from\": \"nope\\u001b[2J\", \"valid_to\": null}\n",
+    )
+    .unwrap();
+    let text = human(&["check", store.to_str().unwrap()]);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+        "{text:?}"
+    );
+    assert!(text.contains("A\\u{1b}[31m\\u{202e}"), "{text}");
+}
+
+/// Annotations by type: `::error`, `::warning`, `::notice`.
+fn annotation_counts(text: &str) -> [usize; 3] {
+    let mut n = [0; 3];
+    for line in text.lines() {
+        for (i, kind) in ["::error ", "::warning ", "::notice "].iter().enumerate() {
+            if line.starts_with(kind) {
+                n[i] += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn github_writes_ten_annotations_a_type_a_summary_and_the_step_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "before\n").unwrap();
+    let out = vercy()
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["check", MESSY, "--format", "github"])
+        .output()
+        .unwrap();
+    let text = stdout_of(&out);
+    snapshot("check-messy.github", &text);
+    assert!(text.lines().all(|l| l.starts_with("::")), "{text}");
+    let counts = annotation_counts(&text);
+    assert!(counts.iter().all(|&n| n <= 10), "{counts:?}\n{text}");
+    assert_eq!(counts[1], 10, "the warnings fill their budget: {text}");
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with(
+        "::notice file=fixtures/values/messy-500.jsonl,title=vercy check%3A summary::"
+    ));
+    assert!(last.contains("value.owners"), "{last}");
+    assert!(last.contains("more annotations left out"), "{last}");
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("before\n## vercy check\n"), "appended: {md}");
+    assert!(md.contains("| `value.owners` |"), "{md}");
+    assert!(md.contains("| source | level 2 MUST |"), "{md}");
+    assert!(md.len() < 1 << 20);
+}
+
+#[test]
+fn github_annotates_an_unreadable_store_with_its_line() {
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/bad/bad-line-middle.jsonl",
+            MESSY,
+            "--format",
+            "github",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout_of(&out);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("::error file=fixtures/bad/bad-line-middle.jsonl,line="),
+        "{text}"
+    );
+    assert!(first.contains(",col="), "{first}");
+    assert!(
+        text.contains("title=vercy check%3A level"),
+        "the readable store is reported too"
+    );
+}
+
+/// The validator: Python jsonschema in the venv `.ci/run` makes.
+fn validator() -> PathBuf {
+    if let Some(p) = std::env::var_os("VERCY_SARIF_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/sarif-venv/bin/python");
+    assert!(
+        venv.exists(),
+        "no JSON Schema validator: run .ci/run (it makes target/sarif-venv) or set VERCY_SARIF_PYTHON"
+    );
+    venv
+}
+
+/// Validate a SARIF log against the vendored OASIS SARIF 2.1.0 schema; panics with the
+/// validator's errors.
+fn assert_valid_sarif(log: &Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("log.sarif");
+    std::fs::write(&file, serde_json::to_vec(log).unwrap()).unwrap();
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sarif-schema-2.1.0.json");
+    let script = "import json, sys, jsonschema\n\
+        schema = json.load(open(sys.argv[1]))\n\
+        log = json.load(open(sys.argv[2]))\n\
+        v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())\n\
+        errors = [f'{list(e.path)}: {e.message}' for e in v.iter_errors(log)]\n\
+        print('\\n'.join(errors)); sys.exit(1 if errors else 0)\n";
+    let out = std::process::Command::new(validator())
+        .args(["-c", script])
+        .arg(&schema)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "invalid SARIF:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn sarif(args: &[&str], code: i32) -> Value {
+    let out = vercy().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(code), "{}", common::stderr_of(&out));
+    json_of(&out)
+}
+
+#[test]
+fn sarif_is_valid_and_within_github_limits_for_any_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("a store #1 ñ%.jsonl");
+    std::fs::copy(MESSY, &odd).unwrap();
+    for store in [MESSY, odd.to_str().unwrap()] {
+        let log = sarif(&["check", store, "--format", "sarif"], 0);
+        assert_valid_sarif(&log);
+        let run = &log["runs"][0];
+        let results = run["results"].as_array().unwrap();
+        assert!(!results.is_empty() && results.len() <= 25_000);
+        for r in results {
+            let loc = &r["locations"][0]["physicalLocation"];
+            let uri = loc["artifactLocation"]["uri"].as_str().unwrap();
+            assert!(!uri.contains(' ') && !uri.contains('#'), "{uri}");
+            assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1, "{r}");
+            assert!(r["partialFingerprints"]["vercyResult/v1"].is_string());
+            assert!(r["relatedLocations"].as_array().map_or(0, Vec::len) <= 100);
+        }
+        let owners = results
+            .iter()
+            .find(|r| r["ruleId"] == "value.owners")
+            .unwrap();
+        assert!(
+            owners["properties"]["warnings"].as_u64().unwrap() > 50,
+            "{owners}"
+        );
+        for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+            assert!(
+                rule["help"]["text"].is_string() && rule["helpUri"].is_string(),
+                "{rule}"
+            );
+        }
+    }
+    let absolute = sarif(&["check", odd.to_str().unwrap(), "--format", "sarif"], 0);
+    let uri = absolute["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+        ["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        uri.starts_with("file:///") && uri.ends_with("a%20store%20%231%20%C3%B1%25.jsonl"),
+        "{uri}"
+    );
+    // the same store twice: the same fingerprints
+    let again = sarif(&["check", MESSY, "--format", "sarif"], 0);
+    let prints = |log: &Value| -> Vec<Value> {
+        log["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["partialFingerprints"].clone())
+            .collect()
+    };
+    assert_eq!(
+        prints(&again),
+        prints(&sarif(&["check", MESSY, "--format", "sarif"], 0))
+    );
+}
+
+#[test]
+fn an_unreadable_store_is_a_failed_sarif_invocation() {
+    let log = sarif(
+        &[
+            "check",
+            "fixtures/bad/bad-line-middle.jsonl",
+            "--format",
+            "sarif",
+        ],
+        2,
+    );
+    assert_valid_sarif(&log);
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false);
+    let note = &invocation["toolExecutionNotifications"][0];
+    assert_eq!(note["level"], "error");
+    assert!(
+        note["locations"][0]["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .unwrap()
+            >= 1
+    );
+    assert!(note["message"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("bad-line-middle.jsonl"));
+}
+
+#[test]
+fn json_names_every_offender_and_every_warning_record() {
+    let out = vercy().args(["check", MESSY, "--json"]).output().unwrap();
+    let r = json_of(&out);
+    for f in r["findings"].as_array().unwrap() {
+        assert_eq!(
+            f["count"].as_u64().unwrap() as usize,
+            f["offenders"].as_array().unwrap().len()
+        );
+    }
+    let warnings = r["warnings"].as_array().unwrap();
+    assert!(warnings.len() > 50);
+    for w in warnings {
+        assert_eq!(
+            w["count"].as_u64().unwrap() as usize,
+            w["records"].as_array().unwrap().len()
+        );
+    }
+}
