@@ -218,6 +218,24 @@ pub struct MapArg {
     pub map: Vec<String>,
 }
 
+/// What to read from a database store (sqlite:PATH, postgresql://…, an SQLite file).
+#[derive(Debug, Clone, Args)]
+pub struct LiveArg {
+    /// Read this table of a database store: each row a record
+    #[arg(long, value_name = "TABLE", conflicts_with = "sql")]
+    pub table: Option<String>,
+    // not `--query`: `--qu` would no longer abbreviate `--quiet`, as it does for the reference
+    /// Read the rows of this SELECT from a database store: each row a record
+    #[arg(long, value_name = "SELECT")]
+    pub sql: Option<String>,
+}
+
+impl LiveArg {
+    pub fn select(&self) -> crate::store::live::Select {
+        crate::store::live::Select::from_flags(self.table.as_deref(), self.sql.as_deref())
+    }
+}
+
 /// How a command that writes a file meets another writer and a hard-linked file.
 #[derive(Debug, Clone, Args)]
 pub struct WriteArgs {
@@ -263,6 +281,8 @@ pub struct CheckArgs {
     pub stores: Vec<String>,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
     /// The conflict policy is configured outside the records
     #[arg(long)]
     pub policy: bool,
@@ -293,6 +313,8 @@ pub struct CompactArgs {
     pub output: Option<String>,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
     /// Keep only the records in force on this date
     #[arg(long, value_name = "DATE")]
     pub as_of: Option<String>,
@@ -340,6 +362,8 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub map: MapArg,
     #[command(flatten)]
+    pub live: LiveArg,
+    #[command(flatten)]
     pub write: WriteArgs,
 }
 
@@ -356,6 +380,8 @@ pub struct ImportArgs {
     pub purge: bool,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
     #[command(flatten)]
     pub write: WriteArgs,
 }
@@ -397,6 +423,8 @@ pub struct RecencyArgs {
     pub format: DataFormat,
     #[command(flatten)]
     pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
 }
 
 #[derive(Debug, Args)]

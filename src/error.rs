@@ -216,6 +216,14 @@ pub enum VercyError {
     )]
     EmbeddedData { what: String, message: String },
 
+    #[error("{store}: {message}")]
+    #[diagnostic(code(vercy::store::database), help("{help}"))]
+    Database {
+        store: String,
+        message: String,
+        help: String,
+    },
+
     #[error("{path}:{pos}: {message}")]
     #[diagnostic(code(vercy::host::invalid), help("{help}"))]
     Host {
@@ -286,6 +294,11 @@ impl VercyError {
                 help,
                 ..
             } => [path, message, help].into_iter().for_each(fix),
+            Database {
+                store,
+                message,
+                help,
+            } => [store, message, help].into_iter().for_each(fix),
             NotObject { path, found, .. } => [path, found].into_iter().for_each(fix),
             Map { message, names } => [message, names].into_iter().for_each(fix),
             Argument {

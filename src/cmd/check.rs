@@ -35,7 +35,7 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     let mut failures = Vec::new();
     let mut unreadable = false;
     for store in &args.stores {
-        match check::check_store(&Input::new(store), &opts) {
+        match check::check_store(&Input::new(store).selecting(args.live.select()), &opts) {
             Ok(report) => reports.push(report),
             Err(e) if matches!(e, VercyError::Interrupted) => return Err(e),
             Err(e) if in_report => {

@@ -11,7 +11,7 @@ use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::profile::Profile;
-use crate::record::{is_truthy, py_number, py_str, Record};
+use crate::record::{is_truthy, py_json, py_str, Record};
 use crate::select::{self, Criteria, Supersession, SupersessionBuilder, Tally, Verdict};
 use crate::store::compact::{self, Cell, Kind, LineWriter};
 use crate::store::{self, Aside, Entry, Input, Keep, KeySlots, Shape};
@@ -39,7 +39,7 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         criteria,
         policy_line: args.policy_line,
     };
-    let input = Input::new(&args.store);
+    let input = Input::new(&args.store).selecting(args.live.select());
     if input.path.is_some() {
         // a missing or unreadable store is an error before any output is written
         drop(input.open()?);
@@ -870,60 +870,6 @@ impl Stats {
 
 /// A value as Python's `json.dumps(value, ensure_ascii=False)` writes it (separators `, ` and
 /// `: `), for counting the JSON-lines characters of a store that was not read as JSON lines.
-fn py_json(value: &Value, out: &mut String) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match py_number(&n.to_string()).as_str() {
-            "inf" => out.push_str("Infinity"),
-            "-inf" => out.push_str("-Infinity"),
-            "nan" => out.push_str("NaN"),
-            text => out.push_str(text),
-        },
-        Value::String(s) => py_json_str(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                py_json(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                py_json_str(k, out);
-                out.push_str(": ");
-                py_json(v, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn py_json_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 /// What selection left out, on stderr (suppressed by --quiet).
 fn report_selection(criteria: &Criteria, tally: &Tally) {
     let records = |n: usize| format!("{n} record{}", if n == 1 { "" } else { "s" });

@@ -356,7 +356,7 @@ fn restore_command(path: &str, shape: &Option<Shape>) -> Option<String> {
         Shape::JsonLines => ("-c", rule(".")),
         Shape::JsonArray => ("", format!("map({})", rule("."))),
         Shape::Envelope(key) => ("", format!(".{key} |= map({})", rule("."))),
-        Shape::Empty | Shape::Compact => return None,
+        Shape::Empty | Shape::Compact | Shape::Database(_) => return None,
     };
     let flags = if flags.is_empty() {
         String::new()

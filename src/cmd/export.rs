@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let map = FieldMap::parse(&args.map.map)?;
-    let input = Input::new(&args.store);
+    let input = Input::new(&args.store).selecting(args.live.select());
     let label = match args.label.as_deref() {
         Some(l) if l.trim().is_empty() || l.contains(|c: char| c.is_whitespace()) => {
             return Err(VercyError::argument(

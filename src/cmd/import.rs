@@ -23,7 +23,17 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             "name the JSONL store to merge into (it is created if missing)",
         ));
     }
-    let dump = Input::new(&args.dump);
+    let dump = Input::new(&args.dump).selecting(args.live.select());
+    if Input::new(&args.into).live.is_some() {
+        return Err(VercyError::argument(
+            "--into",
+            format!("{} is a database", args.into),
+            "vercy does not write other programs' schemas: import into a JSONL store \
+             (`--into store.jsonl`), and load that with the program that owns the database \
+             (for engrama: `vercy export store.jsonl --to engrama -o dump.ndjson`, then \
+             `engrama import dump.ndjson`)",
+        ));
+    }
     // Claimed before it is read, and held until the merged store has replaced it: a second
     // writer waits for the whole read–merge–rename cycle (see `write::lock`). Through a
     // symbolic link the store is the file it points to; a device or a FIFO holds no store

@@ -42,7 +42,7 @@ pub fn run(args: RecencyArgs, _global: &GlobalArgs) -> Result<Outcome> {
         None => time::now(),
     };
     let map = FieldMap::parse(&args.map.map)?;
-    let input = Input::new(&args.store);
+    let input = Input::new(&args.store).selecting(args.live.select());
     let (mut rows, unreadable) = score_store(&input, &map, &settings, &as_of)?;
     const SHOWN: usize = 10;
     for (line, why) in unreadable.iter().take(SHOWN) {

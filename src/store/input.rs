@@ -1,6 +1,7 @@
 //! Opening a store: a path or `-` for stdin, read in large blocks, with the position of every
 //! byte known (line, offset) so errors can name them.
 
+use super::live::{Live, Select};
 use crate::error::{Result, VercyError};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -23,6 +24,11 @@ pub struct Input {
     /// The store's bytes when they are already in memory (see [`Input::from_bytes`]); read
     /// instead of `path` or stdin.
     pub bytes: Option<Arc<[u8]>>,
+    /// A database read in place (`sqlite:PATH`, a PostgreSQL URL, a file with the SQLite
+    /// header); `path` is then `None`: its bytes are not the store's lines.
+    pub live: Option<Arc<Live>>,
+    /// What to read from a database (`--table`, `--sql`).
+    pub select: Select,
 }
 
 impl Input {
@@ -33,6 +39,18 @@ impl Input {
                 display: "<stdin>".into(),
                 path: None,
                 bytes: None,
+                live: None,
+                select: Select::Detect,
+            }
+        } else if let Some(live) = Live::detect(arg) {
+            // a URL's password is in no report and no message
+            Input {
+                arg: live.display(arg),
+                display: live.display(arg),
+                path: None,
+                bytes: None,
+                live: Some(Arc::new(live)),
+                select: Select::Detect,
             }
         } else {
             Input {
@@ -40,8 +58,16 @@ impl Input {
                 display: arg.into(),
                 path: Some(PathBuf::from(arg)),
                 bytes: None,
+                live: None,
+                select: Select::Detect,
             }
         }
+    }
+
+    /// The store, reading what `--table` / `--sql` name when it is a database.
+    pub fn selecting(mut self, select: Select) -> Self {
+        self.select = select;
+        self
     }
 
     /// A store already in memory (text an agent sent, a fuzz case), read through the same
@@ -53,14 +79,28 @@ impl Input {
             display,
             path: None,
             bytes: Some(bytes.into()),
+            live: None,
+            select: Select::Detect,
         }
     }
 
     pub fn open(&self) -> Result<Source> {
-        let reader: Box<dyn Read + Send> = match (&self.bytes, &self.path) {
-            (Some(bytes), _) => Box::new(io::Cursor::new(Arc::clone(bytes))),
-            (None, None) => Box::new(io::stdin()),
-            (None, Some(path)) => {
+        if self.live.is_none() && self.select != Select::Detect {
+            let flag = match self.select {
+                Select::Table(_) => "--table",
+                _ => "--sql",
+            };
+            return Err(VercyError::argument(
+                flag,
+                format!("{} is not a database", self.display),
+                "--table and --sql read a database: name it sqlite:PATH or postgresql://…",
+            ));
+        }
+        let reader: Box<dyn Read + Send> = match (&self.live, &self.bytes, &self.path) {
+            (Some(live), _, _) => Box::new(live.open(&self.display, &self.select)?),
+            (None, Some(bytes), _) => Box::new(io::Cursor::new(Arc::clone(bytes))),
+            (None, None, None) => Box::new(io::stdin()),
+            (None, None, Some(path)) => {
                 let meta = std::fs::metadata(path).map_err(|e| self.read_error(&e))?;
                 if meta.is_dir() {
                     return Err(VercyError::Directory {

@@ -19,11 +19,14 @@ pub mod jsonl;
 mod keep;
 mod layout;
 mod lines;
+pub mod live;
 mod locate;
 pub mod merge;
+mod postgres;
 pub mod pyjson;
 mod pyline;
 mod scan;
+mod sqlite;
 pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
@@ -46,6 +49,8 @@ pub enum Shape {
     Engrama,
     /// The compact pipe line form (first line `# record_id|…`).
     Compact,
+    /// A database read in place (`live`): how its rows were read.
+    Database(String),
 }
 
 impl Shape {
@@ -57,6 +62,7 @@ impl Shape {
             Shape::Envelope(key) => format!("envelope object (records under `{key}`)"),
             Shape::Engrama => "engrama NDJSON dump".into(),
             Shape::Compact => "compact line form".into(),
+            Shape::Database(described) => described.clone(),
         }
     }
 }
@@ -169,6 +175,11 @@ fn read_shape<T: Send>(
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let mut source = input.open()?;
+    if let Some(live) = &input.live {
+        // a database's rows come as JSON lines (an engrama graph as its dump's lines)
+        lines::read(&mut source, keep, look, work, visit)?;
+        return Ok(Shape::Database(live.described()));
+    }
     let first = source.skip_leading_space()?;
     match first {
         None => Ok(Shape::Empty),
