@@ -1,0 +1,77 @@
+#!/bin/bash
+# Differential test of the write side (import, export, check): two vercy binaries, the same
+# inputs, every output compared byte for byte (stdout, stderr, exit code, the store import
+# leaves behind).
+#   bench/diff_import.sh OLD NEW [INPUT ...]
+# Without inputs: every file under fixtures/ and ../shared/data/, and RANDOM small generated
+# stores (default 200: gen_store.py and gen_messy.py at random sizes; SEED fixes the sizes).
+# Each input is
+#   - imported into a fresh store, into an existing flat store, into an existing engrama
+#     (graph) store, and with --purge over an existing store;
+#   - exported --to jsonl, json, engrama and compact;
+#   - checked with --json.
+# Prints the counts and every difference; exits 1 when any.
+set -u
+OLD=$(realpath "$1"); NEW=$(realpath "$2"); shift 2
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export SOURCE_DATE_EPOCH=1764633600 NO_COLOR=1 VERCY_PROGRESS=0
+
+inputs=("$@")
+if [ ${#inputs[@]} -eq 0 ]; then
+  while IFS= read -r f; do inputs+=("$f"); done < <(
+    find "$HERE/fixtures" "$HERE/../shared/data/" -type f ! -name '*.args' ! -name '*.expected*' | sort)
+  mkdir -p "$WORK/gen"
+  n=${RANDOM_STORES:-200}
+  python3 - "$n" "${SEED:-19}" >"$WORK/sizes" <<'PY'
+import random, sys
+r = random.Random(int(sys.argv[2]))
+for _ in range(int(sys.argv[1]) // 2):
+    print(r.choice(["store", "messy"]), r.randint(1, 400))
+PY
+  while read -r kind size; do
+    if [ "$kind" = store ]; then
+      python3 "$HERE/bench/gen_store.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
+    else
+      python3 "$HERE/bench/gen_messy.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
+    fi
+  done <"$WORK/sizes"
+  while IFS= read -r f; do inputs+=("$f"); done < <(find "$WORK/gen" -type f | sort)
+fi
+
+# existing stores to import into
+mkdir -p "$WORK/base"
+python3 "$HERE/bench/gen_store.py" --out "$WORK/base" 60 >/dev/null 2>&1
+FLAT="$WORK/base/store-60.jsonl"; GRAPH="$WORK/base/engrama-60.ndjson"
+
+runs=0; diffs=0
+# run LABEL ARGS...: both binaries in their own folder (same relative names), compared
+run() {
+  local label=$1; shift
+  runs=$((runs + 1))
+  for side in a b; do
+    local bin=$OLD; [ $side = b ] && bin=$NEW
+    (cd "$WORK/$side" && "$bin" "$@" >out 2>err; echo $? >rc)
+  done
+  for f in out err rc store.jsonl; do
+    if [ -e "$WORK/a/$f" ] || [ -e "$WORK/b/$f" ]; then
+      if ! cmp -s "$WORK/a/$f" "$WORK/b/$f"; then
+        diffs=$((diffs + 1)); echo "DIFF $label: $f"; return
+      fi
+    fi
+  done
+}
+reset() { for side in a b; do rm -rf "$WORK/$side"; mkdir -p "$WORK/$side"; [ -n "${1:-}" ] && cp "$1" "$WORK/$side/store.jsonl"; done; true; }
+
+for in in "${inputs[@]}"; do
+  reset;        run "import fresh $in" import "$in" --into store.jsonl
+  reset "$FLAT";  run "import flat $in" import "$in" --into store.jsonl
+  reset "$GRAPH"; run "import graph $in" import "$in" --into store.jsonl
+  reset "$FLAT";  run "import --purge $in" import "$in" --into store.jsonl --purge
+  reset
+  for to in jsonl json engrama compact; do run "export --to $to $in" export "$in" --to "$to"; done
+  run "check --json $in" check "$in" --json
+done
+echo "inputs ${#inputs[@]}, runs $runs, differences $diffs"
+[ "$diffs" -eq 0 ]
