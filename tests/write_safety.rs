@@ -278,6 +278,35 @@ fn a_fifo_is_written_through_and_stays_a_fifo() {
     }
 }
 
+/// A store read from a FIFO (`vercy check <(…)`): looked at for a database header it would
+/// lose its first bytes to the look, or wait for a writer that has not come yet.
+#[test]
+fn a_fifo_store_is_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let store = dump(d, "s", 3);
+    let fifo = d.join("in");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let writer = {
+        let (fifo, text) = (fifo.clone(), fs::read(&store).unwrap());
+        std::thread::spawn(move || fs::write(fifo, text).unwrap())
+    };
+    let out = vercy()
+        .current_dir(d)
+        .args(["check", "in", "--json"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["records"], 3, "{report}");
+}
+
 #[test]
 fn a_character_device_is_written_through_never_replaced() {
     if !is_root() {

@@ -106,6 +106,11 @@ impl Live {
 }
 
 fn has_sqlite_header(path: &str) -> bool {
+    // Only a regular file is looked into: opening a FIFO would wait for a writer (or, for
+    // `<(…)`, take the first bytes of the store from the reader), and a device is no database.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
