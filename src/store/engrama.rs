@@ -390,7 +390,7 @@ impl LineKind {
 }
 
 /// The top-level keys of an engrama line that its checks and identities read.
-const LINE_KEYS: [&str; 14] = [
+pub(super) const LINE_KEYS: [&str; 14] = [
     "label",
     "key_field",
     "key_value",

@@ -287,20 +287,11 @@ fn engrama(name: &str, conn: &Connection, lines: &mut Lines) -> Result<()> {
     );
     let mut stmt = conn.prepare(&sql).map_err(fail)?;
     let mut rows = stmt.query([]).map_err(fail)?;
-    const KEYS: [&str; 9] = [
-        "from_label",
-        "from_key",
-        "from_value",
-        "rel_type",
-        "to_label",
-        "to_key",
-        "to_value",
-        "org_id",
-        "user_id",
-    ];
+    // a relation line's keys, as engrama's own dump writes them
+    let keys = &super::engrama::LINE_KEYS[5..];
     while let Some(row) = rows.next().map_err(fail)? {
         let mut line = String::from("{\"type\": \"relation\"");
-        for (i, key) in KEYS.iter().enumerate() {
+        for (i, key) in keys.iter().enumerate() {
             line.push_str(", ");
             py_json_str(key, &mut line);
             line.push_str(": ");

@@ -60,3 +60,33 @@ pub fn field_map(args: &Map<String, Value>) -> Result<Option<FieldMap>, ToolErro
 pub fn flag(args: &Map<String, Value>, name: &str) -> bool {
     args.get(name).and_then(Value::as_bool).unwrap_or(false)
 }
+
+/// A list-of-strings argument (`expected`, `scope`); absent or not a list: empty.
+pub fn strings(args: &Map<String, Value>, name: &str) -> Vec<String> {
+    args.get(name)
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An error the CLI would give for a flag (`--as-of` that is not a date): a wrong argument,
+/// named as the tool names it (`as_of`); any other error is the tool failing.
+pub fn argument_error(e: VercyError) -> ToolError {
+    match e {
+        VercyError::Argument {
+            what,
+            message,
+            help,
+        } => ToolError::Arguments(format!(
+            "`{}`: {message} ({help})",
+            what.trim_start_matches('-').replace('-', "_")
+        )),
+        other => ToolError::Failed(other),
+    }
+}

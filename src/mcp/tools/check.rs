@@ -176,17 +176,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
             .and_then(|n| u8::try_from(n).ok())
             .unwrap_or(1),
         strict: args::flag(arguments, "strict"),
-        expected: arguments
-            .get("expected")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        expected: args::strings(arguments, "expected"),
     };
     let report = check_store(&args::records(arguments), &opts).map_err(ToolError::Failed)?;
     let full = arguments.get("detail").and_then(Value::as_str) == Some("full");

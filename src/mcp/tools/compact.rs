@@ -3,7 +3,6 @@
 
 use super::{args, Output, Tool, ToolError};
 use crate::cmd::compact::{criteria, write, Request};
-use crate::error::VercyError;
 use serde_json::{json, Map, Value};
 
 pub const TOOL: Tool = Tool {
@@ -85,7 +84,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
             text_of("concept").map(str::to_string),
             text_of("reader").map(str::to_string),
         )
-        .map_err(argument_error)?,
+        .map_err(args::argument_error)?,
         policy_line: false,
     };
     let mut text = String::new();
@@ -109,19 +108,4 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         "shape": done.shape.name(),
     });
     Ok(Output::json(structured))
-}
-
-/// A selection the CLI would refuse (`--as-of` that is not a date): the argument is wrong.
-fn argument_error(e: VercyError) -> ToolError {
-    match e {
-        VercyError::Argument {
-            what,
-            message,
-            help,
-        } => ToolError::Arguments(format!(
-            "`{}`: {message} ({help})",
-            what.trim_start_matches('-').replace('-', "_")
-        )),
-        other => ToolError::Failed(other),
-    }
 }

@@ -7,7 +7,7 @@
 //! not offered at all. The answer is `vercy-resolve/1`, exactly as `vercy resolve --format
 //! json` prints it, built by the same disclosure boundary.
 
-use super::{Output, Tool, ToolError};
+use super::{args, Output, Tool, ToolError};
 use crate::error::VercyError;
 use crate::mapping::FieldMap;
 use crate::resolve::{self, host::Host, Question};
@@ -138,17 +138,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         concept: text_of("concept").unwrap_or_default(),
         as_of: text_of("as_of"),
         known_at: text_of("known_at"),
-        scope: arguments
-            .get("scope")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        scope: args::strings(arguments, "scope"),
         caller: session.caller.clone(),
     };
     let answer = resolve::resolve(
@@ -158,17 +148,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         &session.host,
         &question,
     )
-    .map_err(|e| match e {
-        VercyError::Argument {
-            what,
-            message,
-            help,
-        } => ToolError::Arguments(format!(
-            "`{}`: {message} ({help})",
-            what.trim_start_matches('-').replace('-', "_")
-        )),
-        other => ToolError::Failed(other),
-    })?;
+    .map_err(args::argument_error)?;
     let structured = answer.to_json();
     Ok(Output {
         text: serde_json::to_string(&structured).unwrap_or_default(),
