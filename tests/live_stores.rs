@@ -654,6 +654,12 @@ fn import_into_a_database_is_refused() {
         );
     }
     assert_eq!(std::fs::read(&db).unwrap(), before);
+    // refused before any connection, and the URL's password is not in the message
+    let url = "postgresql://vercy:s3cret-pw@localhost:1/none";
+    let out = run(&["import", dump.to_str().unwrap(), "--into", url]);
+    two(&out);
+    assert!(said(&out).contains("is a database"), "{}", stderr_of(&out));
+    assert!(!said(&out).contains("s3cret-pw"), "{}", stderr_of(&out));
     // a database is a fine thing to import from
     let store = tmp.path().join("out.jsonl");
     let out = run(&[

@@ -24,10 +24,11 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ));
     }
     let dump = Input::new(&args.dump).selecting(args.live.select());
-    if Input::new(&args.into).live.is_some() {
+    let into = Input::new(&args.into);
+    if into.live.is_some() {
         return Err(VercyError::argument(
             "--into",
-            format!("{} is a database", args.into),
+            format!("{} is a database", into.display),
             "vercy does not write other programs' schemas: import into a JSONL store \
              (`--into store.jsonl`), and load that with the program that owns the database \
              (for engrama: `vercy export store.jsonl --to engrama -o dump.ndjson`, then \
@@ -44,7 +45,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let path = out.path();
     let target = Input {
         path: Some(path.to_path_buf()),
-        ..Input::new(&args.into)
+        ..into
     };
 
     // The store as it is (its kind from its first entry); a missing or purged store is empty.
