@@ -94,8 +94,8 @@ pub fn read<T: Send>(
             Value::Null
         }
     };
-    if !plain
-        && head.is_empty()
+    // a plain record's value stands as null here: neither a dump's header nor an envelope
+    if head.is_empty()
         && first_value
             .as_object()
             .is_some_and(super::engrama::is_envelope)
@@ -108,7 +108,7 @@ pub fn read<T: Send>(
     }
     // the store ended within its first two lines: no workers to start
     let at_end = head.len() < 2 && second.is_none();
-    if !plain && head.is_empty() && second.is_none() {
+    if head.is_empty() && second.is_none() {
         if let Some(key) = envelope_key(&src.name, &first, &first_value)? {
             return unwrap_envelope(&src.name, &first, first_value, &key, &mut visit_entry);
         }
