@@ -645,3 +645,39 @@ fn an_inverse_role_counts_the_records_pointed_at() {
         .expect("a supersedes finding");
     assert_eq!(supersedes["offenders"], json!(["R-1", "F-1"]));
 }
+
+#[test]
+fn conflicts_on_one_line_are_listed_in_store_order_every_run() {
+    // every record of a one-line JSON array starts on line 1: the records' order in the
+    // store decides which pair comes first (it once followed a hash seeded per process)
+    for _ in 0..4 {
+        let out = vercy()
+            .args(["check", "fixtures/values/conflict-one-line.json", "--json"])
+            .output()
+            .unwrap();
+        let r = json_of(&out);
+        let conflict = r["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["code"] == "value.conflict")
+            .unwrap();
+        assert!(
+            conflict["message"]
+                .as_str()
+                .unwrap()
+                .ends_with("concept \"c0\" from 2025-01-02, r00 and r01 (5 more concepts so)"),
+            "{conflict}"
+        );
+        let names: Vec<&str> = conflict["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["record"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            ["r00", "r01", "r10", "r11", "r20", "r21", "r30", "r31", "r40", "r41", "r50", "r51"]
+        );
+    }
+}

@@ -1,34 +1,103 @@
 //! `value.conflict`: records of one concept in force on a common date with different values
 //! and no supersedes between them (mem0 and Graphiti users report such contradictions living
 //! side by side). One warning, like every value warning: it names the first such pair of
-//! each concept (ordered by the line of the later record of the pair), and its message the
-//! first pair's concept and the first day that pair holds together.
+//! each concept (ordered by the lines of the pair's records), and its message the first
+//! pair's concept and the first day that pair holds together.
 //!
-//! Linear: per record with a concept, a value and a readable valid_from, one fixed-size entry
-//! (hashes and two instants, no text) and its supersedes targets' hashes. At the end the
-//! entries are grouped by concept (one sort); within a concept a record superseded by another
-//! of the concept ends the day before its superseder begins (the in-force rule), so two
-//! records linked by supersedes never overlap; then one sweep in valid_from order keeps the
-//! records still in force, grouped by value, and a record that meets an in-force record of
-//! another value is the first conflict of its concept.
+//! Memory, whatever the store: a record with a concept, a value and a readable valid_from
+//! becomes one fixed-size entry (hashes, two instants, its place in store order, no text), and
+//! each id its supersedes names one more. The entries are kept by concept partition, and past
+//! a fixed number in memory every partition's entries go to an unnamed temporary file (the
+//! operating system removes it however vercy ends). At the end one partition at a time is read
+//! back: its entries sorted by concept and valid_from, a record superseded by another of the
+//! concept ends the day before its superseder begins (the in-force rule, so two records linked
+//! by supersedes never overlap), and one sweep keeps the record in force longest: a record
+//! that meets one of another value is its concept's first conflict. What stays is one small
+//! entry a concept in conflict. Without a temporary file (none can be made) the entries stay
+//! in memory, with the same answer.
 
-use super::values::RecordRef;
 use crate::time::NANOS_PER_DAY;
-use std::collections::{BinaryHeap, HashMap};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
 
-#[derive(Debug, Clone, Copy)]
+/// Concept partitions: the top bits of the concept's hash.
+const PARTS: usize = 128;
+/// Entries held in memory before every partition's go to the temporary file.
+const IN_MEMORY: usize = 1 << 16;
+/// `to_nanos` of an entry that is a supersedes edge rather than a record (a record's
+/// nanoseconds are below 10⁹).
+const EDGE: u32 = u32::MAX;
+const SECS_PER_DAY: i64 = 86_400;
+
+/// A record of a concept, or a supersedes edge from one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     concept: u64,
-    value: u64,
-    /// Hash of the record's id (0: none).
+    /// A record: its value's hash; an edge: the hash of the id it supersedes.
+    key: u64,
+    /// A record: its id's hash (0: none).
     id: u64,
-    from: i128,
-    /// Last instant in force (inclusive); `i128::MAX` open.
-    to: i128,
-    /// The record, as the value checks name it.
+    /// valid_from (an edge: its superseder's), in seconds and nanoseconds.
+    from_secs: i64,
+    /// Last instant in force (inclusive; `i64::MAX` open), in seconds and nanoseconds.
+    to_secs: i64,
+    from_nanos: u32,
+    /// [`EDGE`] for an edge.
+    to_nanos: u32,
+    /// The record (an edge: its superseder), as the value checks name it.
     who: u32,
-    /// Its supersedes targets, in `Conflicts::targets`.
-    targets: (u32, u32),
+    /// The record's place in store order (an edge: its superseder's).
+    seq: u32,
+}
+
+const ENTRY_BYTES: usize = 56;
+
+impl Entry {
+    fn is_edge(&self) -> bool {
+        self.to_nanos == EDGE
+    }
+
+    fn from(&self) -> (i64, u32) {
+        (self.from_secs, self.from_nanos)
+    }
+
+    fn to(&self) -> (i64, u32) {
+        (self.to_secs, self.to_nanos)
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        for word in [self.concept, self.key, self.id] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out.extend_from_slice(&self.from_secs.to_le_bytes());
+        out.extend_from_slice(&self.to_secs.to_le_bytes());
+        for word in [self.from_nanos, self.to_nanos, self.who, self.seq] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+    }
+
+    fn decode(b: &[u8]) -> Entry {
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap_or_default());
+        Entry {
+            concept: u64_at(0),
+            key: u64_at(8),
+            id: u64_at(16),
+            from_secs: u64_at(24) as i64,
+            to_secs: u64_at(32) as i64,
+            from_nanos: u32_at(40),
+            to_nanos: u32_at(44),
+            who: u32_at(48),
+            seq: u32_at(52),
+        }
+    }
+}
+
+/// An instant in nanoseconds as seconds and nanoseconds (ordered as the instant is).
+fn split(nanos: i128) -> (i64, u32) {
+    let secs = nanos.div_euclid(1_000_000_000);
+    let secs = i64::try_from(secs).unwrap_or(if secs < 0 { i64::MIN } else { i64::MAX });
+    (secs, nanos.rem_euclid(1_000_000_000) as u32)
 }
 
 /// The facts of one record the conflict check reads.
@@ -41,158 +110,290 @@ pub struct Held {
     pub to: Option<i128>,
 }
 
-/// The one `value.conflict` warning of a store: its message and the records it names.
-#[derive(Debug)]
-pub struct Conflict {
-    pub message: String,
-    pub records: Vec<RecordRef>,
+/// The entries of a partition in the temporary file: where each run of them starts, and how
+/// many.
+type Runs = Vec<(u64, u32)>;
+
+/// The temporary file and what it holds.
+struct Spill {
+    file: File,
+    written: u64,
+    runs: Vec<Runs>,
+    bytes: Vec<u8>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Conflicts {
-    entries: Vec<Entry>,
-    targets: Vec<u64>,
-    /// One text per concept, for the message.
-    names: HashMap<u64, String>,
+    /// The entries not in the temporary file, by partition.
+    parts: Vec<Vec<Entry>>,
+    in_memory: usize,
+    noted: u32,
+    spill: Option<Spill>,
+    /// No temporary file could be made or written: everything stays in memory.
+    no_spill: bool,
+    /// Entries held before they go to the file ([`IN_MEMORY`]; 0 is that too).
+    limit: usize,
 }
 
-impl Conflicts {
-    /// Note a record (`who` names it for [`Self::warnings`]), with the hashes of the ids its
-    /// supersedes names.
-    pub fn note(
-        &mut self,
-        held: Held,
-        concept: &str,
-        targets: impl Iterator<Item = u64>,
-        who: u32,
-    ) {
-        let start = self.targets.len() as u32;
-        self.targets.extend(targets);
-        self.names
-            .entry(held.concept)
-            .or_insert_with(|| concept.to_string());
-        self.entries.push(Entry {
-            concept: held.concept,
-            value: held.value,
-            id: held.id.unwrap_or(0),
-            from: held.from,
-            to: held.to.unwrap_or(i128::MAX),
-            who,
-            targets: (start, self.targets.len() as u32),
-        });
+/// One concept's first conflict: the two records (`a` in force first) and their lines.
+#[derive(Debug, Clone, Copy)]
+struct Pair {
+    /// The later and the earlier line of the two, then their places in store order: the
+    /// pairs are listed in this order.
+    order: (u64, u64, u32, u32),
+    a: u32,
+    b: u32,
+}
+
+/// The conflicts of a store: the first pair of each concept that has one, in line order.
+#[derive(Debug)]
+pub struct Found {
+    pairs: Vec<Pair>,
+    /// The first pair's concept (its hash) and the instant its two records meet.
+    concept: u64,
+    at: (i64, u32),
+}
+
+impl Found {
+    /// The hash of the first pair's concept.
+    pub fn concept(&self) -> u64 {
+        self.concept
     }
 
-    /// The conflicts: one warning naming the first pair of each concept that has one (the
-    /// message gives the first pair's concept and first day); `record` names a record by `who`.
-    pub fn warning(mut self, record: impl Fn(u32) -> RecordRef) -> Option<Conflict> {
-        // store order within a concept is kept by the stable sort
-        self.entries.sort_by_key(|e| e.concept);
-        let mut found = Vec::new();
-        let mut start = 0;
-        while start < self.entries.len() {
-            let concept = self.entries[start].concept;
-            let end = start
-                + self.entries[start..]
-                    .iter()
-                    .take_while(|e| e.concept == concept)
-                    .count();
-            let group = &mut self.entries[start..end];
-            end_superseded(group, &self.targets);
-            if let Some((a, b, at)) = first_conflict(group) {
-                found.push((concept, a, b, at));
-            }
-            start = end;
-        }
-        let mut pairs: Vec<(u64, RecordRef, RecordRef, i128)> = found
-            .into_iter()
-            .map(|(concept, a, b, at)| (concept, record(a), record(b), at))
-            .collect();
-        pairs.sort_by_key(|(_, a, b, _)| (a.line.max(b.line), a.line.min(b.line)));
-        let (concept, first_a, first_b, at) = pairs.first()?;
-        let name = self.names.get(concept).cloned().unwrap_or_default();
-        let others = match pairs.len() {
+    /// The two records of the first pair.
+    pub fn first(&self) -> (u32, u32) {
+        (self.pairs[0].a, self.pairs[0].b)
+    }
+
+    /// The warning's message, given the first pair's concept and the names of its records.
+    pub fn message(&self, concept: &str, a: &str, b: &str) -> String {
+        let others = match self.pairs.len() {
             1 => String::new(),
             n => format!(" ({} more concepts so)", n - 1),
         };
-        let message = format!(
-            "records of one concept in force together with different values and no supersedes between them: concept {name:?} from {}, {} and {}{others}",
-            day(*at),
-            first_a.name,
-            first_b.name
-        );
-        let records = pairs.into_iter().flat_map(|(_, a, b, _)| [a, b]).collect();
-        Some(Conflict { message, records })
+        format!(
+            "records of one concept in force together with different values and no supersedes between them: concept {concept:?} from {}, {a} and {b}{others}",
+            day(self.at.0)
+        )
+    }
+
+    /// Every pair's records, pair by pair.
+    pub fn records(&self) -> impl Iterator<Item = u32> + '_ {
+        self.pairs.iter().flat_map(|p| [p.a, p.b])
     }
 }
 
-/// A record superseded by another of the concept ends the day before its superseder begins.
-fn end_superseded(group: &mut [Entry], targets: &[u64]) {
-    let mut by_id: HashMap<u64, Vec<usize>> = HashMap::new();
-    for (i, e) in group.iter().enumerate() {
-        if e.id != 0 {
-            by_id.entry(e.id).or_default().push(i);
+impl Conflicts {
+    /// Note a record (`who` names it for [`Self::settle`]), with the hashes of the ids its
+    /// supersedes names. Records come in store order.
+    pub fn note(&mut self, held: Held, targets: impl Iterator<Item = u64>, who: u32) {
+        let seq = self.noted;
+        self.noted = self.noted.saturating_add(1);
+        let (from_secs, from_nanos) = split(held.from);
+        let (to_secs, to_nanos) = held.to.map_or((i64::MAX, 999_999_999), split);
+        let record = Entry {
+            concept: held.concept,
+            key: held.value,
+            id: held.id.unwrap_or(0),
+            from_secs,
+            to_secs,
+            from_nanos,
+            to_nanos,
+            who,
+            seq,
+        };
+        if self.parts.is_empty() {
+            self.parts.resize_with(PARTS, Vec::new);
+        }
+        let part = &mut self.parts[part_of(held.concept)];
+        part.push(record);
+        self.in_memory += 1;
+        for target in targets {
+            part.push(Entry {
+                key: target,
+                id: 0,
+                to_secs: 0,
+                to_nanos: EDGE,
+                ..record
+            });
+            self.in_memory += 1;
+        }
+        let limit = if self.limit == 0 {
+            IN_MEMORY
+        } else {
+            self.limit
+        };
+        if self.in_memory >= limit && !self.no_spill {
+            if let Err(_unwritable) = self.spill() {
+                // the entries not written stay in memory, and so do the rest from now on
+                self.no_spill = true;
+            }
         }
     }
-    for i in 0..group.len() {
-        let (s, t) = group[i].targets;
-        let begins = group[i].from;
-        for target in &targets[s as usize..t as usize] {
-            for &j in by_id.get(target).map_or(&[][..], Vec::as_slice) {
-                if j != i {
-                    // on the superseder's first day the superseded record no longer holds
-                    let day_start = begins.div_euclid(NANOS_PER_DAY) * NANOS_PER_DAY;
-                    group[j].to = group[j].to.min(day_start - 1);
+
+    /// Move every partition's entries to the temporary file.
+    fn spill(&mut self) -> io::Result<()> {
+        let spill = match &mut self.spill {
+            Some(spill) => spill,
+            None => self.spill.insert(Spill {
+                file: tempfile::tempfile()?,
+                written: 0,
+                runs: vec![Runs::new(); PARTS],
+                bytes: Vec::new(),
+            }),
+        };
+        for (p, part) in self.parts.iter_mut().enumerate() {
+            if part.is_empty() {
+                continue;
+            }
+            spill.bytes.clear();
+            for e in part.iter() {
+                e.encode(&mut spill.bytes);
+            }
+            spill.file.seek(SeekFrom::Start(spill.written))?;
+            spill.file.write_all(&spill.bytes)?;
+            spill.runs[p].push((spill.written, part.len() as u32));
+            spill.written += spill.bytes.len() as u64;
+            self.in_memory -= part.len();
+            part.clear();
+        }
+        Ok(())
+    }
+
+    /// The first conflict of every concept that has one; `line` gives a record's line (by
+    /// `who`). Fails only when the temporary file cannot be read back.
+    pub fn settle(mut self, line: impl Fn(u32) -> u64) -> io::Result<Option<Found>> {
+        let mut pairs = Vec::new();
+        let mut first: Option<((u64, u64, u32, u32), u64, (i64, u32))> = None;
+        let mut group_scratch = Scratch::default();
+        let mut bytes = Vec::new();
+        for p in 0..self.parts.len() {
+            let mut entries = std::mem::take(&mut self.parts[p]);
+            if let Some(spill) = &mut self.spill {
+                for &(at, count) in &spill.runs[p] {
+                    bytes.resize(count as usize * ENTRY_BYTES, 0);
+                    spill.file.seek(SeekFrom::Start(at))?;
+                    spill.file.read_exact(&mut bytes)?;
+                    entries.extend(bytes.chunks_exact(ENTRY_BYTES).map(Entry::decode));
+                }
+            }
+            // by concept; in a concept, the records by valid_from then store order, then
+            // the edges
+            entries.sort_unstable_by_key(|e| (e.concept, e.is_edge(), e.from(), e.seq));
+            for group in entries.chunk_by_mut(|x, y| x.concept == y.concept) {
+                let Some((a, b, at)) = group_scratch.first_conflict(group) else {
+                    continue;
+                };
+                let (la, lb) = (line(a.who), line(b.who));
+                let order = (la.max(lb), la.min(lb), a.seq.max(b.seq), a.seq.min(b.seq));
+                if first.is_none_or(|(o, _, _)| order < o) {
+                    first = Some((order, a.concept, at));
+                }
+                pairs.push(Pair {
+                    order,
+                    a: a.who,
+                    b: b.who,
+                });
+            }
+        }
+        let Some((_, concept, at)) = first else {
+            return Ok(None);
+        };
+        pairs.sort_unstable_by_key(|p| p.order);
+        Ok(Some(Found { pairs, concept, at }))
+    }
+}
+
+/// Buffers reused from one concept to the next.
+#[derive(Default)]
+struct Scratch {
+    /// The records of the concept with an id: (its hash, their index in the group).
+    ids: Vec<(u64, usize)>,
+}
+
+impl Scratch {
+    /// The first two records of a concept (sorted as [`Conflicts::settle`] sorts) in force
+    /// together with different values, and the instant they meet.
+    fn first_conflict(&mut self, group: &mut [Entry]) -> Option<(Entry, Entry, (i64, u32))> {
+        let records = group.iter().take_while(|e| !e.is_edge()).count();
+        if records < 2 {
+            return None;
+        }
+        let (records, edges) = group.split_at_mut(records);
+        if !edges.is_empty() {
+            self.end_superseded(records, edges);
+        }
+        // in force so far: the record of one value that holds longest (a second value in
+        // force is the conflict, so there is never more than one)
+        let mut live: Option<Entry> = None;
+        for e in records.iter().filter(|e| e.to() >= e.from()) {
+            if let Some(l) = live {
+                if l.to() < e.from() {
+                    live = None;
+                } else if l.key != e.key {
+                    return Some((l, *e, e.from()));
+                }
+            }
+            match live {
+                Some(l) if l.to() >= e.to() => {}
+                _ => live = Some(*e),
+            }
+        }
+        None
+    }
+
+    /// A record superseded by another of the concept ends the day before its superseder
+    /// begins.
+    fn end_superseded(&mut self, records: &mut [Entry], edges: &[Entry]) {
+        self.ids.clear();
+        self.ids.extend(
+            records
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.id != 0)
+                .map(|(i, r)| (r.id, i)),
+        );
+        self.ids.sort_unstable();
+        for edge in edges {
+            // on the superseder's first day the superseded record no longer holds
+            let day_start = edge.from_secs.div_euclid(SECS_PER_DAY) * SECS_PER_DAY;
+            let ends = (day_start - 1, 999_999_999);
+            let at = self.ids.partition_point(|&(id, _)| id < edge.key);
+            for &(id, i) in &self.ids[at..] {
+                if id != edge.key {
+                    break;
+                }
+                let r = &mut records[i];
+                if r.seq != edge.seq && r.to() > ends {
+                    (r.to_secs, r.to_nanos) = ends;
                 }
             }
         }
     }
 }
 
-/// The first pair in force together with different values, and the instant they meet.
-fn first_conflict(group: &mut [Entry]) -> Option<(u32, u32, i128)> {
-    group.sort_by_key(|e| e.from);
-    // in force so far, by value: each value's records, and when the last of them ends
-    let mut live: HashMap<u64, (u32, i128)> = HashMap::new();
-    let mut ends: BinaryHeap<std::cmp::Reverse<(i128, u64)>> = BinaryHeap::new();
-    for e in group.iter().filter(|e| e.to >= e.from) {
-        while let Some(std::cmp::Reverse((to, value))) = ends.peek().copied() {
-            if to >= e.from {
-                break;
-            }
-            ends.pop();
-            if live.get(&value).is_some_and(|&(_, last)| last == to) {
-                live.remove(&value);
-            }
-        }
-        // at most one value is ever in force here: a second one is the conflict
-        if let Some((&_, &(other, _))) = live.iter().find(|(&v, _)| v != e.value) {
-            return Some((other, e.who, e.from));
-        }
-        // each value is named by the record of it that holds longest
-        let slot = live.entry(e.value).or_insert((e.who, e.to));
-        if e.to > slot.1 {
-            *slot = (e.who, e.to);
-        }
-        ends.push(std::cmp::Reverse((slot.1, e.value)));
-    }
-    None
+fn part_of(concept: u64) -> usize {
+    (concept >> (64 - PARTS.trailing_zeros())) as usize
 }
 
-/// The calendar day of an instant, `YYYY-MM-DD`.
-fn day(at: i128) -> String {
-    let days = at.div_euclid(NANOS_PER_DAY) as i64;
+/// The calendar day of an instant (seconds), `YYYY-MM-DD`.
+fn day(secs: i64) -> String {
+    let days = secs.div_euclid(SECS_PER_DAY);
     let (y, m, d) = crate::store::engrama::civil_from_days(days);
     format!("{y:04}-{m:02}-{d:02}")
 }
+
+const _: () = assert!(NANOS_PER_DAY == SECS_PER_DAY as i128 * 1_000_000_000);
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::time::parse;
+    use proptest::prelude::*;
 
-    fn held(value: u64, id: u64, from: &str, to: Option<&str>) -> Held {
+    fn held(concept: u64, value: u64, id: u64, from: &str, to: Option<&str>) -> Held {
         Held {
-            concept: 1,
+            concept,
             value,
             id: Some(id),
             from: parse(from).unwrap().start(),
@@ -200,102 +401,179 @@ mod tests {
         }
     }
 
-    fn names(c: Conflicts) -> Vec<String> {
-        c.warning(|who| RecordRef {
-            name: format!("R{who}"),
-            line: who as u64,
-        })
-        .into_iter()
-        .map(|w| w.message)
-        .collect()
+    /// The warning as (message with concept "x", records), records named `R{who}` on line
+    /// `who`.
+    fn warning(c: Conflicts) -> Option<(String, Vec<u32>)> {
+        let found = c.settle(|who| who as u64).unwrap()?;
+        let (a, b) = found.first();
+        let message = found.message("x", &format!("R{a}"), &format!("R{b}"));
+        Some((message, found.records().collect()))
     }
 
     #[test]
     fn overlapping_different_values_conflict_from_the_later_start() {
         let mut c = Conflicts::default();
-        c.note(held(10, 1, "2025-01-01", None), "x", [].into_iter(), 1);
-        c.note(held(20, 2, "2025-06-01", None), "x", [].into_iter(), 2);
-        let w = names(c);
-        assert_eq!(w.len(), 1);
+        c.note(held(1, 10, 1, "2025-01-01", None), [].into_iter(), 1);
+        c.note(held(1, 20, 2, "2025-06-01", None), [].into_iter(), 2);
+        let (message, records) = warning(c).unwrap();
         assert!(
-            w[0].contains("from 2025-06-01") && w[0].contains("R1 and R2"),
-            "{}",
-            w[0]
+            message.ends_with("concept \"x\" from 2025-06-01, R1 and R2"),
+            "{message}"
         );
+        assert_eq!(records, [1, 2]);
     }
 
     #[test]
-    fn every_concept_in_conflict_is_in_one_warning() {
+    fn every_concept_in_conflict_is_in_one_warning_in_line_order() {
         let mut c = Conflicts::default();
-        for concept in [7u64, 3] {
-            let mut h = held(10, concept * 10, "2025-01-01", None);
-            h.concept = concept;
+        for concept in [7u64 << 60, 3 << 60] {
+            let who = (concept >> 60) as u32 * 10;
             c.note(
-                h,
-                &format!("c{concept}"),
+                held(concept, 10, who as u64, "2025-01-01", None),
                 [].into_iter(),
-                concept as u32 * 10,
+                who,
             );
-            let mut h = held(20, concept * 10 + 1, "2025-02-01", None);
-            h.concept = concept;
+            let (id, who) = (who as u64 + 1, who + 1);
             c.note(
-                h,
-                &format!("c{concept}"),
+                held(concept, 20, id, "2025-02-01", None),
                 [].into_iter(),
-                concept as u32 * 10 + 1,
+                who,
             );
         }
-        let w: Vec<_> = c
-            .warning(|who| RecordRef {
-                name: format!("R{who}"),
-                line: who as u64,
-            })
-            .into_iter()
-            .collect();
-        assert_eq!(w.len(), 1);
-        let names: Vec<&str> = w[0].records.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["R30", "R31", "R70", "R71"]);
-        assert!(
-            w[0].message
-                .contains("concept \"c3\" from 2025-02-01, R30 and R31 (1 more concepts so)"),
-            "{}",
-            w[0].message
-        );
+        let found = c.settle(|who| who as u64).unwrap().unwrap();
+        assert_eq!(found.concept(), 3 << 60);
+        assert_eq!(found.records().collect::<Vec<_>>(), [30, 31, 70, 71]);
+        assert!(found
+            .message("c3", "R30", "R31")
+            .ends_with("concept \"c3\" from 2025-02-01, R30 and R31 (1 more concepts so)"));
     }
 
     #[test]
     fn supersedes_ends_the_older_and_disjoint_or_equal_values_do_not_conflict() {
         let mut c = Conflicts::default();
-        c.note(held(10, 1, "2025-01-01", None), "x", [].into_iter(), 1);
-        c.note(held(20, 2, "2025-06-01", None), "x", [1u64].into_iter(), 2);
-        c.note(held(20, 3, "2025-07-01", None), "x", [].into_iter(), 3);
-        assert!(names(c).is_empty());
+        c.note(held(1, 10, 1, "2025-01-01", None), [].into_iter(), 1);
+        c.note(held(1, 20, 2, "2025-06-01", None), [1u64].into_iter(), 2);
+        c.note(held(1, 20, 3, "2025-07-01", None), [].into_iter(), 3);
+        assert_eq!(warning(c), None);
         let mut c = Conflicts::default();
-        c.note(
-            held(10, 1, "2025-01-01", Some("2025-05-31")),
-            "x",
-            [].into_iter(),
-            1,
-        );
-        c.note(held(20, 2, "2025-06-01", None), "x", [].into_iter(), 2);
-        assert!(names(c).is_empty());
+        let ended = held(1, 10, 1, "2025-01-01", Some("2025-05-31"));
+        c.note(ended, [].into_iter(), 1);
+        c.note(held(1, 20, 2, "2025-06-01", None), [].into_iter(), 2);
+        assert_eq!(warning(c), None);
         // a value ended early still in force beside a third value
         let mut c = Conflicts::default();
-        c.note(
-            held(10, 1, "2025-01-01", Some("2025-12-31")),
-            "x",
-            [].into_iter(),
+        let year = held(1, 10, 1, "2025-01-01", Some("2025-12-31"));
+        c.note(year, [].into_iter(), 1);
+        let month = held(1, 10, 4, "2025-02-01", Some("2025-03-01"));
+        c.note(month, [].into_iter(), 4);
+        c.note(held(1, 30, 3, "2025-06-01", None), [].into_iter(), 3);
+        let (message, _) = warning(c).unwrap();
+        assert!(message.contains("R1 and R3"), "{message}");
+    }
+
+    #[test]
+    fn instants_split_keep_their_order() {
+        let instants = [
+            i128::MIN / 4,
+            -NANOS_PER_DAY - 1,
+            -1,
+            0,
             1,
-        );
-        c.note(
-            held(10, 4, "2025-02-01", Some("2025-03-01")),
-            "x",
-            [].into_iter(),
-            4,
-        );
-        c.note(held(30, 3, "2025-06-01", None), "x", [].into_iter(), 3);
-        let w = names(c);
-        assert_eq!(w.len(), 1, "{w:?}");
-        assert!(w[0].contains("R1 and R3"), "{}", w[0]);
+            999_999_999,
+            1_000_000_000,
+            i128::MAX / 4,
+        ];
+        for pair in instants.windows(2) {
+            assert!(split(pair[0]) < split(pair[1]), "{pair:?}");
+        }
+        assert_eq!(split(-1), (-1, 999_999_999));
+    }
+
+    /// Records of a few concepts, values, days and supersedes, as a store might hold them.
+    fn records() -> impl Strategy<Value = Vec<(u64, u64, u64, i64, Option<i64>, Vec<u64>)>> {
+        let record = (
+            0u64..3,
+            0u64..3,
+            0u64..12,
+            0i64..40,
+            proptest::option::of(0i64..40),
+        )
+            .prop_flat_map(|(c, v, id, from, len)| {
+                let targets = proptest::collection::vec(0u64..12, 0..3);
+                targets.prop_map(move |t| (c, v, id, from, len, t))
+            });
+        proptest::collection::vec(record, 0..40)
+    }
+
+    /// The rule read plainly, pair by pair: each concept's first pair in force together on
+    /// some instant with different values once the superseded records are ended.
+    fn model(recs: &[(u64, u64, u64, i64, Option<i64>, Vec<u64>)]) -> Vec<u32> {
+        let day = NANOS_PER_DAY;
+        let mut ends: Vec<i128> = recs
+            .iter()
+            .map(|r| r.4.map_or(i128::MAX, |len| (r.3 + len) as i128 * day))
+            .collect();
+        for (i, r) in recs.iter().enumerate() {
+            for (j, s) in recs.iter().enumerate() {
+                if i != j && s.0 == r.0 && r.5.contains(&s.2) {
+                    ends[j] = ends[j].min(r.3 as i128 * day - 1);
+                }
+            }
+        }
+        let from = |i: usize| recs[i].3 as i128 * day;
+        let mut pairs = Vec::new();
+        for concept in 0..3 {
+            // in the sweep's order: by valid_from, then store order
+            let mut order: Vec<usize> = (0..recs.len())
+                .filter(|&i| recs[i].0 == concept && ends[i] >= from(i))
+                .collect();
+            order.sort_by_key(|&i| (from(i), i));
+            'sweep: for (k, &b) in order.iter().enumerate() {
+                // the record in force longest before b, of the values in force at b's start
+                let mut live: Option<usize> = None;
+                for &a in &order[..k] {
+                    if ends[a] >= from(b) && live.is_none_or(|l| ends[a] > ends[l]) {
+                        live = Some(a);
+                    }
+                }
+                if let Some(a) = live {
+                    if recs[a].1 != recs[b].1 {
+                        pairs.push((a.max(b), a.min(b), a as u32, b as u32));
+                        break 'sweep;
+                    }
+                }
+            }
+        }
+        pairs.sort();
+        pairs.into_iter().flat_map(|p| [p.2, p.3]).collect()
+    }
+
+    proptest! {
+        /// The sweep finds what the plain reading finds, whether the entries stay in memory
+        /// or go to the temporary file.
+        #[test]
+        fn the_sweep_agrees_with_the_plain_rule(recs in records(), limit in 1usize..8) {
+            let run = |limit: usize| {
+                let mut c = Conflicts { limit, ..Conflicts::default() };
+                for (i, r) in recs.iter().enumerate() {
+                    let held = Held {
+                        concept: r.0 << 62 | r.0,
+                        value: r.1,
+                        id: Some(r.2 + 1),
+                        from: r.3 as i128 * NANOS_PER_DAY,
+                        // an end at a midnight: in force that instant, as another's start
+                        to: r.4.map(|len| (r.3 + len) as i128 * NANOS_PER_DAY),
+                    };
+                    c.note(held, r.5.iter().map(|t| t + 1), i as u32);
+                }
+                c.settle(|who| who as u64)
+                    .unwrap()
+                    .map(|f| f.records().collect::<Vec<_>>())
+                    .unwrap_or_default()
+            };
+            let expected = model(&recs);
+            prop_assert_eq!(run(usize::MAX), expected.clone());
+            prop_assert_eq!(run(limit), expected);
+        }
     }
 }

@@ -216,7 +216,12 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let rules = rules.unwrap_or_else(|| rules::ReferenceRules::new(map));
     values.expect(opts.expected.iter().cloned());
     // the value checks' tables go before the report's lists of offenders are built
-    values.settle();
+    values
+        .settle()
+        .map_err(|e| crate::error::VercyError::Read {
+            path: "the conflict check's temporary file".to_string(),
+            reason: e.to_string(),
+        })?;
     Ok(Report::build(input, opts, shape, rules, values))
 }
 

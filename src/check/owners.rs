@@ -79,6 +79,16 @@ impl ConceptOwners {
         });
     }
 
+    /// The text of the concept whose hash is `hash`, if a record holds it.
+    pub fn text(&self, hash: u64) -> Option<&str> {
+        let part = self.parts.get(part_of(hash))?;
+        let key = key_of(hash);
+        (0..part.held.len())
+            .filter(|&i| part.held[i].key == key)
+            .map(|i| part.texts.get(i))
+            .find(|text| super::table::hash(text) == hash)
+    }
+
     /// The owners' names, by the numbers [`Shared`] gives them; the concepts are let go.
     pub fn into_owners(self) -> Interner {
         self.owners

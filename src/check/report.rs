@@ -38,7 +38,7 @@ impl Report {
         opts: &Options,
         shape: Shape,
         rules: ReferenceRules,
-        mut values: ValueChecks,
+        values: ValueChecks,
     ) -> Report {
         let mapping = rules.map().clone();
         let records = rules.records();

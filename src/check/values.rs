@@ -584,7 +584,7 @@ impl ValueChecks {
                     to,
                 };
                 let targets = facts.targets.iter().map(|t| t.hash);
-                self.conflicts.note(held, facts.text(concept), targets, me);
+                self.conflicts.note(held, targets, me);
                 who = Some(me);
             }
             let owner = facts.owner.as_ref().map(|o| (facts.text(o), o.hash));
@@ -618,27 +618,28 @@ impl ValueChecks {
         small(self.named.push(name)).min(NAMED - 1)
     }
 
-    /// The record `who` (see [`NAMED`]) as a warning names it.
-    fn record(&self, who: u32) -> RecordRef {
+    /// The name and line of the record `who` (see [`NAMED`]).
+    fn name_of(&self, who: u32) -> (&str, u64) {
         if who & NAMED != 0 {
-            let j = (who & !NAMED) as usize;
-            return RecordRef {
-                name: self.named.get(j).to_string(),
-                line: self.named_lines.get(j).copied().unwrap_or(0),
-            };
+            self.named_at((who & !NAMED) as usize)
+        } else {
+            self.id_name(who)
         }
-        self.id_record(who)
     }
 
-    /// The record whose id is at `i`, as a warning names it.
-    fn id_record(&self, i: u32) -> RecordRef {
+    /// The name and line of the record whose id is at `i`.
+    fn id_name(&self, i: u32) -> (&str, u64) {
         match self.renamed.binary_search_by_key(&i, |&(id, _)| id) {
-            Ok(at) => self.record(self.renamed[at].1 | NAMED),
-            Err(_) => RecordRef {
-                name: self.ids.text(i).to_string(),
-                line: self.ids.line(i),
-            },
+            Ok(at) => self.named_at(self.renamed[at].1 as usize),
+            Err(_) => (self.ids.text(i), self.ids.line(i)),
         }
+    }
+
+    fn named_at(&self, j: usize) -> (&str, u64) {
+        (
+            self.named.get(j),
+            self.named_lines.get(j).copied().unwrap_or(0),
+        )
     }
 
     /// Add concepts from `--expected FILE`.
@@ -649,9 +650,10 @@ impl ValueChecks {
     /// Work out the warnings and the register now, and let go of everything the pass kept
     /// (ids, concepts, pointers), so what comes next — the report — has that memory. After
     /// this, [`Self::expected_concepts`] and [`Self::finish`] give what was worked out.
-    pub fn settle(&mut self) {
+    /// Fails only when the conflict check's temporary file cannot be read back.
+    pub fn settle(&mut self) -> std::io::Result<()> {
         if self.settled.is_some() {
-            return;
+            return Ok(());
         }
         let mut seen = HashSet::new();
         let register: Vec<String> = self
@@ -661,6 +663,11 @@ impl ValueChecks {
             .cloned()
             .collect();
         let (shared, held) = self.concepts.settle(&register);
+        let conflicts = std::mem::take(&mut self.conflicts).settle(|who| self.name_of(who).1)?;
+        let conflict_concept = conflicts.as_ref().map(|found| {
+            let concept = self.concepts.text(found.concept());
+            concept.unwrap_or_default().to_string()
+        });
         // the concepts are done with (their owners' names are all the warnings need): let
         // them go before the warnings are kept
         let owners = std::mem::take(&mut self.concepts).into_owners();
@@ -679,10 +686,11 @@ impl ValueChecks {
         self.owner_warnings(shared, &owners, &mut out);
         self.policy_warnings(&mut out);
         self.supersession(&matched, &mut out);
-        let conflicts = std::mem::take(&mut self.conflicts);
-        if let Some(c) = conflicts.warning(|who| self.record(who)) {
-            let records = c.records.iter().map(|r| (r.name.as_str(), r.line));
-            out.push("value.conflict", &c.message, "", records);
+        if let (Some(found), Some(concept)) = (conflicts, conflict_concept) {
+            let (a, b) = found.first();
+            let message = found.message(&concept, self.name_of(a).0, self.name_of(b).0);
+            let records = found.records().map(|who| self.name_of(who));
+            out.push("value.conflict", &message, "", records);
         }
         *self = ValueChecks {
             settled: Some(Settled {
@@ -691,16 +699,19 @@ impl ValueChecks {
             }),
             ..ValueChecks::default()
         };
+        Ok(())
     }
 
     /// The register as given and the concepts it names that no record holds.
-    pub fn expected_concepts(&mut self) -> Option<(Vec<String>, Vec<String>)> {
-        self.settle();
+    /// (After [`Self::settle`].)
+    pub fn expected_concepts(&self) -> Option<(Vec<String>, Vec<String>)> {
+        debug_assert!(self.settled.is_some(), "settle first");
         self.settled.as_ref().and_then(|s| s.expected.clone())
     }
 
-    pub fn finish(mut self) -> Warnings {
-        self.settle();
+    /// The warnings (after [`Self::settle`]).
+    pub fn finish(self) -> Warnings {
+        debug_assert!(self.settled.is_some(), "settle first");
         self.settled.map(|s| s.warnings).unwrap_or_default()
     }
 
@@ -718,13 +729,13 @@ impl ValueChecks {
         // a repeat at a time: each name is built and kept compact, not gathered as Strings
         let mut repeats = matched.repeats().peekable();
         if repeats.peek().is_some() {
-            let mut list = RecordList::default();
-            for i in repeats {
-                let r = self.id_record(i);
-                list.push(&r.name, r.line);
-            }
             let message = "record_id used by more than one record (each repeat is named)";
-            out.push("value.duplicate_id", message, "", list.iter());
+            out.push(
+                "value.duplicate_id",
+                message,
+                "",
+                repeats.map(|i| self.id_name(i)),
+            );
         }
         if self.capture_known > 0 && self.capture_equal.len() * 2 > self.records {
             let message = format!(
@@ -756,9 +767,7 @@ impl ValueChecks {
                 .iter()
                 .map(|o| owners.get(o.owner as usize))
                 .collect();
-            let records: Vec<RecordRef> =
-                shared.owners.iter().map(|o| self.record(o.who)).collect();
-            let records = records.iter().map(|r| (r.name.as_str(), r.line));
+            let records = shared.owners.iter().map(|o| self.name_of(o.who));
             out.push_owners(&shared.concept, &names, records);
         }
     }
