@@ -135,12 +135,14 @@ pub struct Conflicts {
     limit: usize,
 }
 
+/// Where a pair is listed: the later and the earlier line of its two records, then their
+/// places in store order.
+type Order = (u64, u64, u32, u32);
+
 /// One concept's first conflict: the two records (`a` in force first) and their lines.
 #[derive(Debug, Clone, Copy)]
 struct Pair {
-    /// The later and the earlier line of the two, then their places in store order: the
-    /// pairs are listed in this order.
-    order: (u64, u64, u32, u32),
+    order: Order,
     a: u32,
     b: u32,
 }
@@ -264,7 +266,8 @@ impl Conflicts {
     /// `who`). Fails only when the temporary file cannot be read back.
     pub fn settle(mut self, line: impl Fn(u32) -> u64) -> io::Result<Option<Found>> {
         let mut pairs = Vec::new();
-        let mut first: Option<((u64, u64, u32, u32), u64, (i64, u32))> = None;
+        // the first pair's place, concept and instant
+        let mut first: Option<(Order, u64, (i64, u32))> = None;
         let mut group_scratch = Scratch::default();
         let mut bytes = Vec::new();
         for p in 0..self.parts.len() {
@@ -489,8 +492,11 @@ mod tests {
         assert_eq!(split(-1), (-1, 999_999_999));
     }
 
+    /// A record: concept, value, id, first day, days in force (none: open), ids superseded.
+    type Rec = (u64, u64, u64, i64, Option<i64>, Vec<u64>);
+
     /// Records of a few concepts, values, days and supersedes, as a store might hold them.
-    fn records() -> impl Strategy<Value = Vec<(u64, u64, u64, i64, Option<i64>, Vec<u64>)>> {
+    fn records() -> impl Strategy<Value = Vec<Rec>> {
         let record = (
             0u64..3,
             0u64..3,
@@ -507,7 +513,7 @@ mod tests {
 
     /// The rule read plainly, pair by pair: each concept's first pair in force together on
     /// some instant with different values once the superseded records are ended.
-    fn model(recs: &[(u64, u64, u64, i64, Option<i64>, Vec<u64>)]) -> Vec<u32> {
+    fn model(recs: &[Rec]) -> Vec<u32> {
         let day = NANOS_PER_DAY;
         let mut ends: Vec<i128> = recs
             .iter()
