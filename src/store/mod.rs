@@ -21,7 +21,6 @@ mod layout;
 mod lines;
 pub mod live;
 mod locate;
-pub mod merge;
 mod postgres;
 pub mod pyjson;
 mod pyline;
