@@ -39,10 +39,10 @@
 //! store before the whole dump has been read and merged, so a bad line anywhere refuses the
 //! import with the store untouched (and the temporary files removed).
 //!
-//! One job a file: [`plan`] makes each line ready on the decoding threads; [`rules`] says how
-//! an incoming line changes the one already there; [`identity`] is the index from identity to
-//! line; [`spool`] appends lines beside the store; [`positioned`] reads a line back from where
-//! it lies; [`rewrite`] writes the merged store over its file.
+//! One job a file: `plan` makes each line ready on the decoding threads; `rules` says how
+//! an incoming line changes the one already there; `identity` is the index from identity to
+//! line; `spool` appends lines beside the store; `positioned` reads a line back from where
+//! it lies; `rewrite` writes the merged store over its file.
 
 mod identity;
 mod plan;
