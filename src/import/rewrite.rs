@@ -3,9 +3,10 @@
 
 use super::{write_error, Kind, Store};
 use crate::error::Result;
+use crate::write::copy::copy_range;
 use crate::write::AtomicFile;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Seek, SeekFrom, Write};
 
 impl Store {
     /// Write the store over its file, atomically: graph stores as engrama orders a dump
@@ -108,9 +109,7 @@ impl<'a> Reader<'a> {
         if end - start >= KERNEL_COPY {
             // a long run of lines goes from file to file in the kernel (copy_file_range where
             // there is one), without passing through this process
-            let mut file = *self.inner.get_ref();
-            file.seek(SeekFrom::Start(start))?;
-            let copied = io::copy(&mut file.take(end - start), out)?;
+            let copied = copy_range(self.inner.get_ref(), start, end, out)?;
             if copied != end - start {
                 return Err(io::ErrorKind::UnexpectedEof.into());
             }

@@ -3,8 +3,9 @@
 
 use super::{too_long, write_error, Loc, Ready, Store};
 use crate::error::Result;
+use crate::write::copy::copy_range;
 use crate::write::AtomicFile;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 
 /// The spool: lines appended as they come, in a temporary file in the store's folder.
 pub(super) struct Spool {
@@ -58,12 +59,11 @@ impl Store {
         };
         let target = self.target.clone();
         let failed = |e: io::Error| write_error(&target, &e);
-        let (Some(mut dump), Some(spool)) = (self.dump.as_ref(), self.spool.as_mut()) else {
+        let (Some(dump), Some(spool)) = (self.dump.as_ref(), self.spool.as_mut()) else {
             return Err(failed(io::ErrorKind::NotFound.into()));
         };
         let w = spool.file.writer();
-        dump.seek(SeekFrom::Start(start)).map_err(failed)?;
-        let copied = io::copy(&mut dump.take(end - start), w).map_err(failed)?;
+        let copied = copy_range(dump, start, end, w).map_err(failed)?;
         if copied != end - start {
             // the dump changed under the import
             return Err(failed(io::ErrorKind::UnexpectedEof.into()));

@@ -8,8 +8,10 @@
 //! leaves are removed by the next writer of the same file (see [`lock`]).
 //!
 //! What kind of output a path is (replaced, written through or refused) is decided by
-//! [`target::claim`]; one writer at a time is [`lock`]; the names beside the file are `names`.
+//! [`target::claim`]; one writer at a time is [`lock`]; the names beside the file are `names`;
+//! a run of unchanged lines goes from a file to the output by [`copy::copy_range`].
 
+pub mod copy;
 pub mod lock;
 mod names;
 pub mod target;
