@@ -181,7 +181,7 @@ fn first_conflict(group: &mut [Entry]) -> Option<(u32, u32, i128)> {
 /// The calendar day of an instant, `YYYY-MM-DD`.
 fn day(at: i128) -> String {
     let days = at.div_euclid(NANOS_PER_DAY) as i64;
-    let (y, m, d) = crate::store::engrama::civil_from_days(days);
+    let (y, m, d) = crate::time::civil_from_days(days);
     format!("{y:04}-{m:02}-{d:02}")
 }
 

@@ -108,39 +108,7 @@ pub fn exported_at_now() -> String {
         .and_then(|s| s.trim().parse::<i64>().ok())
         .map(|s| s as i128 * 1_000_000_000)
         .unwrap_or_else(|| crate::time::now().nanos);
-    python_isoformat_utc(nanos)
-}
-
-fn python_isoformat_utc(nanos: i128) -> String {
-    let secs = nanos.div_euclid(1_000_000_000) as i64;
-    let micros = (nanos.rem_euclid(1_000_000_000) / 1_000) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let mut s = format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if micros != 0 {
-        s.push_str(&format!(".{micros:06}"));
-    }
-    s.push_str("+00:00");
-    s
-}
-
-/// The inverse of `time::days_from_civil` (Howard Hinnant's algorithm).
-pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    crate::time::python_isoformat_utc(nanos)
 }
 
 /// A flat record as a node line under `label`: key_value is the record_id (through the map),
@@ -664,23 +632,6 @@ fn identity(parts: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn isoformat_like_python() {
-        assert_eq!(python_isoformat_utc(0), "1970-01-01T00:00:00+00:00");
-        // 2026-11-29T21:21:46.440880Z
-        let t = (crate::time::days_from_civil(2026, 11, 29) as i128 * 86_400
-            + 21 * 3600
-            + 21 * 60
-            + 46)
-            * 1_000_000_000
-            + 440_880_123;
-        assert_eq!(python_isoformat_utc(t), "2026-11-29T21:21:46.440880+00:00");
-        for days in [-800_000, -1, 0, 59, 60, 11_016, 20_000, 2_932_896] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(crate::time::days_from_civil(y, m, d), days);
-        }
-    }
 
     #[test]
     fn scanned_keys_are_the_ones_serde_json_reads() {
