@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::{is_filled, Record};
 use crate::store::engrama::{self, LineView};
-use crate::store::jsonl::{identity_fields, python_text};
+use crate::write::jsonl::{identity_fields, python_text};
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
 use std::collections::HashMap;

@@ -4,7 +4,7 @@ use super::{parse, Kind, Ready, Store, VECTORS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::engrama::embedding_dimensions;
-use crate::store::jsonl::{python_text, same_fields};
+use crate::write::jsonl::{python_text, same_fields};
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

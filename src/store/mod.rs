@@ -14,8 +14,6 @@ pub mod batch;
 pub mod compact;
 pub mod engrama;
 mod input;
-pub mod json_array;
-pub mod jsonl;
 mod keep;
 mod layout;
 mod lines;
@@ -26,7 +24,6 @@ pub mod pyjson;
 mod pyline;
 mod scan;
 mod sqlite;
-pub mod writer;
 
 pub use input::{io_reason as input_reason, Input};
 pub use keep::{Decoded, Keep, KeySlots, RawFields};

@@ -6,12 +6,12 @@
 //! Python's `json.dumps` does by default, which is how engrama and most memory stores write:
 //! `", "` between items, `": "` after keys, non-ASCII kept as is, numbers as written.
 
-use super::writer::{write_line, Dropped, Piece, StoreWriter};
-use super::Keep;
+use super::format::{write_line, Dropped, Piece, StoreWriter};
+use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::{is_filled, Record};
-use crate::write::Sink;
+use crate::store::Keep;
 use serde_json::ser::Formatter;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
