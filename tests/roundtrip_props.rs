@@ -127,7 +127,7 @@ fn engrama_dump() -> impl Strategy<Value = String> {
             )
         })
         .prop_map(|(nodes, edges, vectors, exported_at)| {
-            let py = |v: &Value| vercy::write::jsonl::python_text(v);
+            let py = |v: &Value| vercy::python::json::python_text(v);
             let mut out = py(&json!({"engrama_export": 1, "version": "0.18.1", "exported_at": exported_at,
                 "source_backend": "sqlite", "embedding_model": "test", "embedding_dimensions": 2})) + "\n";
             let label = |i: usize| if i.is_multiple_of(2) { "Concept" } else { "Decision" };

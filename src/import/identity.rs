@@ -4,9 +4,10 @@
 use super::{parse, Kind, Loc, Store, RECORDS, RELATIONS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
+use crate::python::json::python_text;
 use crate::record::{is_filled, Record};
 use crate::store::engrama::{self, LineView};
-use crate::write::jsonl::{identity_fields, python_text};
+use crate::write::jsonl::identity_fields;
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
 use std::collections::HashMap;

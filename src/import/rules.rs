@@ -3,8 +3,9 @@
 use super::{parse, Kind, Ready, Store, VECTORS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
+use crate::python::json::python_text;
 use crate::store::engrama::embedding_dimensions;
-use crate::write::jsonl::{python_text, same_fields};
+use crate::write::jsonl::same_fields;
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
