@@ -15,6 +15,7 @@ pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod help;
+pub mod import;
 pub mod mapping;
 pub mod mcp;
 pub mod output;

@@ -169,63 +169,6 @@ pub fn py_number(text: &str) -> String {
     py_float_repr(f)
 }
 
-/// A value as Python's `json.dumps(value, ensure_ascii=False)` writes it (default separators,
-/// numbers as Python reads and prints them).
-pub fn py_json(value: &Value, out: &mut String) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match py_number(&n.to_string()).as_str() {
-            "inf" => out.push_str("Infinity"),
-            "-inf" => out.push_str("-Infinity"),
-            "nan" => out.push_str("NaN"),
-            text => out.push_str(text),
-        },
-        Value::String(s) => py_json_str(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                py_json(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                py_json_str(k, out);
-                out.push_str(": ");
-                py_json(v, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// A string as `json.dumps(s, ensure_ascii=False)` writes it.
-pub fn py_json_str(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 /// Python's `repr(float)`: the shortest round-trip digits, in positional notation when the
 /// decimal exponent is in [-4, 16), else scientific with at least two exponent digits.
 pub fn py_float_repr(f: f64) -> String {

@@ -318,6 +318,40 @@ pub const fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// An instant (nanoseconds since the epoch) as Python's `datetime.isoformat()` writes it in
+/// UTC: microseconds, no fraction on a whole second, `+00:00`.
+pub fn python_isoformat_utc(nanos: i128) -> String {
+    let secs = nanos.div_euclid(1_000_000_000) as i64;
+    let micros = (nanos.rem_euclid(1_000_000_000) / 1_000) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    let mut s = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    );
+    if micros != 0 {
+        s.push_str(&format!(".{micros:06}"));
+    }
+    s.push_str("+00:00");
+    s
+}
+
+/// The inverse of [`days_from_civil`] (Howard Hinnant's algorithm).
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
 /// The current time as a timestamp (for defaults such as `recency --as-of`).
 pub fn now() -> Timestamp {
     let d = std::time::SystemTime::now()
@@ -380,6 +414,20 @@ mod tests {
 
     fn ts(s: &str) -> Timestamp {
         parse(s).unwrap()
+    }
+
+    #[test]
+    fn isoformat_like_python() {
+        assert_eq!(python_isoformat_utc(0), "1970-01-01T00:00:00+00:00");
+        // 2026-11-29T21:21:46.440880Z
+        let t = (days_from_civil(2026, 11, 29) as i128 * 86_400 + 21 * 3600 + 21 * 60 + 46)
+            * 1_000_000_000
+            + 440_880_123;
+        assert_eq!(python_isoformat_utc(t), "2026-11-29T21:21:46.440880+00:00");
+        for days in [-800_000, -1, 0, 59, 60, 11_016, 20_000, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
     }
 
     #[test]

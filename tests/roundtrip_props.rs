@@ -104,7 +104,7 @@ fn flat_store() -> impl Strategy<Value = String> {
                 .iter()
                 .map(|r| {
                     let line = if python {
-                        vercy::store::jsonl::fields_text(r)
+                        vercy::write::jsonl::fields_text(r)
                     } else {
                         serde_json::to_string(r).unwrap()
                     };
@@ -127,7 +127,7 @@ fn engrama_dump() -> impl Strategy<Value = String> {
             )
         })
         .prop_map(|(nodes, edges, vectors, exported_at)| {
-            let py = |v: &Value| vercy::store::jsonl::python_text(v);
+            let py = |v: &Value| vercy::python::json::python_text(v);
             let mut out = py(&json!({"engrama_export": 1, "version": "0.18.1", "exported_at": exported_at,
                 "source_backend": "sqlite", "embedding_model": "test", "embedding_dimensions": 2})) + "\n";
             let label = |i: usize| if i.is_multiple_of(2) { "Concept" } else { "Decision" };

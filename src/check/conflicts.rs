@@ -382,7 +382,7 @@ fn part_of(concept: u64) -> usize {
 /// The calendar day of an instant (seconds), `YYYY-MM-DD`.
 fn day(secs: i64) -> String {
     let days = secs.div_euclid(SECS_PER_DAY);
-    let (y, m, d) = crate::store::engrama::civil_from_days(days);
+    let (y, m, d) = crate::time::civil_from_days(days);
     format!("{y:04}-{m:02}-{d:02}")
 }
 

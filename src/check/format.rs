@@ -9,7 +9,6 @@ pub mod sarif;
 use super::report::Report;
 use crate::error::VercyError;
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 use std::io::{self, Write};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -97,15 +96,4 @@ pub fn render(format: Format, reports: &[Report], quiet: bool) -> String {
     // writing into memory cannot fail
     let _ = write(format, reports, &[], quiet, &mut out);
     String::from_utf8_lossy(&out).into_owned()
-}
-
-/// JSON as the reference prints it: `json.dumps(…, ensure_ascii=False, indent=1)`.
-pub fn to_python_json(value: &Value) -> String {
-    let mut out = Vec::new();
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    value
-        .serialize(&mut ser)
-        .expect("a Value always serializes");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
 }

@@ -7,17 +7,17 @@ use crate::cmd::import::{progress_bar, PROGRESS_STEP};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
-use crate::store::engrama::{EngramaWriter, NodeLines, DEFAULT_LABEL};
-use crate::store::json_array::JsonArrayWriter;
-use crate::store::jsonl::has_own_line;
-use crate::store::jsonl::JsonlWriter;
-use crate::store::writer::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
+use crate::store::engrama::DEFAULT_LABEL;
 use crate::store::{self, Aside, Entry, Input, Keep, KeySlots};
+use crate::write::copy::copy_range;
+use crate::write::engrama::{EngramaWriter, NodeLines};
+use crate::write::format::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
+use crate::write::json_array::JsonArrayWriter;
+use crate::write::jsonl::{has_own_line, JsonlWriter};
 use crate::write::target::WriteOptions;
 use crate::write::Sink;
 use crate::Outcome;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
@@ -179,17 +179,14 @@ impl Runs {
 
     /// Copy the run, and its last line feed. `Ok(false)`: the output was closed.
     fn flush(&mut self, sink: &mut Sink) -> Result<bool> {
-        let (Some((start, end)), Some(mut file)) = (self.run.take(), self.file.as_ref()) else {
+        let (Some((start, end)), Some(file)) = (self.run.take(), self.file.as_ref()) else {
             return Ok(true);
         };
-        let copied = file.seek(SeekFrom::Start(start)).and_then(|_| {
-            let mut run = file.take(end - start);
-            match sink {
-                Sink::Stdout(w) => io::copy(&mut run, w),
-                Sink::File(f, _) => io::copy(&mut run, f.writer()),
-                Sink::Through(w, _) => io::copy(&mut run, w),
-            }
-        });
+        let copied = match sink {
+            Sink::Stdout(w) => copy_range(file, start, end, w),
+            Sink::File(f, _) => copy_range(file, start, end, f.writer()),
+            Sink::Through(w, _) => copy_range(file, start, end, w),
+        };
         match copied {
             Ok(n) if n == end - start => sink.write(b"\n"),
             // the store changed under the export

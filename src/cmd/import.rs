@@ -1,13 +1,13 @@
 //! `vercy import DUMP --into STORE [--purge] [--map …]`: load the store, stream the dump
-//! through the merge (see `store::merge`; a bad line anywhere refuses the import before
+//! through the merge (see `import`; a bad line anywhere refuses the import before
 //! anything is written), then replace the store atomically: temp file in its folder, fsync,
 //! rename, all under the store's lock (see `write::target`).
 
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
+use crate::import::{Counts, Kind, Plan, Store};
 use crate::mapping::FieldMap;
 use crate::output;
-use crate::store::merge::{Counts, Kind, Plan, Store};
 use crate::store::Input;
 use crate::write::target;
 use crate::Outcome;

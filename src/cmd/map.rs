@@ -27,7 +27,7 @@ pub fn run(args: MapArgs) -> Result<Outcome> {
                         .collect();
                     all.insert(row.field.clone(), Value::Object(cells));
                 }
-                crate::check::format::to_python_json(&Value::Object(all)) + "\n"
+                crate::python::json::to_python_json(&Value::Object(all)) + "\n"
             }
             MapFormat::Table => {
                 let mut out = String::from("Where each field goes (a cell marked + is one the target has no place for: add it)\n\n");
@@ -76,7 +76,7 @@ pub fn run(args: MapArgs) -> Result<Outcome> {
                         json!({"field": row.field, "placement": cell, "missing": is_addition(cell)})
                     })
                     .collect();
-                    crate::check::format::to_python_json(&json!({"target": t, "fields": items}))
+                    crate::python::json::to_python_json(&json!({"target": t, "fields": items}))
                         + "\n"
                 }
             }
@@ -110,7 +110,7 @@ pub fn run(args: MapArgs) -> Result<Outcome> {
                             .iter()
                             .map(|(r, p)| (r.clone(), json!(p)))
                             .collect();
-                        crate::check::format::to_python_json(
+                        crate::python::json::to_python_json(
                             &json!({"map": name, "description": m.description, "roles": obj}),
                         ) + "\n"
                     }

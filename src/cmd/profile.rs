@@ -26,7 +26,7 @@ pub fn run(args: ProfileArgs) -> Result<Outcome> {
         })?;
         let text = match args.format {
             ProfileFormat::Json => {
-                crate::check::format::to_python_json(
+                crate::python::json::to_python_json(
                     &serde_json::to_value(field).unwrap_or_default(),
                 ) + "\n"
             }
@@ -38,7 +38,7 @@ pub fn run(args: ProfileArgs) -> Result<Outcome> {
     let text = match args.format {
         ProfileFormat::Yaml => PROFILE_YAML.to_string(),
         ProfileFormat::Json => {
-            crate::check::format::to_python_json(&serde_json::to_value(profile).unwrap_or_default())
+            crate::python::json::to_python_json(&serde_json::to_value(profile).unwrap_or_default())
                 + "\n"
         }
         ProfileFormat::Table => table(profile),

@@ -1,5 +1,5 @@
 //! Python's readings of text that the reference checker (vercy 0.2.0, Python 3.11) relies on:
-//! `repr()` of a string, as it prints an offender whose record_id is a list or an object
+//! `json.dumps` ([`json`]), `repr()` of a string, as it prints an offender whose record_id is a list or an object
 //! (`str(['\u3000'])` is `['\u3000']`), and `int()`, as it reads `--min-level` ([`int`]).
 //!
 //! Which characters `repr` escapes is Python's `str.isprintable()`, which follows the Unicode
@@ -8,6 +8,7 @@
 //! a later Unicode is escaped here as it is there.
 
 mod int;
+pub mod json;
 mod table;
 
 pub use int::{int, min_level};

@@ -7,19 +7,18 @@
 //! (what makes two lines the same node, edge or vector) and the conversion of a flat record
 //! into a node line and back.
 
-use super::jsonl::{into_line, python_text, record_text, whole_fields};
-use super::writer::{write_line, LineMaker, Piece, StoreWriter};
-use super::{Aside, Entry};
+use super::Aside;
 use super::{Keep, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
+use crate::python::json::python_text;
 use crate::record::{is_blank, kind_name, Record};
-use crate::write::Sink;
+use crate::write::jsonl::{record_text, whole_fields};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::sync::{LazyLock, OnceLock};
+use std::sync::LazyLock;
 
 /// The export format version engrama writes and reads.
 pub const FORMAT_VERSION: u64 = 1;
@@ -108,39 +107,7 @@ pub fn exported_at_now() -> String {
         .and_then(|s| s.trim().parse::<i64>().ok())
         .map(|s| s as i128 * 1_000_000_000)
         .unwrap_or_else(|| crate::time::now().nanos);
-    python_isoformat_utc(nanos)
-}
-
-fn python_isoformat_utc(nanos: i128) -> String {
-    let secs = nanos.div_euclid(1_000_000_000) as i64;
-    let micros = (nanos.rem_euclid(1_000_000_000) / 1_000) as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let mut s = format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    if micros != 0 {
-        s.push_str(&format!(".{micros:06}"));
-    }
-    s.push_str("+00:00");
-    s
-}
-
-/// The inverse of `time::days_from_civil` (Howard Hinnant's algorithm).
-pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    crate::time::python_isoformat_utc(nanos)
 }
 
 /// A flat record as a node line under `label`: key_value is the record_id (through the map),
@@ -185,92 +152,6 @@ pub fn node_line(record: &Record, label: &str, map: &FieldMap, store: &str) -> R
     line.push_str(&record_text(record));
     line.push('}');
     Ok(line)
-}
-
-/// `--to engrama`, the per-record half: a dump's lines are written back as they are; the
-/// records of a flat store become node lines under one label.
-pub struct NodeLines {
-    label: String,
-    map: FieldMap,
-    store: String,
-    /// The input is an engrama dump (its first entry, worked on before any other, says so).
-    from_dump: OnceLock<bool>,
-}
-
-impl NodeLines {
-    pub fn new(label: &str, map: FieldMap, store: &str) -> Self {
-        NodeLines {
-            label: label.to_string(),
-            map,
-            store: store.to_string(),
-            from_dump: OnceLock::new(),
-        }
-    }
-}
-
-impl LineMaker for NodeLines {
-    fn prepare(&self, entry: Entry) -> Result<Piece> {
-        let from_dump = *self
-            .from_dump
-            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
-        Ok(match entry {
-            Entry::Aside(Aside::EngramaHeader, header) => Piece::Header(into_line(header)),
-            Entry::Aside(_, line) => Piece::Line(into_line(line)),
-            Entry::Record(node) if from_dump => Piece::Line(into_line(node)),
-            Entry::Record(record) => {
-                Piece::Node(node_line(&record, &self.label, &self.map, &self.store)?)
-            }
-        })
-    }
-}
-
-/// `--to engrama`, the writing half: a dump is written back line for line (envelope, nodes,
-/// relations, vectors in the order read, which is engrama's); a flat store's node lines come
-/// after an envelope stamped with the export time.
-pub struct EngramaWriter {
-    exported_at: String,
-    header_written: bool,
-}
-
-impl Default for EngramaWriter {
-    fn default() -> Self {
-        EngramaWriter {
-            exported_at: exported_at_now(),
-            header_written: false,
-        }
-    }
-}
-
-impl EngramaWriter {
-    fn envelope(&mut self, sink: &mut Sink) -> Result<bool> {
-        if self.header_written {
-            return Ok(true);
-        }
-        self.header_written = true;
-        write_line(sink, &flat_envelope(&self.exported_at))
-    }
-}
-
-impl StoreWriter for EngramaWriter {
-    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
-        match piece {
-            Piece::Header(text) => {
-                self.header_written = true;
-                write_line(sink, &text)
-            }
-            Piece::Line(text) => write_line(sink, &text),
-            Piece::Node(text) => Ok(self.envelope(sink)? && write_line(sink, &text)?),
-            Piece::Dropped(_) => Ok(true),
-        }
-    }
-
-    fn finish(&mut self, sink: &mut Sink) -> Result<bool> {
-        self.envelope(sink)
-    }
-
-    fn writes_lines(&self) -> bool {
-        true
-    }
 }
 
 #[derive(Deserialize)]
@@ -664,23 +545,6 @@ fn identity(parts: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn isoformat_like_python() {
-        assert_eq!(python_isoformat_utc(0), "1970-01-01T00:00:00+00:00");
-        // 2026-11-29T21:21:46.440880Z
-        let t = (crate::time::days_from_civil(2026, 11, 29) as i128 * 86_400
-            + 21 * 3600
-            + 21 * 60
-            + 46)
-            * 1_000_000_000
-            + 440_880_123;
-        assert_eq!(python_isoformat_utc(t), "2026-11-29T21:21:46.440880+00:00");
-        for days in [-800_000, -1, 0, 59, 60, 11_016, 20_000, 2_932_896] {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(crate::time::days_from_civil(y, m, d), days);
-        }
-    }
 
     #[test]
     fn scanned_keys_are_the_ones_serde_json_reads() {

@@ -481,7 +481,7 @@ fn unwrap_envelope(
     };
     for (index, item) in items.into_iter().enumerate() {
         // an element has no line of its own: its text is what a JSON-lines store would hold
-        let raw = super::jsonl::python_text(&item);
+        let raw = crate::python::json::python_text(&item);
         match item {
             Value::Object(fields) => visit(Entry::Record(Record::new(
                 fields,

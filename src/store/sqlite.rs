@@ -13,7 +13,8 @@
 use super::engrama::exported_at_now;
 use super::live::{self, one_line, quote_ident, Lines, Pipe, Ready, Select};
 use crate::error::{Result, VercyError};
-use crate::record::{py_float_repr, py_json, py_json_str};
+use crate::python::json::{py_json, py_json_str};
+use crate::record::py_float_repr;
 use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};

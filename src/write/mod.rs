@@ -8,8 +8,17 @@
 //! leaves are removed by the next writer of the same file (see [`lock`]).
 //!
 //! What kind of output a path is (replaced, written through or refused) is decided by
-//! [`target::claim`]; one writer at a time is [`lock`]; the names beside the file are `names`.
+//! [`target::claim`]; one writer at a time is [`lock`]; the names beside the file are `names`;
+//! a run of unchanged lines goes from a file to the output by [`copy::copy_range`].
+//!
+//! A store in a chosen format: one writer per format behind one trait ([`format::StoreWriter`]):
+//! [`jsonl`] (JSON lines), [`json_array`] (a JSON array) and [`engrama`] (an engrama dump).
 
+pub mod copy;
+pub mod engrama;
+pub mod format;
+pub mod json_array;
+pub mod jsonl;
 pub mod lock;
 mod names;
 pub mod target;

@@ -42,7 +42,7 @@ impl Output {
     /// A JSON answer, its text written as `vercy … --json` prints it.
     pub fn json(value: Value) -> Output {
         Output {
-            text: crate::check::format::to_python_json(&value),
+            text: crate::python::json::to_python_json(&value),
             structured: value,
         }
     }

@@ -6,60 +6,15 @@
 //! Python's `json.dumps` does by default, which is how engrama and most memory stores write:
 //! `", "` between items, `": "` after keys, non-ASCII kept as is, numbers as written.
 
-use super::writer::{write_line, Dropped, Piece, StoreWriter};
-use super::Keep;
+use super::format::{write_line, Dropped, Piece, StoreWriter};
+use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
+use crate::python::json::python_text;
 use crate::record::{is_filled, Record};
-use crate::write::Sink;
-use serde_json::ser::Formatter;
+use crate::store::Keep;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::io;
-
-/// serde_json's compact output with Python's default separators.
-struct PythonFormatter;
-
-impl Formatter for PythonFormatter {
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
-    }
-
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
-    }
-
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
-        w.write_all(b": ")
-    }
-}
-
-/// A value as `json.dumps(value, ensure_ascii=False)` writes it (numbers keep their text).
-pub fn python_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    let mut out = Vec::with_capacity(128);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
-    // Serialising a serde_json value into memory cannot fail (no I/O, string keys only).
-    if value.serialize(&mut ser).is_err() {
-        return String::new();
-    }
-    String::from_utf8(out).unwrap_or_default()
-}
 
 /// The fields of a record as one Python-style line.
 pub fn fields_text(fields: &Map<String, Value>) -> String {

@@ -4,9 +4,9 @@
 //! store of millions of records is streamed, never held in memory.
 
 use super::jsonl::into_line;
-use super::{Aside, Entry};
+use super::Sink;
 use crate::error::Result;
-use crate::write::Sink;
+use crate::store::{Aside, Entry};
 
 /// One entry made ready to write.
 #[derive(Debug)]
@@ -64,11 +64,11 @@ pub struct Dropped {
 }
 
 impl Dropped {
-    pub fn count(&mut self, aside: super::Aside) {
+    pub fn count(&mut self, aside: Aside) {
         match aside {
-            super::Aside::Relation => self.relations += 1,
-            super::Aside::Vector => self.vectors += 1,
-            super::Aside::EngramaHeader => {}
+            Aside::Relation => self.relations += 1,
+            Aside::Vector => self.vectors += 1,
+            Aside::EngramaHeader => {}
         }
     }
 }

@@ -1,9 +1,9 @@
 //! `--to json`: one JSON array, a record per line (its own bytes when it has them), so the
 //! array reader gives every element back with its line.
 
-use super::writer::{Dropped, Piece, StoreWriter};
+use super::format::{Dropped, Piece, StoreWriter};
+use super::Sink;
 use crate::error::Result;
-use crate::write::Sink;
 
 #[derive(Default)]
 pub struct JsonArrayWriter {

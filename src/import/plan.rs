@@ -1,0 +1,286 @@
+//! The per-line work of an import, done on the reader's decoding threads: each line of the
+//! store and of the dump checked, its identity and its text as the store will hold it.
+
+use super::identity::{fields_identity, record_identity};
+use super::{parse, Kind, Loc, RECORDS, RELATIONS, VECTORS};
+use crate::error::{Position, Result, VercyError};
+use crate::mapping::FieldMap;
+use crate::record::Record;
+use crate::store::engrama::{self, LineKind, LineView};
+use crate::store::{Aside, Entry, Keep};
+use crate::write::jsonl::{has_own_line, into_line, whole_fields};
+use hashbrown::DefaultHashBuilder;
+use serde_json::{Map, Value};
+use std::hash::BuildHasher;
+use std::sync::OnceLock;
+
+/// One line made ready for the merge on a decoding thread.
+pub struct Ready {
+    /// Empty for the envelope.
+    pub(super) identity: String,
+    /// A hash of `identity`: what the merge's index keeps.
+    pub(super) key: u64,
+    /// The line as the store holds it (empty when `stored` says where it already is).
+    pub(super) text: String,
+    /// A line of the store file that is kept as its own bytes: where they are.
+    pub(super) stored: Option<Loc>,
+    /// A dump line kept as its own bytes, read from a file: where they are in it (the merge
+    /// has the kernel copy them, a run of lines at a time, rather than writing the text).
+    pub(super) source: Option<u64>,
+    /// Where the line starts in its file (for a progress bar).
+    pub(super) offset: u64,
+}
+
+/// A line of the store or of a dump, ready for [`Store::load`] or [`Store::merge`].
+pub enum Prepared {
+    Envelope {
+        line: Ready,
+        fields: Map<String, Value>,
+    },
+    Line {
+        table: usize,
+        line: Ready,
+        /// A flat record that goes into a graph store as a node line.
+        as_node: bool,
+    },
+}
+
+impl Prepared {
+    /// Byte offset of the line in the file it was read from.
+    pub fn offset(&self) -> u64 {
+        match self {
+            Prepared::Envelope { line, .. } | Prepared::Line { line, .. } => line.offset,
+        }
+    }
+}
+
+/// The per-line work of an import, shared by the decoding threads: the store's kind (from the
+/// store's first entry, or the dump's when the store is new) and whether the dump is an
+/// engrama dump (from its first entry) are settled by the first entry each file gives, which
+/// the reader works on before any other.
+pub struct Plan {
+    pub(super) map: FieldMap,
+    dump: String,
+    kind: OnceLock<Kind>,
+    from_engrama: OnceLock<bool>,
+    hasher: DefaultHashBuilder,
+    /// Tests: every identity gets the same hash, so identities that share one are merged apart.
+    #[cfg(test)]
+    pub(super) one_hash: bool,
+}
+
+impl Plan {
+    /// `dump` names the dump in messages.
+    pub fn new(map: FieldMap, dump: &str) -> Plan {
+        Plan {
+            map,
+            dump: dump.to_string(),
+            kind: OnceLock::new(),
+            from_engrama: OnceLock::new(),
+            hasher: DefaultHashBuilder::default(),
+            #[cfg(test)]
+            one_hash: false,
+        }
+    }
+
+    /// The store's kind, once the first entry has settled it.
+    pub fn kind(&self) -> Option<Kind> {
+        self.kind.get().copied()
+    }
+
+    pub(super) fn ready(&self, identity: String, text: String, offset: u64) -> Ready {
+        #[cfg(test)]
+        if self.one_hash {
+            return Ready {
+                identity,
+                key: 0,
+                text,
+                stored: None,
+                source: None,
+                offset,
+            };
+        }
+        Ready {
+            key: self.hasher.hash_one(identity.as_str()),
+            identity,
+            text,
+            stored: None,
+            source: None,
+            offset,
+        }
+    }
+
+    /// A line of the store file as it is (read in file order).
+    pub fn stored(&self, entry: Entry) -> Prepared {
+        let kind = *self.kind.get_or_init(|| Kind::of_store(&entry));
+        let (aside, record) = match entry {
+            Entry::Aside(aside, record) => (Some(aside), record),
+            Entry::Record(record) => (None, record),
+        };
+        let identity = match aside {
+            Some(Aside::EngramaHeader) => String::new(),
+            Some(Aside::Relation) => engrama::relation_identity(&LineView::of(&record)),
+            Some(Aside::Vector) => engrama::vector_identity(&LineView::of(&record)),
+            None => record_identity(kind, &self.map, &record),
+        };
+        // a line is at most 256 MiB (the reader's limit), so its length fits
+        let stored = has_own_line(&record).then_some(Loc {
+            pos: record.origin.offset,
+            len: record.raw.len() as u32,
+            in_store: true,
+        });
+        let envelope =
+            matches!(aside, Some(Aside::EngramaHeader)).then(|| whole_fields(&record).into_owned());
+        let offset = record.origin.offset;
+        let text = if stored.is_some() {
+            String::new()
+        } else {
+            into_line(record)
+        };
+        let mut line = self.ready(identity, text, offset);
+        line.stored = stored;
+        match aside {
+            Some(Aside::EngramaHeader) => Prepared::Envelope {
+                line,
+                fields: envelope.unwrap_or_default(),
+            },
+            Some(Aside::Relation) => Prepared::Line {
+                table: RELATIONS,
+                line,
+                as_node: false,
+            },
+            Some(Aside::Vector) => Prepared::Line {
+                table: VECTORS,
+                line,
+                as_node: false,
+            },
+            None => Prepared::Line {
+                table: RECORDS,
+                line,
+                as_node: false,
+            },
+        }
+    }
+
+    /// A line of the dump: checked, its identity and its text as the store will hold it.
+    pub fn incoming(&self, entry: Entry) -> Result<Prepared> {
+        let from_engrama = *self
+            .from_engrama
+            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+        let kind = *self.kind.get_or_init(|| Kind::for_new_store(&entry));
+        let dump = self.dump.as_str();
+        match entry {
+            Entry::Aside(Aside::EngramaHeader, header) => {
+                let offset = header.origin.offset;
+                let fields = whole_fields(&header).into_owned();
+                Ok(Prepared::Envelope {
+                    line: self.ready(String::new(), into_line(header), offset),
+                    fields,
+                })
+            }
+            Entry::Aside(aside, line) => {
+                if kind == Kind::Flat {
+                    return Err(no_place(dump, &line, "relation and vector lines"));
+                }
+                let view = LineView::of(&line);
+                if let Some(line_kind) = LineKind::of_aside(aside) {
+                    engrama::check_line(line_kind, &view, dump, &line)?;
+                }
+                let (table, identity) = match aside {
+                    Aside::Relation => (RELATIONS, engrama::relation_identity(&view)),
+                    _ => (VECTORS, engrama::vector_identity(&view)),
+                };
+                let (offset, source) = (line.origin.offset, source_of(&line));
+                let mut line = self.ready(identity, into_line(line), offset);
+                line.source = source;
+                Ok(Prepared::Line {
+                    table,
+                    line,
+                    as_node: false,
+                })
+            }
+            Entry::Record(record) => {
+                let offset = record.origin.offset;
+                let mut source = None;
+                let (text, identity, as_node) = match (kind, from_engrama) {
+                    (Kind::Graph, true) => {
+                        let view = LineView::of(&record);
+                        engrama::check_line(LineKind::Node, &view, dump, &record)?;
+                        let identity = engrama::node_identity(&view);
+                        source = source_of(&record);
+                        (into_line(record), identity, false)
+                    }
+                    (Kind::Graph, false) => {
+                        // as `export --to engrama` makes it, under the default label
+                        let mut record = record;
+                        record.fields = whole_fields(&record).into_owned();
+                        let text =
+                            engrama::node_line(&record, engrama::DEFAULT_LABEL, &self.map, dump)?;
+                        let fields = parse(&text);
+                        let identity = engrama::node_identity(&LineView::of_fields(&fields));
+                        (text, identity, true)
+                    }
+                    (Kind::Flat, true) => match engrama::node_properties(&record) {
+                        Some((text, fields)) => {
+                            (text, fields_identity(kind, &self.map, &fields), false)
+                        }
+                        None => return Err(no_properties(dump, &record)),
+                    },
+                    (Kind::Flat, false) => {
+                        let identity = record_identity(kind, &self.map, &record);
+                        source = source_of(&record);
+                        (into_line(record), identity, false)
+                    }
+                };
+                let mut line = self.ready(identity, text, offset);
+                line.source = source;
+                Ok(Prepared::Line {
+                    table: RECORDS,
+                    line,
+                    as_node,
+                })
+            }
+        }
+    }
+}
+
+/// How the import reads the store and the dump: each line's text kept and checked whole, only
+/// the places of the keys engrama's checks and identities read noted; the rest is built (from
+/// the text) only where it is needed: for flat records, and lines that meet one in the store.
+pub fn keep() -> Keep {
+    engrama::line_keep()
+}
+
+/// Where a line kept as its own bytes lies in the file it was read from: known for the lines
+/// the reader took apart in its blocks (they carry spans), whose text is the line's bytes at
+/// its offset (a `\r` before the line feed left out).
+pub(super) fn source_of(record: &Record) -> Option<u64> {
+    (record.spans.is_some() && has_own_line(record)).then_some(record.origin.offset)
+}
+
+/// Relation and vector lines have no place in a flat store; refusing keeps them from being lost.
+pub(super) fn no_place(dump: &str, line: &Record, what: &str) -> VercyError {
+    let message = format!("{what} cannot go into a flat JSONL store");
+    let help = "import the dump into a new store (or with --purge): it is kept as an engrama dump, relations and vectors included".to_string();
+    VercyError::Shape {
+        path: dump.to_string(),
+        pos: Position {
+            line: line.origin.line,
+            column: 1,
+        },
+        message,
+        help,
+    }
+}
+
+pub(super) fn no_properties(dump: &str, node: &Record) -> VercyError {
+    VercyError::Shape {
+        path: dump.to_string(),
+        pos: Position {
+            line: node.origin.line,
+            column: 1,
+        },
+        message: "a node line without a `properties` object".into(),
+        help: "engrama node lines carry the node's fields under \"properties\"".into(),
+    }
+}

@@ -1,0 +1,96 @@
+//! `--to engrama`: the engrama NDJSON dump's writer, and the maker of its lines.
+
+use super::format::{write_line, LineMaker, Piece, StoreWriter};
+use super::jsonl::into_line;
+use super::Sink;
+use crate::error::Result;
+use crate::mapping::FieldMap;
+use crate::store::engrama::{exported_at_now, flat_envelope, node_line};
+use crate::store::{Aside, Entry};
+use std::sync::OnceLock;
+
+/// `--to engrama`, the per-record half: a dump's lines are written back as they are; the
+/// records of a flat store become node lines under one label.
+pub struct NodeLines {
+    label: String,
+    map: FieldMap,
+    store: String,
+    /// The input is an engrama dump (its first entry, worked on before any other, says so).
+    from_dump: OnceLock<bool>,
+}
+
+impl NodeLines {
+    pub fn new(label: &str, map: FieldMap, store: &str) -> Self {
+        NodeLines {
+            label: label.to_string(),
+            map,
+            store: store.to_string(),
+            from_dump: OnceLock::new(),
+        }
+    }
+}
+
+impl LineMaker for NodeLines {
+    fn prepare(&self, entry: Entry) -> Result<Piece> {
+        let from_dump = *self
+            .from_dump
+            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+        Ok(match entry {
+            Entry::Aside(Aside::EngramaHeader, header) => Piece::Header(into_line(header)),
+            Entry::Aside(_, line) => Piece::Line(into_line(line)),
+            Entry::Record(node) if from_dump => Piece::Line(into_line(node)),
+            Entry::Record(record) => {
+                Piece::Node(node_line(&record, &self.label, &self.map, &self.store)?)
+            }
+        })
+    }
+}
+
+/// `--to engrama`, the writing half: a dump is written back line for line (envelope, nodes,
+/// relations, vectors in the order read, which is engrama's); a flat store's node lines come
+/// after an envelope stamped with the export time.
+pub struct EngramaWriter {
+    exported_at: String,
+    header_written: bool,
+}
+
+impl Default for EngramaWriter {
+    fn default() -> Self {
+        EngramaWriter {
+            exported_at: exported_at_now(),
+            header_written: false,
+        }
+    }
+}
+
+impl EngramaWriter {
+    fn envelope(&mut self, sink: &mut Sink) -> Result<bool> {
+        if self.header_written {
+            return Ok(true);
+        }
+        self.header_written = true;
+        write_line(sink, &flat_envelope(&self.exported_at))
+    }
+}
+
+impl StoreWriter for EngramaWriter {
+    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+        match piece {
+            Piece::Header(text) => {
+                self.header_written = true;
+                write_line(sink, &text)
+            }
+            Piece::Line(text) => write_line(sink, &text),
+            Piece::Node(text) => Ok(self.envelope(sink)? && write_line(sink, &text)?),
+            Piece::Dropped(_) => Ok(true),
+        }
+    }
+
+    fn finish(&mut self, sink: &mut Sink) -> Result<bool> {
+        self.envelope(sink)
+    }
+
+    fn writes_lines(&self) -> bool {
+        true
+    }
+}
