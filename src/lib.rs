@@ -19,6 +19,7 @@ pub mod mapping;
 pub mod mcp;
 pub mod output;
 pub mod profile;
+pub mod progress;
 pub mod python;
 pub mod recency;
 pub mod record;

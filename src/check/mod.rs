@@ -16,9 +16,8 @@ pub mod warnings;
 
 use crate::error::Result;
 use crate::mapping::FieldMap;
-use crate::output;
+use crate::progress;
 use crate::store::{self, Aside, Entry, Input, Keep, View};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use report::Report;
 use roles::{RawPlan, Roles};
 use std::sync::OnceLock;
@@ -40,9 +39,6 @@ pub struct Options {
 /// are, so the lists of ids and concepts are sized once for the whole file rather than grown
 /// by doubling.
 const SIZING_RECORDS: usize = 2048;
-
-/// Stores smaller than this get no progress bar.
-const PROGRESS_MIN_BYTES: u64 = 32 << 20;
 
 /// How the records of one store are read: through the map given, or engrama's for a dump
 /// when none was given; from the raw text when every role is a plain key (`plan`).
@@ -151,7 +147,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
 
     let mut rules: Option<rules::ReferenceRules> = None;
     let mut values = values::ValueChecks::default();
-    let bar = progress_bar(input);
+    let bar = progress::bar(input, "checking", false);
     let file_size = input
         .path
         .as_deref()
@@ -256,20 +252,6 @@ fn keys_looked_at(maps: &[&FieldMap], roles: &[&str]) -> Keep {
         }
     }
     Keep::keys(keys)
-}
-
-/// A byte progress bar on stderr for a large store file, when progress is wanted.
-fn progress_bar(input: &Input) -> Option<ProgressBar> {
-    if !output::progress_enabled() {
-        return None;
-    }
-    let len = std::fs::metadata(input.path.as_deref()?).ok()?.len();
-    if len < PROGRESS_MIN_BYTES {
-        return None;
-    }
-    let style = ProgressStyle::with_template("checking {bar:30} {bytes}/{total_bytes} {eta}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    Some(ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style))
 }
 
 #[cfg(test)]

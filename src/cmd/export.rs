@@ -3,10 +3,10 @@
 
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
 use crate::cmd::compact as cmd_compact;
-use crate::cmd::import::{progress_bar, PROGRESS_STEP};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
+use crate::progress;
 use crate::store::engrama::{EngramaWriter, NodeLines, DEFAULT_LABEL};
 use crate::store::json_array::JsonArrayWriter;
 use crate::store::jsonl::has_own_line;
@@ -62,7 +62,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         }
     };
     let mut sink = Sink::open(args.output.as_deref(), &options)?;
-    let bar = progress_bar(&input);
+    let bar = progress::bar(&input, "reading", true);
     let mut shown = 0;
     let mut open = true;
     let mut dump = false;
@@ -86,7 +86,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         if let Some(bar) = &bar {
             if offset >= shown {
                 bar.set_position(offset);
-                shown = offset + PROGRESS_STEP;
+                shown = offset + progress::STEP;
             }
         }
         if open {
