@@ -31,7 +31,7 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
     )?;
     criteria.known_at = match args.known_at.as_deref() {
         None => None,
-        Some(text) => Some(date_argument("--known-at", text)?),
+        Some(text) => Some(time::parse_argument("--known-at", text)?),
     };
     let request = Request {
         map: FieldMap::parse(&args.map.map)?,
@@ -589,7 +589,7 @@ pub fn criteria(
 ) -> Result<Criteria> {
     let as_of = match as_of {
         None => None,
-        Some(text) => Some(date_argument("--as-of", text)?),
+        Some(text) => Some(time::parse_argument("--as-of", text)?),
     };
     if reader.as_deref() == Some("") {
         return Err(VercyError::argument(
@@ -603,17 +603,6 @@ pub fn criteria(
         concept,
         reader,
         known_at: None,
-    })
-}
-
-/// A date or date-time argument, through the one date parser; the error names the flag.
-pub fn date_argument(flag: &str, text: &str) -> Result<time::Timestamp> {
-    time::parse(text).map_err(|e| {
-        VercyError::argument(
-            flag,
-            e.to_string(),
-            "give a date (2026-01-01) or a date-time (2026-01-01T12:00:00Z)",
-        )
     })
 }
 

@@ -205,5 +205,5 @@ fn records_of(
 }
 
 fn parse_date(what: &str, text: &str) -> Result<Timestamp> {
-    crate::cmd::compact::date_argument(&format!("--{}", what.replace('_', "-")), text)
+    time::parse_argument(&format!("--{}", what.replace('_', "-")), text)
 }
