@@ -17,7 +17,7 @@ pub mod warnings;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::progress;
-use crate::store::{self, Aside, Entry, Input, Keep, View};
+use crate::store::{self, Entry, Input, Keep, View};
 use report::Report;
 use roles::{RawPlan, Roles};
 use std::sync::OnceLock;
@@ -99,23 +99,20 @@ type Facts = Box<RecordFacts>;
 /// offenders: each at most one entry per record, so linear); the reading side holds a few
 /// blocks of the file and their facts at a time, whatever the store's size.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
-    let engrama = FieldMap::parse(&["engrama".to_string()])?;
+    let maps = store::Maps::new(opts.map.clone(), opts.map_given)?;
     let roles = roles::role_names();
     let given_plan = RawPlan::new(&opts.map, &values::CAPTURE_KEYS);
     let keep = match &given_plan {
         Some(plan) => Keep::slots(plan.slots.clone()),
-        None if opts.map_given => keys_looked_at(&[&opts.map], roles),
-        None => keys_looked_at(&[&opts.map, &engrama], roles),
+        None => keys_looked_at(maps.each(), roles),
     };
     let raw_only = given_plan.is_some();
     // settled by the first entry, which is read before any other: an engrama dump's header
     let reading: OnceLock<Reading> = OnceLock::new();
     let work = |entry: Entry| -> Result<Option<Facts>> {
-        let reading = reading.get_or_init(|| match entry {
-            Entry::Aside(Aside::EngramaHeader, _) if !opts.map_given => {
-                Reading::new(engrama.clone(), None)
-            }
-            _ => Reading::new(opts.map.clone(), given_plan.clone()),
+        let reading = reading.get_or_init(|| match maps.own(&entry) {
+            Some(own) => Reading::new(own.clone(), None),
+            None => Reading::new(opts.map.clone(), given_plan.clone()),
         });
         let Entry::Record(record) = entry else {
             return Ok(None);
@@ -244,7 +241,7 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
 
 /// The top-level keys the checks read under these maps: the keys their roles' paths start
 /// with (and the literal keys, which win), plus the capture-time keys.
-fn keys_looked_at(maps: &[&FieldMap], roles: &[&str]) -> Keep {
+fn keys_looked_at<'m>(maps: impl Iterator<Item = &'m FieldMap>, roles: &[&str]) -> Keep {
     let mut keys: Vec<String> = values::CAPTURE_KEYS.iter().map(|k| k.to_string()).collect();
     for map in maps {
         for role in roles {

@@ -14,7 +14,7 @@ use crate::profile::Profile;
 use crate::record::{is_truthy, py_json, py_str, Record};
 use crate::select::{self, Criteria, Supersession, SupersessionBuilder, Tally, Verdict};
 use crate::store::compact::{self, Cell, Kind, LineWriter};
-use crate::store::{self, Aside, Entry, Input, Keep, KeySlots, Shape};
+use crate::store::{self, Entry, Input, Keep, KeySlots, Shape};
 use crate::time;
 use crate::write::Sink;
 use crate::Outcome;
@@ -132,14 +132,12 @@ fn write_lines(
     let order = &Profile::embedded().serialisation.field_order;
     let inverse_supersedes = given.inverse_path("supersedes").is_some();
 
+    let maps = store::Maps::new(given.clone(), map_given)?;
+
     // the keys the roles read (every key, and the raw text, when records go on to --stats)
-    let engrama_keys = match map_given {
-        true => Vec::new(),
-        false => role_keys(&engrama_map()?, order),
-    };
     let role_keep = match with_records {
         true => Keep::all(),
-        false => Keep::keys(role_keys(given, order).into_iter().chain(engrama_keys)),
+        false => Keep::keys(maps.each().flat_map(|map| role_keys(map, order))),
     };
 
     // First pass, when something needs the whole store before the first line.
@@ -155,8 +153,7 @@ fn write_lines(
         first = FirstPass::read(
             input,
             &role_keep,
-            given,
-            map_given,
+            &maps,
             policy_for,
             criteria.known_at.as_ref(),
             criteria.reader.as_deref(),
@@ -191,7 +188,7 @@ fn write_lines(
         ),
         hidden: &first.hidden,
         input_name: &input.display,
-        engrama_keep: Keep::keys(role_keys(&engrama_map()?, order)),
+        engrama_keep: Keep::keys(role_keys(&store::engrama_map()?, order)),
     };
     let mut tally = Tally::default();
     let mut visit = |done: Option<Encoded>| -> Result<()> {
@@ -213,17 +210,12 @@ fn write_lines(
         }
         None => {
             let keep = encoder.keep(&role_keep);
-            // an engrama dump reads through the engrama map unless `--map` was given, as
-            // `check` reads it; its header is worked on before any record
-            let engrama: OnceLock<FieldMap> = OnceLock::new();
+            // the store's own map (an engrama dump's, unless `--map` was given), from its
+            // header, which is worked on before any record
+            let own_map: OnceLock<&FieldMap> = OnceLock::new();
             let work = |entry: Entry| -> Result<Option<Encoded>> {
                 match entry {
-                    Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
-                        let _ = engrama.set(engrama_map()?);
-                        Ok(None)
-                    }
-                    Entry::Aside(..) => Ok(None),
-                    Entry::Record(record) => match engrama.get() {
+                    Entry::Record(record) => match own_map.get() {
                         Some(map) if encoder.plain.is_some() => encoder
                             .encode(map, encoder.rebuild(record)?, false)
                             .map(Some),
@@ -233,6 +225,12 @@ fn write_lines(
                             None => encoder.encode(given, record, with_records).map(Some),
                         },
                     },
+                    aside => {
+                        if let Some(own) = maps.own(&aside) {
+                            let _ = own_map.set(own);
+                        }
+                        Ok(None)
+                    }
                 }
             };
             match &encoder.plain {
@@ -523,11 +521,6 @@ impl Encoder<'_> {
     }
 }
 
-/// The engrama map, which an engrama dump reads through unless `--map` was given.
-fn engrama_map() -> Result<FieldMap> {
-    FieldMap::parse(&["engrama".to_string()])
-}
-
 /// The top-level keys the roles of the order, selection and the first pass read through a map.
 fn role_keys(map: &FieldMap, order: &[String]) -> Vec<String> {
     let roles = order.iter().map(String::as_str).chain([
@@ -550,25 +543,6 @@ fn role_keys(map: &FieldMap, order: &[String]) -> Vec<String> {
         }
     }
     keys
-}
-
-/// Read a store's records (the keys `keep` names) through the map. An engrama dump reads
-/// through the engrama map unless `--map` was given, as `check` reads it.
-fn read_store(
-    input: &Input,
-    keep: &Keep,
-    mut map: FieldMap,
-    map_given: bool,
-    visit: &mut (dyn FnMut(&FieldMap, Record) -> Result<()> + Send),
-) -> Result<Shape> {
-    store::read_with(input, keep, &mut |entry| match entry {
-        Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
-            map = engrama_map()?;
-            Ok(())
-        }
-        Entry::Record(record) => visit(&map, record),
-        Entry::Aside(..) => Ok(()),
-    })
 }
 
 /// An input that cannot be read a second time (stdin, a pipe, a process substitution): its
@@ -628,8 +602,7 @@ impl FirstPass {
     fn read(
         input: &Input,
         keep_keys: &Keep,
-        given: &FieldMap,
-        map_given: bool,
+        maps: &store::Maps,
         policy_for: Option<Option<&str>>,
         known_at: Option<&time::Timestamp>,
         hide_from: Option<&str>,
@@ -639,54 +612,44 @@ impl FirstPass {
         let mut policy = None;
         let mut policy_withheld = false;
         let mut records = Vec::new();
-        let mut last_map = given.clone();
+        let mut last_map = maps.given().clone();
         let keep = read_once(input);
-        let shape = read_store(
-            input,
-            keep_keys,
-            given.clone(),
-            map_given,
-            &mut |map, record| {
-                if let Some(party) = hide_from {
-                    if !select::releases_to(map.get("release_to", &record.fields).as_deref(), party)
-                    {
-                        hidden.extend(select::record_id(map, &record));
+        let (shape, _) = store::read_mapped(input, keep_keys, maps, &mut |map, record| {
+            if let Some(party) = hide_from {
+                if !select::releases_to(map.get("release_to", &record.fields).as_deref(), party) {
+                    hidden.extend(select::record_id(map, &record));
+                }
+            }
+            // a record the store did not know yet at --known-at supersedes nothing
+            if known_at.is_none_or(|t| select::known_at(map, &record, t)) {
+                builder
+                    .get_or_insert_with(|| SupersessionBuilder::new(map))
+                    .observe(&record);
+            }
+            if let (Some(reader), None) = (policy_for, &policy) {
+                if let Some(text) = map
+                    .get("conflict_policy", &record.fields)
+                    .filter(|v| is_truthy(v))
+                    .map(|v| py_str(&v))
+                {
+                    let released = reader.is_none_or(|party| {
+                        select::releases_to(map.get("release_to", &record.fields).as_deref(), party)
+                    });
+                    if released {
+                        policy = Some(text);
+                    } else {
+                        policy_withheld = true;
                     }
                 }
-                // a record the store did not know yet at --known-at supersedes nothing
-                if known_at.is_none_or(|t| select::known_at(map, &record, t)) {
-                    builder
-                        .get_or_insert_with(|| SupersessionBuilder::new(map))
-                        .observe(&record);
+            }
+            if keep {
+                if records.is_empty() {
+                    last_map = map.clone();
                 }
-                if let (Some(reader), None) = (policy_for, &policy) {
-                    if let Some(text) = map
-                        .get("conflict_policy", &record.fields)
-                        .filter(|v| is_truthy(v))
-                        .map(|v| py_str(&v))
-                    {
-                        let released = reader.is_none_or(|party| {
-                            select::releases_to(
-                                map.get("release_to", &record.fields).as_deref(),
-                                party,
-                            )
-                        });
-                        if released {
-                            policy = Some(text);
-                        } else {
-                            policy_withheld = true;
-                        }
-                    }
-                }
-                if keep {
-                    if records.is_empty() {
-                        last_map = map.clone();
-                    }
-                    records.push(record);
-                }
-                Ok(())
-            },
-        )?;
+                records.push(record);
+            }
+            Ok(())
+        })?;
         Ok(FirstPass {
             supersession: builder.map(SupersessionBuilder::finish).unwrap_or_default(),
             policy,

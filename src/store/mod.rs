@@ -21,6 +21,7 @@ mod layout;
 mod lines;
 pub mod live;
 mod locate;
+mod maps;
 pub mod merge;
 mod postgres;
 pub mod pyjson;
@@ -32,6 +33,7 @@ pub mod writer;
 pub use input::{io_reason as input_reason, Input};
 pub use keep::{Decoded, Keep, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
+pub use maps::{engrama_map, read_mapped, Maps};
 
 use crate::error::Result;
 use crate::record::{Record, Span};
