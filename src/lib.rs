@@ -13,6 +13,7 @@ pub mod bytes;
 pub mod check;
 pub mod cli;
 pub mod cmd;
+pub mod compact;
 pub mod error;
 pub mod help;
 pub mod mapping;
