@@ -58,6 +58,18 @@ impl std::fmt::Display for DateError {
     }
 }
 
+/// A date or date-time given on the command line (or as a tool's argument), through the one
+/// date parser; the error names the flag (`--as-of`).
+pub fn parse_argument(flag: &str, text: &str) -> crate::error::Result<Timestamp> {
+    parse(text).map_err(|e| {
+        crate::error::VercyError::argument(
+            flag,
+            e.to_string(),
+            "give a date (2026-01-01) or a date-time (2026-01-01T12:00:00Z)",
+        )
+    })
+}
+
 /// Parse a JSON value as a timestamp: a string in one of the accepted forms, or an integer
 /// number of epoch milliseconds.
 pub fn parse_value(value: &Value) -> Result<Timestamp, DateError> {

@@ -11,7 +11,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value};
-use vercy::cmd::compact::{criteria, write, Request};
+use vercy::compact::{criteria, write, Request};
 use vercy::mapping::FieldMap;
 use vercy::store::Input;
 

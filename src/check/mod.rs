@@ -16,9 +16,8 @@ pub mod warnings;
 
 use crate::error::Result;
 use crate::mapping::FieldMap;
-use crate::output;
-use crate::store::{self, Aside, Entry, Input, Keep, View};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::progress;
+use crate::store::{self, Entry, Input, Keep, View};
 use report::Report;
 use roles::{RawPlan, Roles};
 use std::sync::OnceLock;
@@ -40,9 +39,6 @@ pub struct Options {
 /// are, so the lists of ids and concepts are sized once for the whole file rather than grown
 /// by doubling.
 const SIZING_RECORDS: usize = 2048;
-
-/// Stores smaller than this get no progress bar.
-const PROGRESS_MIN_BYTES: u64 = 32 << 20;
 
 /// How the records of one store are read: through the map given, or engrama's for a dump
 /// when none was given; from the raw text when every role is a plain key (`plan`).
@@ -103,23 +99,20 @@ type Facts = Box<RecordFacts>;
 /// offenders: each at most one entry per record, so linear); the reading side holds a few
 /// blocks of the file and their facts at a time, whatever the store's size.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
-    let engrama = FieldMap::parse(&["engrama".to_string()])?;
+    let maps = store::Maps::new(opts.map.clone(), opts.map_given)?;
     let roles = roles::role_names();
     let given_plan = RawPlan::new(&opts.map, &values::CAPTURE_KEYS);
     let keep = match &given_plan {
         Some(plan) => Keep::slots(plan.slots.clone()),
-        None if opts.map_given => keys_looked_at(&[&opts.map], roles),
-        None => keys_looked_at(&[&opts.map, &engrama], roles),
+        None => keys_looked_at(maps.each(), roles),
     };
     let raw_only = given_plan.is_some();
     // settled by the first entry, which is read before any other: an engrama dump's header
     let reading: OnceLock<Reading> = OnceLock::new();
     let work = |entry: Entry| -> Result<Option<Facts>> {
-        let reading = reading.get_or_init(|| match entry {
-            Entry::Aside(Aside::EngramaHeader, _) if !opts.map_given => {
-                Reading::new(engrama.clone(), None)
-            }
-            _ => Reading::new(opts.map.clone(), given_plan.clone()),
+        let reading = reading.get_or_init(|| match maps.own(&entry) {
+            Some(own) => Reading::new(own.clone(), None),
+            None => Reading::new(opts.map.clone(), given_plan.clone()),
         });
         let Entry::Record(record) = entry else {
             return Ok(None);
@@ -151,7 +144,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
 
     let mut rules: Option<rules::ReferenceRules> = None;
     let mut values = values::ValueChecks::default();
-    let bar = progress_bar(input);
+    let bar = progress::bar(input, "checking", false);
     let file_size = input
         .path
         .as_deref()
@@ -253,7 +246,7 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
 
 /// The top-level keys the checks read under these maps: the keys their roles' paths start
 /// with (and the literal keys, which win), plus the capture-time keys.
-fn keys_looked_at(maps: &[&FieldMap], roles: &[&str]) -> Keep {
+fn keys_looked_at<'m>(maps: impl Iterator<Item = &'m FieldMap>, roles: &[&str]) -> Keep {
     let mut keys: Vec<String> = values::CAPTURE_KEYS.iter().map(|k| k.to_string()).collect();
     for map in maps {
         for role in roles {
@@ -261,20 +254,6 @@ fn keys_looked_at(maps: &[&FieldMap], roles: &[&str]) -> Keep {
         }
     }
     Keep::keys(keys)
-}
-
-/// A byte progress bar on stderr for a large store file, when progress is wanted.
-fn progress_bar(input: &Input) -> Option<ProgressBar> {
-    if !output::progress_enabled() {
-        return None;
-    }
-    let len = std::fs::metadata(input.path.as_deref()?).ok()?.len();
-    if len < PROGRESS_MIN_BYTES {
-        return None;
-    }
-    let style = ProgressStyle::with_template("checking {bar:30} {bytes}/{total_bytes} {eta}")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
-    Some(ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(style))
 }
 
 #[cfg(test)]

@@ -2,11 +2,11 @@
 //! read any store through the one reader and stream it to the chosen format's writer.
 
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
-use crate::cmd::compact as cmd_compact;
-use crate::cmd::import::{progress_bar, PROGRESS_STEP};
+use crate::compact;
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
+use crate::progress;
 use crate::store::engrama::DEFAULT_LABEL;
 use crate::store::{self, Aside, Entry, Input, Keep, KeySlots};
 use crate::write::copy::copy_range;
@@ -52,7 +52,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ExportFormat::Jsonl => (Box::new(RecordLines), Box::new(JsonlWriter::default())),
         ExportFormat::Json => (Box::new(RecordLines), Box::new(JsonArrayWriter::default())),
         ExportFormat::Compact => {
-            return compact(
+            return to_compact(
                 &input,
                 map,
                 !args.map.map.is_empty(),
@@ -62,7 +62,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         }
     };
     let mut sink = Sink::open(args.output.as_deref(), &options)?;
-    let bar = progress_bar(&input);
+    let bar = progress::bar(&input, "reading", true);
     let mut shown = 0;
     let mut open = true;
     let mut dump = false;
@@ -86,7 +86,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         if let Some(bar) = &bar {
             if offset >= shown {
                 bar.set_position(offset);
-                shown = offset + PROGRESS_STEP;
+                shown = offset + progress::STEP;
             }
         }
         if open {
@@ -214,22 +214,22 @@ fn same_file(_: &Path, _: &File) -> bool {
 }
 
 /// `--to compact`: exactly what `vercy compact STORE` writes, through the same entry point.
-fn compact(
+fn to_compact(
     input: &Input,
     map: FieldMap,
     map_given: bool,
     output: Option<&str>,
     options: &WriteOptions,
 ) -> Result<Outcome> {
-    let request = cmd_compact::Request {
+    let request = compact::Request {
         map,
         map_given,
-        criteria: cmd_compact::criteria(None, None, None)?,
+        criteria: compact::criteria(None, None, None)?,
         policy_line: false,
     };
     let mut sink = Sink::open(output, options)?;
     let mut open = true;
-    cmd_compact::write(input, &request, &mut |_, line| {
+    compact::write(input, &request, &mut |_, line| {
         if open {
             open = write_line(&mut sink, line)?;
         }

@@ -8,10 +8,11 @@ use crate::error::{Result, VercyError};
 use crate::import::{Counts, Kind, Plan, Store};
 use crate::mapping::FieldMap;
 use crate::output;
+use crate::progress;
 use crate::store::Input;
 use crate::write::target;
 use crate::Outcome;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressStyle;
 use std::path::Path;
 
 pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
@@ -71,7 +72,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
 
     // The dump streams through the merge; a new store takes its kind from the dump's first
     // entry. Nothing replaces the store before the whole dump has been read.
-    let bar = progress_bar(&dump);
+    let bar = progress::bar(&dump, "reading", true);
     let mut counts = Counts::default();
     let mut shown = 0;
     Store::merge_file(&mut store, &dump, path, &plan, &mut counts, &mut |offset| {
@@ -79,7 +80,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         if let Some(bar) = &bar {
             if offset >= shown {
                 bar.set_position(offset);
-                shown = offset + PROGRESS_STEP;
+                shown = offset + progress::STEP;
             }
         }
     })?;
@@ -102,37 +103,6 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     }
     output::notice(&summary(&dump.display, &args.into, kind, &counts, write));
     Ok(Outcome::Success)
-}
-
-/// Bytes read between two moves of the progress bar.
-pub const PROGRESS_STEP: u64 = 1 << 20;
-
-/// Files smaller than this get no progress bar (they are read in a blink).
-const PROGRESS_MIN_BYTES: u64 = 32 << 20;
-
-/// A bar by bytes read (a spinner for stdin), on stderr, when progress is enabled.
-pub fn progress_bar(dump: &Input) -> Option<ProgressBar> {
-    if !output::progress_enabled() {
-        return None;
-    }
-    let size = dump
-        .path
-        .as_deref()
-        .and_then(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len());
-    let bar = match size {
-        Some(len) if len < PROGRESS_MIN_BYTES => return None,
-        Some(len) => ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
-            .with_style(
-                ProgressStyle::with_template("reading {bar:30} {bytes}/{total_bytes} {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            ),
-        None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-            ProgressStyle::with_template("reading {spinner} {bytes}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        ),
-    };
-    Some(bar)
 }
 
 fn summary(dump: &str, store: &str, kind: Kind, c: &Counts, written: bool) -> String {

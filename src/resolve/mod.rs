@@ -22,7 +22,7 @@ use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
 use crate::select;
-use crate::store::{self, Aside, Entry, Input};
+use crate::store::{self, Input, Keep};
 use crate::time::{self, Timestamp};
 use answer::{Answer, Asked, Code, Decision, Reasons};
 use disclosure::Access;
@@ -183,27 +183,19 @@ fn records_of(
     concept: &str,
     known_at: Option<&Timestamp>,
 ) -> Result<(Vec<Record>, FieldMap)> {
-    let mut map = given.clone();
+    let maps = store::Maps::new(given.clone(), map_given)?;
     let mut kept = Vec::new();
-    store::read(input, &mut |entry| {
-        match entry {
-            Entry::Aside(Aside::EngramaHeader, _) if !map_given => {
-                map = FieldMap::parse(&["engrama".to_string()])?;
-            }
-            Entry::Record(record) => {
-                let of_concept =
-                    select::holds_concept(map.get("concept", &record.fields).as_deref(), concept);
-                if of_concept && known_at.is_none_or(|t| select::known_at(&map, &record, t)) {
-                    kept.push(record);
-                }
-            }
-            Entry::Aside(..) => {}
+    let (_, map) = store::read_mapped(input, &Keep::all(), &maps, &mut |map, record| {
+        let of_concept =
+            select::holds_concept(map.get("concept", &record.fields).as_deref(), concept);
+        if of_concept && known_at.is_none_or(|t| select::known_at(map, &record, t)) {
+            kept.push(record);
         }
         Ok(())
     })?;
-    Ok((kept, map))
+    Ok((kept, map.clone()))
 }
 
 fn parse_date(what: &str, text: &str) -> Result<Timestamp> {
-    crate::cmd::compact::date_argument(&format!("--{}", what.replace('_', "-")), text)
+    time::parse_argument(&format!("--{}", what.replace('_', "-")), text)
 }

@@ -19,6 +19,7 @@ mod layout;
 mod lines;
 pub mod live;
 mod locate;
+mod maps;
 mod postgres;
 pub mod pyjson;
 mod pyline;
@@ -28,6 +29,7 @@ mod sqlite;
 pub use input::{io_reason as input_reason, Input};
 pub use keep::{Decoded, Keep, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
+pub use maps::{engrama_map, read_mapped, Maps};
 
 use crate::error::Result;
 use crate::record::{Record, Span};

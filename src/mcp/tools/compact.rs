@@ -2,7 +2,7 @@
 //! the same entry point as `vercy compact` (selection, fail-closed release_to, the codec).
 
 use super::{args, Output, Tool, ToolError};
-use crate::cmd::compact::{criteria, write, Request};
+use crate::compact::{criteria, write, Request};
 use serde_json::{json, Map, Value};
 
 pub const TOOL: Tool = Tool {
