@@ -5,7 +5,7 @@
 #   fuzz/run.sh 300                  # every target, 5 minutes each
 #   fuzz/run.sh 60 date_parse        # one target, one minute
 # A crash leaves its input in fuzz/artifacts/<target>/; copy it to tests/fuzz-corpus/<target>/
-# so `cargo test --test fuzz_regressions` replays it from then on.
+# so `cargo test --test cli fuzz_regressions::` replays it from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-300}

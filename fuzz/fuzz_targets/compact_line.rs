@@ -1,8 +1,8 @@
-//! Fuzz target `compact_line`: the property lives in tests/fuzz_checks (shared with the regression
-//! test that replays tests/fuzz-corpus/compact_line/ in `cargo test`).
+//! Fuzz target `compact_line`: the property lives in tests/cli/fuzz_checks.rs (shared with the
+//! regression test that replays tests/fuzz-corpus/compact_line/ in `cargo test`).
 #![no_main]
 
-#[path = "../../tests/fuzz_checks/mod.rs"]
+#[path = "../../tests/cli/fuzz_checks.rs"]
 mod checks;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::compact_line(data));

@@ -6,7 +6,7 @@
 //! this test holds (it says so on stderr, which the test reads), and released by dropping it.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::{stderr_of, vercy};
 use std::collections::BTreeSet;

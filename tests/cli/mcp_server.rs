@@ -1,7 +1,7 @@
 //! `vercy mcp` driven over stdio by a scripted client: the handshake, every tool, agreement
 //! with the CLI, and the JSON-RPC errors a malformed request must get.
 
-mod common;
+use crate::common;
 use common::*;
 
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! flat fixture stores: exact round trips, idempotent re-import, identity, refusal of bad
 //! dumps with the store untouched, and atomic replacement under kill -9.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{Map, Value};
 use std::fs;

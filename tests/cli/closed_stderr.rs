@@ -21,8 +21,16 @@ fn vercy(dir: &Path, args: &[&str]) -> Command {
 /// A pipe whose read end is already closed: every write to the other end fails with EPIPE.
 fn closed_pipe() -> OwnedFd {
     let mut fds = [0; 2];
+    // close-on-exec, so a vercy started meanwhile by another test in this binary cannot inherit
+    // the read end and keep the pipe open (the write end is dup'ed onto the child's stderr,
+    // which clears the flag there)
+    #[cfg(target_os = "linux")]
+    // SAFETY: `fds` has room for the two descriptors pipe2(2) writes.
+    let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) };
+    #[cfg(not(target_os = "linux"))]
     // SAFETY: `fds` has room for the two descriptors pipe(2) writes.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let made = unsafe { libc::pipe(fds.as_mut_ptr()) };
+    assert_eq!(made, 0);
     // SAFETY: both descriptors were just created and are owned here alone.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     drop(read);

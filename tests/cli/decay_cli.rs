@@ -2,7 +2,7 @@
 //! folder, a missing path or nothing at all, exits 0, prints one notice on stderr, and leaves
 //! every byte, modification time and directory entry as it was.
 
-mod common;
+use crate::common;
 use common::vercy;
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -1,7 +1,8 @@
 //! Stores the reference checker reads with Python's `json.loads`, `str.strip()` and
 //! `str.splitlines()` where plain JSON lines would refuse them (fixtures/python/), and the
 //! options it reads with argparse and `int()`. vercy must read them as the reference does:
-//! these assertions hold without the reference installed (tests/parity_reference.rs runs both).
+//! these assertions hold without the reference installed (tests/cli/parity_reference.rs runs
+//! both).
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! output shows them terminal-safe, `--format github` cannot be made to start a workflow
 //! command of its own, and JSON outputs and written stores keep them exactly.
 
-mod common;
+use crate::common;
 
 use common::{fixture, stderr_of, stdout_of, vercy};
 use serde_json::Value;

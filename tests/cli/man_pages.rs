@@ -2,7 +2,7 @@
 //! This test regenerates them in memory and fails when a committed page differs, is missing,
 //! or no longer belongs to a subcommand. To rewrite them:
 //!
-//!     VERCY_UPDATE_MAN=1 cargo test --test man_pages
+//!     VERCY_UPDATE_MAN=1 cargo test --test cli man_pages::
 
 use clap::CommandFactory;
 use std::collections::BTreeMap;
@@ -174,7 +174,7 @@ fn man_pages_match_the_command_line() {
     }
     assert!(
         stale.is_empty(),
-        "man/ is stale:\n  {}\nrewrite it with: VERCY_UPDATE_MAN=1 cargo test --test man_pages",
+        "man/ is stale:\n  {}\nrewrite it with: VERCY_UPDATE_MAN=1 cargo test --test cli man_pages::",
         stale.join("\n  ")
     );
 }

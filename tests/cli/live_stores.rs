@@ -7,7 +7,7 @@
 //! needs them says so loudly on stderr, and fails when CI is set. The SQLite tests that need
 //! no other program build their databases here, with rusqlite.
 
-mod common;
+use crate::common;
 
 use common::{fixture, stderr_of, stdout_of, vercy};
 use rusqlite::Connection;

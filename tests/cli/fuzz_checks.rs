@@ -1,7 +1,7 @@
 //! What each fuzz target asserts, in one place: the fuzz targets (`fuzz/fuzz_targets/`) call
-//! these on the fuzzer's bytes, and `tests/fuzz_regressions.rs` calls them on every input kept
-//! in `tests/fuzz-corpus/<target>/`, so a crash found once is checked by every `cargo test`.
-//! Each takes raw bytes and panics only when vercy misbehaves.
+//! these on the fuzzer's bytes, and `tests/cli/fuzz_regressions.rs` calls them on every input
+//! kept in `tests/fuzz-corpus/<target>/`, so a crash found once is checked by every `cargo
+//! test`. Each takes raw bytes and panics only when vercy misbehaves.
 #![allow(dead_code)]
 // the reader's visitor returns vercy's diagnostic error, which is large by design
 #![allow(clippy::result_large_err)]

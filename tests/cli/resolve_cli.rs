@@ -2,7 +2,7 @@
 //! README's example), every store shape, bad host files and questions (exit 2, naming the
 //! line), `compact --known-at`, and `check`'s `value.conflict`.
 
-mod common;
+use crate::common;
 
 use common::{json_of, stderr_of, stdout_of, vercy};
 use serde_json::json;

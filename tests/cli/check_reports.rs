@@ -3,7 +3,7 @@
 //! (fixtures/values/messy-500.jsonl, written by bench/gen_messy.py: several owners per
 //! concept, inverted intervals, dangling and cyclic supersedes, duplicate ids, bad dates).
 
-mod common;
+use crate::common;
 
 use common::{json_of, snapshot, stdout_of, vercy};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! `vercy check` over the shipped fixtures: levels, findings, exit codes, formats, errors.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

@@ -1,6 +1,6 @@
 //! `vercy profile` and `vercy map`: the profile and the placement table, as data.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

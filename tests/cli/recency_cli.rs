@@ -5,7 +5,7 @@
 //! with engrama's SQL and scores with `engrama.core.temporal.recency` at a frozen clock
 //! (`tests/recency/compare.py` runs the whole comparison; the difference is 0 on every dump).
 
-mod common;
+use crate::common;
 use assert_cmd::Command;
 use common::vercy;
 use serde_json::Value;

@@ -1,9 +1,9 @@
 //! Replays every input kept in `tests/fuzz-corpus/<target>/` (crashes fuzzing found, and the
 //! small inputs that reached new code) through the same checks the fuzz targets run
-//! (`tests/fuzz_checks`), plus the fixtures. CI runs this corpus, not the fuzzer; see the
-//! README's "Fuzzing" section to grow it.
+//! (`tests/cli/fuzz_checks.rs`), plus the fixtures. CI runs this corpus, not the fuzzer; see
+//! the README's "Fuzzing" section to grow it.
 
-mod fuzz_checks;
+use crate::fuzz_checks;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

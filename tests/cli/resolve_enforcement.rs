@@ -9,7 +9,7 @@
 //! text it holds that no visible record holds is looked for in every output of the case, and
 //! must not be there.
 
-mod common;
+use crate::common;
 
 use common::{stderr_of, stdout_of, vercy};
 use serde_json::{json, Value};

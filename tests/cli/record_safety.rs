@@ -9,7 +9,7 @@
 //! - a store and its compact form release the same records to every reader;
 //! - an envelope with records under two keys is refused, naming them, by every command.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Map, Value};
 use std::fs;
