@@ -161,8 +161,9 @@ impl Ids {
     }
 
     /// Match every id and sought text with the first id of the same text, one partition at a
-    /// time, on every core.
-    pub fn match_up(&self) -> Matched {
+    /// time, on every core. The keys are let go after (the texts and lines stay, for the
+    /// warnings to name records), so the warnings that follow have their memory.
+    pub fn match_up(&mut self) -> Matched {
         let (no_ids, no_sought) = (IdPart::default(), SoughtPart::default());
         let per_part: Vec<PartMatched> = (0..PARTS)
             .into_par_iter()
@@ -179,6 +180,12 @@ impl Ids {
             found.push(part_found);
         }
         repeats.sort_unstable();
+        for part in &mut self.id_parts {
+            part.keys = Vec::new();
+        }
+        for part in &mut self.sought {
+            part.keys = Vec::new();
+        }
         Matched { found, repeats }
     }
 

@@ -48,11 +48,34 @@ pub struct Owner {
     pub who: u32,
 }
 
-/// A concept with more than one owner, each in the order first seen.
-#[derive(Debug, PartialEq, Eq)]
+/// The concepts with more than one owner, by concept text, each with its owners in the
+/// order first seen: the texts in one arena and the owners in one list, not a `String` and a
+/// `Vec` a concept (a messy store has one such concept in four records).
+#[derive(Debug, Default)]
 pub struct Shared {
-    pub concept: String,
-    pub owners: Vec<Owner>,
+    concepts: Names,
+    /// Each partition's owners of its shared concepts (see `PartShared`).
+    owners: Vec<Vec<Owner>>,
+    /// By the same index as `concepts`: the partition, and where its owners start and end.
+    places: Vec<(u32, u32, u32)>,
+}
+
+impl Shared {
+    /// Each concept and its owners.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[Owner])> + '_ {
+        self.places.iter().enumerate().map(|(i, &(p, start, end))| {
+            let owners = &self.owners[p as usize][start as usize..end as usize];
+            (self.concepts.get(i), owners)
+        })
+    }
+}
+
+/// One partition's concepts with more than one owner: each concept by the index of its text
+/// in the partition, and where its owners end in `owners`.
+#[derive(Default)]
+struct PartShared {
+    concepts: Vec<(u32, u32)>,
+    owners: Vec<Owner>,
 }
 
 impl ConceptOwners {
@@ -102,14 +125,14 @@ impl ConceptOwners {
 
     /// The concepts with more than one owner, by concept; and, for each of `asked`, whether
     /// a record holds it. One partition at a time, on every core.
-    pub fn settle(&self, asked: &[String]) -> (Vec<Shared>, Vec<bool>) {
+    pub fn settle(&self, asked: &[String]) -> (Shared, Vec<bool>) {
         let mut asked_parts: Vec<Vec<(u32, usize)>> = vec![Vec::new(); PARTS];
         for (n, concept) in asked.iter().enumerate() {
             let hash = super::table::hash(concept);
             asked_parts[part_of(hash)].push((key_of(hash), n));
         }
         let empty = Part::default();
-        let per_part: Vec<(Vec<Shared>, Vec<usize>)> = asked_parts
+        let per_part: Vec<(PartShared, Vec<usize>)> = asked_parts
             .into_par_iter()
             .enumerate()
             .map(|(p, asked_here)| {
@@ -118,14 +141,42 @@ impl ConceptOwners {
             })
             .collect();
         let mut held = vec![false; asked.len()];
-        let mut shared = Vec::new();
-        for (part_shared, part_held) in per_part {
-            shared.extend(part_shared);
-            for n in part_held {
+        // every shared concept by partition and place there, sorted by its text
+        let mut order: Vec<(u32, u32)> = Vec::new();
+        for (p, (part_shared, part_held)) in per_part.iter().enumerate() {
+            order.extend((0..part_shared.concepts.len()).map(|i| (p as u32, i as u32)));
+            for &n in part_held {
                 held[n] = true;
             }
         }
-        shared.sort_by(|a, b| a.concept.cmp(&b.concept));
+        let text = |&(p, i): &(u32, u32)| {
+            let at = per_part[p as usize].0.concepts[i as usize].0;
+            self.parts
+                .get(p as usize)
+                .unwrap_or(&empty)
+                .texts
+                .get(at as usize)
+        };
+        order.sort_by(|a, b| text(a).cmp(text(b)));
+        let bytes: usize = order.iter().map(|c| text(c).len()).sum();
+        let mut concepts = Names::default();
+        concepts.reserve(order.len(), bytes);
+        let places = order
+            .iter()
+            .map(|c| {
+                concepts.push(text(c));
+                let part = &per_part[c.0 as usize].0;
+                let i = c.1 as usize;
+                let start = if i == 0 { 0 } else { part.concepts[i - 1].1 };
+                (c.0, start, part.concepts[i].1)
+            })
+            .collect();
+        let owners = per_part.into_iter().map(|(part, _)| part.owners).collect();
+        let shared = Shared {
+            concepts,
+            owners,
+            places,
+        };
         (shared, held)
     }
 }
@@ -133,7 +184,7 @@ impl ConceptOwners {
 impl Part {
     /// This partition's concepts with more than one owner, and which of the concepts asked
     /// here (`asked_here`: key and index into `asked`) it holds.
-    fn settle(&self, asked_here: &[(u32, usize)], asked: &[String]) -> (Vec<Shared>, Vec<usize>) {
+    fn settle(&self, asked_here: &[(u32, usize)], asked: &[String]) -> (PartShared, Vec<usize>) {
         // a concept is known by the index of its first record here; the table and `first`
         // are sized by this partition's records, and each entry of `more` is a record's
         // owner: all linear in the partition
@@ -163,16 +214,16 @@ impl Part {
                 }
             }
         }
-        let shared = more
-            .into_iter()
-            .filter_map(|(concept, others)| {
-                let first = first[concept]?;
-                Some(Shared {
-                    concept: self.texts.get(concept).to_string(),
-                    owners: std::iter::once(first).chain(others).collect(),
-                })
-            })
-            .collect();
+        let mut shared = PartShared::default();
+        for (concept, others) in more {
+            let Some(first) = first[concept] else {
+                continue;
+            };
+            shared.owners.push(first);
+            shared.owners.extend(others);
+            let end = small(shared.owners.len());
+            shared.concepts.push((small(concept), end));
+        }
         let held = asked_here
             .iter()
             .filter(|&&(key, n)| {
@@ -212,17 +263,20 @@ mod tests {
         }
         let asked = ["budget", "travel", "hiring"].map(String::from);
         let (shared, held) = concepts.settle(&asked);
-        let names = |s: &Shared| -> Vec<(&str, u32)> {
-            s.owners
-                .iter()
-                .map(|o| (concepts.owner(o.owner), o.who))
-                .collect()
-        };
-        assert_eq!(shared.len(), 2);
-        assert_eq!(shared[0].concept, "hiring");
-        assert_eq!(names(&shared[0]), vec![("people", 1), ("legal", 8)]);
-        assert_eq!(shared[1].concept, "pricing");
-        assert_eq!(names(&shared[1]), vec![("sales", 0), ("finance", 3)]);
+        let shared: Vec<(&str, Vec<(&str, u32)>)> = shared
+            .iter()
+            .map(|(concept, owners)| {
+                let owners = owners.iter().map(|o| (concepts.owner(o.owner), o.who));
+                (concept, owners.collect())
+            })
+            .collect();
+        assert_eq!(
+            shared,
+            [
+                ("hiring", vec![("people", 1), ("legal", 8)]),
+                ("pricing", vec![("sales", 0), ("finance", 3)])
+            ]
+        );
         assert_eq!(held, vec![true, false, true]);
     }
 
@@ -250,9 +304,9 @@ mod tests {
             let (shared, held_asked) = concepts.settle(&asked);
             let got: Vec<(&str, Vec<(&str, u32)>)> = shared
                 .iter()
-                .map(|s| {
-                    let owners = s.owners.iter().map(|o| (concepts.owner(o.owner), o.who));
-                    (s.concept.as_str(), owners.collect())
+                .map(|(concept, owners)| {
+                    let owners = owners.iter().map(|o| (concepts.owner(o.owner), o.who));
+                    (concept, owners.collect())
                 })
                 .collect();
             let expected: Vec<(&str, Vec<(&str, u32)>)> =

@@ -686,6 +686,10 @@ impl ValueChecks {
         self.owner_warnings(shared, &owners, &mut out);
         self.policy_warnings(&mut out);
         self.supersession(&matched, &mut out);
+        // the pointers are done with: let them go before the conflicts' records are kept
+        drop(matched);
+        self.pointers = Vec::new();
+        self.nameless = Vec::new();
         if let (Some(found), Some(concept)) = (conflicts, conflict_concept) {
             let (a, b) = found.first();
             let message = found.message(&concept, self.name_of(a).0, self.name_of(b).0);
@@ -756,19 +760,17 @@ impl ValueChecks {
     /// together they name each record once at most. `owners` are the owners' names.
     fn owner_warnings(
         &self,
-        shared: Vec<super::owners::Shared>,
+        shared: super::owners::Shared,
         owners: &table::Interner,
         out: &mut Warnings,
     ) {
-        // taken one by one: each concept's texts are let go as its warning is kept
-        for shared in shared {
-            let names: Vec<&str> = shared
-                .owners
+        for (concept, held_by) in shared.iter() {
+            let names: Vec<&str> = held_by
                 .iter()
                 .map(|o| owners.get(o.owner as usize))
                 .collect();
-            let records = shared.owners.iter().map(|o| self.name_of(o.who));
-            out.push_owners(&shared.concept, &names, records);
+            let records = held_by.iter().map(|o| self.name_of(o.who));
+            out.push_owners(concept, &names, records);
         }
     }
 
