@@ -19,28 +19,9 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export SOURCE_DATE_EPOCH=1764633600 NO_COLOR=1 VERCY_PROGRESS=0
 
-inputs=()
-for f in "$@"; do inputs+=("$(realpath "$f")"); done
-if [ ${#inputs[@]} -eq 0 ]; then
-  while IFS= read -r f; do inputs+=("$f"); done < <(
-    find "$HERE/fixtures" "${DATA:-$HERE/../shared/data}/" -type f | sort)
-  mkdir -p "$WORK/gen"
-  n=${RANDOM_STORES:-100}
-  python3 - "$n" "${SEED:-19}" >"$WORK/sizes" <<'PY'
-import random, sys
-r = random.Random(int(sys.argv[2]))
-for _ in range(int(sys.argv[1]) // 2):
-    print(r.choice(["store", "messy"]), r.randint(1, 400))
-PY
-  while read -r kind size; do
-    if [ "$kind" = store ]; then
-      python3 "$HERE/bench/gen_store.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
-    else
-      python3 "$HERE/bench/gen_messy.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
-    fi
-  done <"$WORK/sizes"
-  while IFS= read -r f; do inputs+=("$f"); done < <(find "$WORK/gen" -type f | sort)
-fi
+# shellcheck source=diff_inputs.sh
+source "$HERE/bench/diff_inputs.sh"
+diff_inputs 100 -- "$@"
 
 runs=0; diffs=0
 # run LABEL STDIN ARGS...: both binaries in their own fresh folder, stdin from STDIN

@@ -3,7 +3,7 @@
 # inputs, every output compared byte for byte (stdout, stderr, exit code, the store import
 # leaves behind).
 #   bench/diff_import.sh OLD NEW [INPUT ...]
-# Without inputs: every file under fixtures/ and ../shared/data/, and RANDOM small generated
+# Without inputs: every file under fixtures/ and DATA (default ../shared/data/), and RANDOM small generated
 # stores (default 200: gen_store.py and gen_messy.py at random sizes; SEED fixes the sizes).
 # Each input is
 #   - imported into a fresh store, into an existing flat store, into an existing engrama
@@ -18,27 +18,9 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export SOURCE_DATE_EPOCH=1764633600 NO_COLOR=1 VERCY_PROGRESS=0
 
-inputs=("$@")
-if [ ${#inputs[@]} -eq 0 ]; then
-  while IFS= read -r f; do inputs+=("$f"); done < <(
-    find "$HERE/fixtures" "$HERE/../shared/data/" -type f ! -name '*.args' ! -name '*.expected*' | sort)
-  mkdir -p "$WORK/gen"
-  n=${RANDOM_STORES:-200}
-  python3 - "$n" "${SEED:-19}" >"$WORK/sizes" <<'PY'
-import random, sys
-r = random.Random(int(sys.argv[2]))
-for _ in range(int(sys.argv[1]) // 2):
-    print(r.choice(["store", "messy"]), r.randint(1, 400))
-PY
-  while read -r kind size; do
-    if [ "$kind" = store ]; then
-      python3 "$HERE/bench/gen_store.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
-    else
-      python3 "$HERE/bench/gen_messy.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
-    fi
-  done <"$WORK/sizes"
-  while IFS= read -r f; do inputs+=("$f"); done < <(find "$WORK/gen" -type f | sort)
-fi
+# shellcheck source=diff_inputs.sh
+source "$HERE/bench/diff_inputs.sh"
+diff_inputs 200 ! -name '*.args' ! -name '*.expected*' -- "$@"
 
 # existing stores to import into
 mkdir -p "$WORK/base"
