@@ -26,7 +26,7 @@ pub struct Tool {
     /// The JSON Schema of the arguments (published in `tools/list`, enforced in `tools/call`).
     pub schema: fn() -> Value,
     /// The JSON Schema of the answers' `structuredContent` (published in `tools/list`;
-    /// tests/mcp_clients.rs has the official SDKs validate every answer against it).
+    /// tests/cli/mcp_clients.rs has the official SDKs validate every answer against it).
     pub output_schema: fn() -> Value,
     pub run: fn(&Map<String, Value>) -> Result<Output, ToolError>,
 }
