@@ -9,8 +9,8 @@
 //! warnings (one per code at most, except a record in several supersedes cycles), so the
 //! whole is linear in the store with small constants.
 
-use super::ids::small;
 use super::table::Names;
+use super::values::ids::small;
 use super::values::CODES;
 use std::borrow::Cow;
 

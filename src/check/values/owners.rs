@@ -9,8 +9,10 @@
 //!
 //! Memory: per record with a concept, the concept's text and 12 bytes: linear in the store.
 
+use super::super::table::{
+    key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS,
+};
 use super::ids::small;
-use super::table::{key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS};
 use crate::bytes::same;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -87,7 +89,7 @@ impl ConceptOwners {
         }
     }
 
-    /// Note that the record `who` holds `concept` (`hash`: its [`super::table::hash`]),
+    /// Note that the record `who` holds `concept` (`hash`: its [`super::super::table::hash`]),
     /// owned by `owner` (its text and hash) when it names one.
     pub fn note(&mut self, concept: &str, hash: u64, owner: Option<(&str, u64)>, who: u32) {
         let owner = owner.map_or(NO_OWNER, |(text, hash)| {
@@ -109,7 +111,7 @@ impl ConceptOwners {
         (0..part.held.len())
             .filter(|&i| part.held[i].key == key)
             .map(|i| part.texts.get(i))
-            .find(|text| super::table::hash(text) == hash)
+            .find(|text| super::super::table::hash(text) == hash)
     }
 
     /// The owners' names, by the numbers [`Shared`] gives them; the concepts are let go.
@@ -128,7 +130,7 @@ impl ConceptOwners {
     pub fn settle(&self, asked: &[String]) -> (Shared, Vec<bool>) {
         let mut asked_parts: Vec<Vec<(u32, usize)>> = vec![Vec::new(); PARTS];
         for (n, concept) in asked.iter().enumerate() {
-            let hash = super::table::hash(concept);
+            let hash = super::super::table::hash(concept);
             asked_parts[part_of(hash)].push((key_of(hash), n));
         }
         let empty = Part::default();
@@ -240,7 +242,7 @@ impl Part {
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::hash;
+    use super::super::super::table::hash;
     use super::*;
 
     #[test]

@@ -11,13 +11,17 @@
 //! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory, and a million
 //! records need a few tens of megabytes.
 
-use super::ids::{small, Ids, Matched, Sought};
-use super::owners::ConceptOwners;
+mod conflicts;
+pub(super) mod ids;
+mod owners;
+
 use super::roles::{Role, RoleValue, Roles};
 use super::table::{self, Names};
 use super::warnings::{RecordList, Warnings};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
+use ids::{small, Ids, Matched, Sought};
+use owners::ConceptOwners;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -307,7 +311,7 @@ pub struct ValueChecks {
     capture_equal: RecordList,
     capture_known: usize,
     register: Vec<String>,
-    conflicts: super::conflicts::Conflicts,
+    conflicts: conflicts::Conflicts,
     settled: Option<Settled>,
 }
 
@@ -576,7 +580,7 @@ impl ValueChecks {
                     Some(who) => who,
                     None => self.name_aside(name, facts.line) | NAMED,
                 };
-                let held = super::conflicts::Held {
+                let held = conflicts::Held {
                     concept: concept.hash,
                     value,
                     id: facts.id.map(|id| id.hash),
@@ -758,12 +762,7 @@ impl ValueChecks {
 
     /// One warning per concept with several owners: each names one record per owner, so
     /// together they name each record once at most. `owners` are the owners' names.
-    fn owner_warnings(
-        &self,
-        shared: super::owners::Shared,
-        owners: &table::Interner,
-        out: &mut Warnings,
-    ) {
+    fn owner_warnings(&self, shared: owners::Shared, owners: &table::Interner, out: &mut Warnings) {
         for (concept, held_by) in shared.iter() {
             let names: Vec<&str> = held_by
                 .iter()

@@ -16,7 +16,7 @@
 //! Memory: per id its text, its line, 8 bytes of key and 5 of place; per pointer its target's
 //! text and 8 bytes: linear in the store.
 
-use super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
+use super::super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
 use crate::bytes::same;
 use rayon::prelude::*;
 
@@ -100,7 +100,7 @@ impl Ids {
         }
     }
 
-    /// Note a record's id (`hash`: its [`super::table::hash`]); returns its index.
+    /// Note a record's id (`hash`: its [`super::super::table::hash`]); returns its index.
     pub fn push(&mut self, text: &str, hash: u64, line: u64, valid_to_written: bool) -> u32 {
         let i = small(self.lines.len());
         let written = if valid_to_written {
@@ -243,7 +243,7 @@ impl Matched {
 
 #[cfg(test)]
 mod tests {
-    use super::super::table::hash;
+    use super::super::super::table::hash;
     use super::*;
 
     #[test]
