@@ -11,7 +11,7 @@
 
 use super::table::Names;
 use super::values::ids::small;
-use super::values::CODES;
+use super::values::Code;
 use std::borrow::Cow;
 
 /// Records named by a warning (or gathered for one): their names and lines, in one arena.
@@ -43,10 +43,10 @@ impl RecordList {
     }
 }
 
-/// One warning: its code (an index into [`CODES`]) and where its records start.
+/// One warning: its code and where its records start.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    code: u8,
+    code: Code,
     first_record: usize,
     /// For a concept with several owners, where the concept ends in the subject (its message
     /// is made from the subject when read, not kept: there is one such warning a concept);
@@ -124,29 +124,22 @@ pub struct Group {
     pub records: usize,
 }
 
-/// The index of `code` in [`CODES`]; a code not listed there is a bug caught by every test.
-fn code_index(code: &str) -> u8 {
-    let at = CODES.iter().position(|c| c.0 == code);
-    debug_assert!(at.is_some(), "unknown warning code {code}");
-    at.unwrap_or(0) as u8
-}
-
 /// What a warning code means, in a few words.
 pub fn meaning(code: &str) -> &'static str {
-    CODES.iter().find(|c| c.0 == code).map_or("", |c| c.3)
+    Code::named(code).map_or("", Code::meaning)
 }
 
 impl Warnings {
     /// Add a warning naming `records`; `subject` may be empty.
     pub fn push<'r>(
         &mut self,
-        code: &'static str,
+        code: Code,
         message: &str,
         subject: &str,
         records: impl IntoIterator<Item = (&'r str, u64)>,
     ) {
         self.entries.push(Entry {
-            code: code_index(code),
+            code,
             first_record: self.records.len(),
             concept_len: 0,
         });
@@ -166,7 +159,7 @@ impl Warnings {
         records: impl IntoIterator<Item = (&'r str, u64)>,
     ) {
         let subject = format!("{concept} ({})", owners.join(", "));
-        self.push("value.owners", "", &subject, records);
+        self.push(Code::Owners, "", &subject, records);
         if let Some(last) = self.entries.last_mut() {
             // a concept is never empty (only filled ones are held): 0 stays "not derived"
             last.concept_len = small(concept.len());
@@ -187,11 +180,10 @@ impl Warnings {
             .entries
             .get(i + 1)
             .map_or(self.records.len(), |e| e.first_record);
-        let (code, field, caps_level, _) = CODES[entry.code as usize];
         Some(Warning {
-            code,
-            field,
-            caps_level,
+            code: entry.code.code(),
+            field: entry.code.field(),
+            caps_level: entry.code.caps_level(),
             message: self.messages.get(i),
             concept_len: entry.concept_len as usize,
             subject: self.subjects.get(i),
@@ -210,7 +202,7 @@ impl Warnings {
     }
 
     /// The codes found, in the order first found, each with its counts: one entry per code
-    /// of [`CODES`] at most.
+    /// of [`Code::ALL`] at most.
     pub fn groups(&self) -> Vec<Group> {
         let mut groups: Vec<Group> = Vec::new();
         for w in self.iter() {
@@ -240,13 +232,13 @@ mod tests {
     fn warnings_keep_their_own_records_and_group_by_code() {
         let mut w = Warnings::default();
         w.push(
-            "value.owners",
+            Code::Owners,
             "concept a",
             "a (x, y)",
             [("R-1", 1), ("R-2", 2)],
         );
-        w.push("value.interval", "inverted", "", []);
-        w.push("value.owners", "concept b", "b (x, z)", [("R-3", 7)]);
+        w.push(Code::Interval, "inverted", "", []);
+        w.push(Code::Owners, "concept b", "b (x, z)", [("R-3", 7)]);
         let all: Vec<_> = w.iter().collect();
         assert_eq!(all.len(), 3);
         assert_eq!(

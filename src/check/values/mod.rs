@@ -11,6 +11,7 @@
 //! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory, and a million
 //! records need a few tens of megabytes.
 
+mod code;
 mod conflicts;
 pub(super) mod ids;
 mod owners;
@@ -20,6 +21,7 @@ use super::table::{self, Names};
 use super::warnings::{RecordList, Warnings};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
+pub use code::Code;
 use ids::{small, Ids, Matched, Sought};
 use owners::ConceptOwners;
 use std::borrow::Cow;
@@ -32,82 +34,6 @@ pub struct RecordRef {
     pub name: String,
     pub line: u64,
 }
-
-/// Every warning code, with the level it caps and what it means (a test keeps them unique).
-pub const CODES: [(&str, &str, u8, &str); 12] = [
-    (
-        "value.date",
-        "valid_from",
-        0,
-        "a valid_from or valid_to that is not a date",
-    ),
-    (
-        "value.interval",
-        "valid_to",
-        0,
-        "valid_to before valid_from",
-    ),
-    (
-        "value.duplicate_id",
-        "record_id",
-        0,
-        "two records with the same record_id",
-    ),
-    (
-        "value.capture_time",
-        "valid_from",
-        0,
-        "valid_from equal to the capture timestamp on most records",
-    ),
-    (
-        "value.owners",
-        "concept_owner",
-        1,
-        "more than one owner for one concept",
-    ),
-    (
-        "value.policies",
-        "conflict_policy",
-        1,
-        "more than one conflict policy in the store",
-    ),
-    (
-        "value.policy_repeated",
-        "conflict_policy",
-        1,
-        "the conflict policy repeated on every record",
-    ),
-    (
-        "value.release_to",
-        "release_to",
-        2,
-        "release_to that is not a list of parties",
-    ),
-    (
-        "value.supersedes_unknown",
-        "supersedes",
-        2,
-        "supersedes names no record in the store",
-    ),
-    (
-        "value.supersedes_cycle",
-        "supersedes",
-        2,
-        "supersedes forms a cycle",
-    ),
-    (
-        "value.superseded_valid_to",
-        "supersedes",
-        2,
-        "a superseded record whose valid_to was written by hand",
-    ),
-    (
-        "value.conflict",
-        "supersedes",
-        2,
-        "records of one concept in force together with different values and no supersedes between them",
-    ),
-];
 
 /// Keys where stores keep the capture (write) time of a record.
 pub const CAPTURE_KEYS: [&str; 5] = [
@@ -698,7 +624,7 @@ impl ValueChecks {
             let (a, b) = found.first();
             let message = found.message(&concept, self.name_of(a).0, self.name_of(b).0);
             let records = found.records().map(|who| self.name_of(who));
-            out.push("value.conflict", &message, "", records);
+            out.push(Code::Conflict, &message, "", records);
         }
         *self = ValueChecks {
             settled: Some(Settled {
@@ -728,18 +654,18 @@ impl ValueChecks {
         if !self.bad_dates.is_empty() {
             let example = self.bad_date_example.clone().unwrap_or_default();
             let message = format!("dates that do not parse (first: {example})");
-            out.push("value.date", &message, "", self.bad_dates.iter());
+            out.push(Code::Date, &message, "", self.bad_dates.iter());
         }
         if !self.inverted.is_empty() {
             let message = "valid_to is before valid_from";
-            out.push("value.interval", message, "", self.inverted.iter());
+            out.push(Code::Interval, message, "", self.inverted.iter());
         }
         // a repeat at a time: each name is built and kept compact, not gathered as Strings
         let mut repeats = matched.repeats().peekable();
         if repeats.peek().is_some() {
             let message = "record_id used by more than one record (each repeat is named)";
             out.push(
-                "value.duplicate_id",
+                Code::DuplicateId,
                 message,
                 "",
                 repeats.map(|i| self.id_name(i)),
@@ -751,12 +677,7 @@ impl ValueChecks {
                 self.capture_equal.len(),
                 self.records
             );
-            out.push(
-                "value.capture_time",
-                &message,
-                "",
-                self.capture_equal.iter(),
-            );
+            out.push(Code::CaptureTime, &message, "", self.capture_equal.iter());
         }
     }
 
@@ -777,16 +698,16 @@ impl ValueChecks {
         let distinct = self.policy_texts.len();
         if distinct > 1 {
             let message = format!("{distinct} different conflict policies: a store states one");
-            out.push("value.policies", &message, "", self.policy_records.iter());
+            out.push(Code::Policies, &message, "", self.policy_records.iter());
         } else if self.records > 1 && self.policy_records.len() == self.records {
             let message =
                 "the conflict policy is repeated on every record: state it once per store";
             let first = self.policy_records.iter().take(1);
-            out.push("value.policy_repeated", message, "", first);
+            out.push(Code::PolicyRepeated, message, "", first);
         }
         if !self.bad_release.is_empty() {
             let message = "release_to is not a list of party names";
-            out.push("value.release_to", message, "", self.bad_release.iter());
+            out.push(Code::ReleaseTo, message, "", self.bad_release.iter());
         }
     }
 
@@ -840,7 +761,7 @@ impl ValueChecks {
         }
         if !unknown.is_empty() {
             let message = "supersedes names a record that is not in the store";
-            out.push("value.supersedes_unknown", message, "", unknown.iter());
+            out.push(Code::SupersedesUnknown, message, "", unknown.iter());
         }
         let ids = self.ids.len();
         let nodes = ids + self.nameless.len();
@@ -862,7 +783,7 @@ impl ValueChecks {
                 .collect::<Vec<_>>()
                 .join(" → ");
             let message = format!("supersedes forms a cycle: {path}");
-            out.push("value.supersedes_cycle", &message, &path, records);
+            out.push(Code::SupersedesCycle, &message, &path, records);
         }
         if !written.is_empty() {
             // by line, each record once (one id a line: its text goes with it)
@@ -873,7 +794,7 @@ impl ValueChecks {
             let records = written
                 .iter()
                 .map(|&t| (self.ids.text(t), self.ids.line(t)));
-            out.push("value.superseded_valid_to", message, "", records);
+            out.push(Code::SupersededValidTo, message, "", records);
         }
     }
 }
@@ -1044,14 +965,6 @@ mod tests {
         assert_eq!(list_of_parties(r#""legal""#), Some(false));
         assert_eq!(list_of_parties(r#"{"a": "b"}"#), Some(false));
         assert_eq!(list_of_parties(r#"["le\"gal"]"#), None);
-    }
-
-    #[test]
-    fn warning_codes_are_unique() {
-        let mut seen = HashSet::new();
-        for (code, ..) in CODES {
-            assert!(seen.insert(code), "duplicate code {code}");
-        }
     }
 
     #[test]
