@@ -1,6 +1,6 @@
 //! Every record id of a store and every id a supersedes pointer names, gathered in store order
 //! while the records stream past, and matched up once at the end: which ids repeat an earlier
-//! one, and which id each pointer names.
+//! one (`value.duplicate_id`), and which id each pointer names (for `supersession.rs`).
 //!
 //! Why not a hash table of ids during the pass: at a million records it spans tens of
 //! megabytes, and nearly every record's lookup missed the cache (measured on a 1M check: the
@@ -17,6 +17,8 @@
 //! text and 8 bytes: linear in the store.
 
 use super::super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
+use super::super::warnings::Warnings;
+use super::Code;
 use crate::bytes::same;
 use rayon::prelude::*;
 
@@ -238,6 +240,23 @@ impl Matched {
     /// The ids that repeat an earlier one, in store order.
     pub fn repeats(&self) -> impl Iterator<Item = u32> + '_ {
         self.repeats.iter().map(|&(i, _)| i)
+    }
+}
+
+impl super::ValueChecks {
+    /// `value.duplicate_id`: one warning naming every record whose id repeats an earlier one.
+    pub(super) fn duplicate_id_warnings(&self, matched: &Matched, out: &mut Warnings) {
+        // a repeat at a time: each name is built and kept compact, not gathered as Strings
+        let mut repeats = matched.repeats().peekable();
+        if repeats.peek().is_some() {
+            let message = "record_id used by more than one record (each repeat is named)";
+            out.push(
+                Code::DuplicateId,
+                message,
+                "",
+                repeats.map(|i| self.id_name(i)),
+            );
+        }
     }
 }
 

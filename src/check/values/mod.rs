@@ -3,7 +3,16 @@
 //! level of the field it concerns.
 //!
 //! Like the rules, the work is split so records can be read in parallel: [`ValueChecks::facts`]
-//! reads one record alone, [`ValueChecks::fold`] adds its facts in store order.
+//! reads one record alone, [`ValueChecks::fold`] adds its facts in store order, and
+//! [`ValueChecks::settle`] works out the warnings once every record is in.
+//!
+//! This module is the pipeline; each concern is a module of its own, with what it reads of a
+//! record, what it keeps while the records stream past, and the warnings it makes:
+//! `dates.rs` (dates and intervals), `ids.rs` (the ids and repeated ones), `supersession.rs`,
+//! `owners.rs` (one owner per concept), `policy.rs`, `release.rs` (release_to), `capture.rs`
+//! (capture time) and `conflicts.rs` (records of one concept in force together). Their
+//! per-record steps are plain functions the pipeline calls, inlined: no step is looked up
+//! at run time. Every code is a variant of [`Code`] (`code.rs`).
 //!
 //! Memory: per record we keep at most its id (for duplicates, supersession and the register),
 //! its supersedes targets, its concept and owner, and one text per policy. Ids and concepts
@@ -11,22 +20,28 @@
 //! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory, and a million
 //! records need a few tens of megabytes.
 
+mod capture;
 mod code;
 mod conflicts;
+mod dates;
 pub(super) mod ids;
 mod owners;
+mod policy;
+mod release;
+mod supersession;
 
 use super::roles::{Role, RoleValue, Roles};
 use super::table::{self, Names};
-use super::warnings::{RecordList, Warnings};
+use super::warnings::Warnings;
 use crate::record::{is_filled, py_str};
-use crate::time::Timestamp;
+pub use capture::CAPTURE_KEYS;
 pub use code::Code;
-use ids::{small, Ids, Matched, Sought};
+use ids::{small, Ids};
 use owners::ConceptOwners;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
+use supersession::{Nameless, Pointer};
 
 /// A record named in a warning.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,15 +49,6 @@ pub struct RecordRef {
     pub name: String,
     pub line: u64,
 }
-
-/// Keys where stores keep the capture (write) time of a record.
-pub const CAPTURE_KEYS: [&str; 5] = [
-    "created_at",
-    "captured_at",
-    "ingested_at",
-    "recorded_at",
-    "inserted_at",
-];
 
 /// The roles the value checks read (besides the literal [`CAPTURE_KEYS`]).
 pub const ROLES: [&str; 10] = [
@@ -165,33 +171,6 @@ impl Packed {
     }
 }
 
-/// A supersedes pointer: which record points (its line), and at what (a text sought among
-/// the ids, see `ids.rs`).
-#[derive(Debug, Clone, Copy)]
-struct Pointer {
-    from: Superseder,
-    target: Sought,
-    line: u64,
-}
-
-/// A superseding record: by its id's index in `ids`, or, without an id, by its index in
-/// `ValueChecks::nameless`.
-#[derive(Debug, Clone, Copy)]
-enum Superseder {
-    Id(u32),
-    Nameless(u32),
-}
-
-/// A record without an id that supersedes: its name (in `named`), that name sought among the
-/// ids, and how many ids came before it (its name counts as an id only if one of those had
-/// it).
-#[derive(Debug, Clone, Copy)]
-struct Nameless {
-    named: u32,
-    sought: Sought,
-    ids_before: u32,
-}
-
 /// A record a warning may name, as the concept owners keep it: the index of its id in `ids`
 /// (its name is its id), or with this bit, its index in `named`.
 const NAMED: u32 = 1 << 31;
@@ -206,13 +185,7 @@ struct Settled {
 #[derive(Default)]
 pub struct ValueChecks {
     records: usize,
-    /// The records with a date that does not parse (twice when both do not), with an
-    /// inverted interval, a bad release_to, valid_from equal to the capture time: each list
-    /// holds a record at most twice, so it is linear in the store (`RecordList`: the name's
-    /// bytes and 12 more a record).
-    bad_dates: RecordList,
-    bad_date_example: Option<String>,
-    inverted: RecordList,
+    dates: dates::Dates,
     /// Every record id and every supersedes target, matched up at the end (`ids.rs`): the
     /// repeated ids, the pointers' targets.
     ids: Ids,
@@ -228,14 +201,9 @@ pub struct ValueChecks {
     nameless: Vec<Nameless>,
     /// Every concept held, with its owner and record, matched up at the end (`owners.rs`).
     concepts: ConceptOwners,
-    /// The records that state a policy, and the hashes of the distinct policy texts (8
-    /// bytes a distinct text: a store of a million different policies keeps 8 MB, not the
-    /// texts).
-    policy_records: RecordList,
-    policy_texts: HashSet<u64>,
-    bad_release: RecordList,
-    capture_equal: RecordList,
-    capture_known: usize,
+    policy: policy::Policy,
+    release: release::Release,
+    capture: capture::Capture,
     register: Vec<String>,
     conflicts: conflicts::Conflicts,
     settled: Option<Settled>,
@@ -345,76 +313,18 @@ impl ValueChecks {
             ..ValueFacts::default()
         };
 
-        // dates and their order
-        let mut from: Option<Timestamp> = None;
-        let mut to: Option<Timestamp> = None;
-        for (role, slot) in [(r.valid_from, &mut from), (r.valid_to, &mut to)] {
-            if let Some(parsed) = roles.filled_time(role) {
-                match parsed {
-                    Ok(t) => *slot = Some(t),
-                    Err(e) => {
-                        if facts.bad_date_example.is_none() {
-                            facts.bad_date_example = Some(format!("{}: {e}", role.name));
-                        }
-                        facts.bad_dates += 1;
-                    }
-                }
-            }
-        }
-        if let (Some(f), Some(t)) = (from, to) {
-            facts.inverted = t.end() < f.start();
-        }
+        let (from, to) = dates::read(roles, r, &mut facts);
+        // the value held from valid_from, for `value.conflict`
         if let (Some(f), Some(value)) = (from, get(r.value)) {
             facts.held = Some((table::hash(&value.text()), f.start(), to.map(|t| t.end())));
         }
-
-        // identity and supersession
+        // the record's identity, which every concept below may name it by
         facts.id = roles.filled_str(r.record_id);
-        facts.valid_to_written = roles.presence(r.valid_to).is_filled();
-        if let Some(v) = get(r.supersedes) {
-            let mut targets: Vec<Cow<str>> = match &v {
-                // one id, as written
-                RoleValue::Text(_) => vec![v.text()],
-                RoleValue::Json(json) => {
-                    let mut ids = HashSet::new();
-                    super::rules::collect_ids(json, &mut ids);
-                    ids.into_iter().map(Cow::Owned).collect()
-                }
-            };
-            targets.sort();
-            targets.dedup();
-            facts.supersedes = Some(targets);
-        }
-
-        // one owner per concept
-        facts.concept = roles.filled_str(r.concept);
-        if facts.concept.is_some() {
-            facts.owner = roles.filled_str(r.concept_owner);
-        }
-
-        // one policy per store
-        facts.policy = get(r.conflict_policy)
-            .filter(RoleValue::is_truthy)
-            .map(|p| p.text());
-
-        // release_to is a list of parties (read from the raw text when it is at hand)
-        let raw = roles.filled_text(r.release_to);
-        facts.bad_release = match raw.map(|text| text.map(list_of_parties)) {
-            Some(None) => false,
-            Some(Some(Some(parties))) => !parties,
-            // no raw text, or a string with an escape in it: the parsed value says
-            _ => get(r.release_to).is_some_and(|v| !is_list_of_parties(&v)),
-        };
-
-        // validity time is not capture time
-        if let Some(f) = from {
-            if let Some(captured) = CAPTURE_KEYS
-                .iter()
-                .find_map(|k| roles.literal_time(k).and_then(Result::ok))
-            {
-                facts.capture_equal = Some(captured.nanos == f.nanos);
-            }
-        }
+        supersession::read(roles, r, &mut facts);
+        owners::read(roles, r, &mut facts);
+        policy::read(roles, r, &mut facts);
+        release::read(roles, r, &mut facts);
+        capture::read(roles, from, &mut facts);
 
         // the experimental register
         if let Some(items) = get(r.expected_concepts)
@@ -445,19 +355,11 @@ impl ValueChecks {
     /// Add one record's facts, in store order; `name` is what the report calls the record.
     pub fn fold(&mut self, facts: &PackedFacts, name: &str) {
         self.records += 1;
-        let line = facts.line;
         if let Some(rare) = &facts.rare {
-            if self.bad_date_example.is_none() {
-                self.bad_date_example = rare.bad_date_example.clone();
-            }
+            self.dates.example(&rare.bad_date_example);
             self.register.extend(rare.register.iter().cloned());
         }
-        for _ in 0..facts.bad_dates {
-            self.bad_dates.push(name, line);
-        }
-        if facts.inverted {
-            self.inverted.push(name, line);
-        }
+        self.dates.fold(facts, name);
         // the record as the concept owners and a nameless pointer keep it, once known
         let mut who: Option<u32> = None;
         let mut own = None;
@@ -475,31 +377,7 @@ impl ValueChecks {
                 who = Some(j | NAMED);
             }
         }
-        if facts.supersedes {
-            let from = match own {
-                Some(i) => Superseder::Id(i),
-                None => {
-                    let named = self.name_aside(name, facts.line);
-                    who = Some(named | NAMED);
-                    let ids_before = small(self.ids.len());
-                    let sought = self.ids.seek(name, table::hash(name));
-                    self.nameless.push(Nameless {
-                        named,
-                        sought,
-                        ids_before,
-                    });
-                    Superseder::Nameless(small(self.nameless.len() - 1))
-                }
-            };
-            for packed in &facts.targets {
-                let target = self.ids.seek(facts.text(packed), packed.hash);
-                self.pointers.push(Pointer {
-                    from,
-                    target,
-                    line: facts.line,
-                });
-            }
-        }
+        self.fold_pointers(facts, name, own, &mut who);
         if let Some(concept) = &facts.concept {
             if let Some((value, from, to)) = facts.held {
                 let me = match who {
@@ -526,19 +404,9 @@ impl ValueChecks {
             self.concepts
                 .note(facts.text(concept), concept.hash, owner, who);
         }
-        if let Some(p) = &facts.policy {
-            self.policy_texts.insert(p.hash);
-            self.policy_records.push(name, line);
-        }
-        if facts.bad_release {
-            self.bad_release.push(name, line);
-        }
-        if let Some(equal) = facts.capture_equal {
-            self.capture_known += 1;
-            if equal {
-                self.capture_equal.push(name, line);
-            }
-        }
+        self.policy.fold(facts, name);
+        self.release.fold(facts, name);
+        self.capture.fold(facts, name);
     }
 
     /// Keep a record's name and line for a warning that may name it; its index in `named`
@@ -612,9 +480,12 @@ impl ValueChecks {
         });
         let matched = self.ids.match_up();
         let mut out = Warnings::default();
-        self.record_warnings(&matched, &mut out);
+        self.dates.warnings(&mut out);
+        self.duplicate_id_warnings(&matched, &mut out);
+        self.capture.warnings(self.records, &mut out);
         self.owner_warnings(shared, &owners, &mut out);
-        self.policy_warnings(&mut out);
+        self.policy.warnings(self.records, &mut out);
+        self.release.warnings(&mut out);
         self.supersession(&matched, &mut out);
         // the pointers are done with: let them go before the conflicts' records are kept
         drop(matched);
@@ -647,346 +518,5 @@ impl ValueChecks {
     pub fn finish(self) -> Warnings {
         debug_assert!(self.settled.is_some(), "settle first");
         self.settled.map(|s| s.warnings).unwrap_or_default()
-    }
-
-    /// The warnings about single records: dates, intervals, repeated ids, capture time.
-    fn record_warnings(&self, matched: &Matched, out: &mut Warnings) {
-        if !self.bad_dates.is_empty() {
-            let example = self.bad_date_example.clone().unwrap_or_default();
-            let message = format!("dates that do not parse (first: {example})");
-            out.push(Code::Date, &message, "", self.bad_dates.iter());
-        }
-        if !self.inverted.is_empty() {
-            let message = "valid_to is before valid_from";
-            out.push(Code::Interval, message, "", self.inverted.iter());
-        }
-        // a repeat at a time: each name is built and kept compact, not gathered as Strings
-        let mut repeats = matched.repeats().peekable();
-        if repeats.peek().is_some() {
-            let message = "record_id used by more than one record (each repeat is named)";
-            out.push(
-                Code::DuplicateId,
-                message,
-                "",
-                repeats.map(|i| self.id_name(i)),
-            );
-        }
-        if self.capture_known > 0 && self.capture_equal.len() * 2 > self.records {
-            let message = format!(
-                "valid_from equals the capture timestamp on {} of {} records: validity time is when the statement became true, not when it was written",
-                self.capture_equal.len(),
-                self.records
-            );
-            out.push(Code::CaptureTime, &message, "", self.capture_equal.iter());
-        }
-    }
-
-    /// One warning per concept with several owners: each names one record per owner, so
-    /// together they name each record once at most. `owners` are the owners' names.
-    fn owner_warnings(&self, shared: owners::Shared, owners: &table::Interner, out: &mut Warnings) {
-        for (concept, held_by) in shared.iter() {
-            let names: Vec<&str> = held_by
-                .iter()
-                .map(|o| owners.get(o.owner as usize))
-                .collect();
-            let records = held_by.iter().map(|o| self.name_of(o.who));
-            out.push_owners(concept, &names, records);
-        }
-    }
-
-    fn policy_warnings(&self, out: &mut Warnings) {
-        let distinct = self.policy_texts.len();
-        if distinct > 1 {
-            let message = format!("{distinct} different conflict policies: a store states one");
-            out.push(Code::Policies, &message, "", self.policy_records.iter());
-        } else if self.records > 1 && self.policy_records.len() == self.records {
-            let message =
-                "the conflict policy is repeated on every record: state it once per store";
-            let first = self.policy_records.iter().take(1);
-            out.push(Code::PolicyRepeated, message, "", first);
-        }
-        if !self.bad_release.is_empty() {
-            let message = "release_to is not a list of party names";
-            out.push(Code::ReleaseTo, message, "", self.bad_release.iter());
-        }
-    }
-
-    /// The graph node of a superseding record: its id's first index, or past every id, its
-    /// name's place among the records without one (when no earlier id has that name).
-    fn node(&self, from: Superseder, matched: &Matched) -> usize {
-        match from {
-            Superseder::Id(i) => matched.first(i) as usize,
-            Superseder::Nameless(k) => {
-                let n = self.nameless[k as usize];
-                match matched.found(n.sought) {
-                    Some(i) if i < n.ids_before => i as usize,
-                    _ => self.ids.len() + k as usize,
-                }
-            }
-        }
-    }
-
-    /// The name of graph node `n` (see [`Self::node`]).
-    fn node_name(&self, n: usize) -> &str {
-        match n.checked_sub(self.ids.len()) {
-            None => self.ids.text(small(n)),
-            Some(k) => self
-                .nameless
-                .get(k)
-                .map_or("", |n| self.named.get(n.named as usize)),
-        }
-    }
-
-    fn supersession(&self, matched: &Matched, out: &mut Warnings) {
-        let mut unknown = RecordList::default();
-        let mut written = Vec::new();
-        // The graph's nodes are numbers: the store's ids by the index of their first record,
-        // then the records that supersede without an id of their own. Edges are pairs, kept
-        // in store order: linear memory, no map keyed by text.
-        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(self.pointers.len());
-        for p in &self.pointers {
-            let from = self.node(p.from, matched);
-            match matched.found(p.target) {
-                None => unknown.push(
-                    &format!("{} → {}", self.node_name(from), self.ids.sought(p.target)),
-                    p.line,
-                ),
-                Some(target) => {
-                    if self.ids.carries_valid_to(target) {
-                        written.push(target);
-                    }
-                    edges.push((small(from), target));
-                }
-            }
-        }
-        if !unknown.is_empty() {
-            let message = "supersedes names a record that is not in the store";
-            out.push(Code::SupersedesUnknown, message, "", unknown.iter());
-        }
-        let ids = self.ids.len();
-        let nodes = ids + self.nameless.len();
-        let name = |n: usize| self.node_name(n);
-        // one warning per cycle the search finds: a node is on the search's path once, so
-        // the cycles name each record once at most
-        for cycle in find_cycles(nodes, &edges, &name) {
-            let records = cycle[..cycle.len() - 1].iter().map(|&node| {
-                let line = if node < ids {
-                    self.ids.line(small(node))
-                } else {
-                    0
-                };
-                (name(node), line)
-            });
-            let path = cycle
-                .iter()
-                .map(|&node| name(node))
-                .collect::<Vec<_>>()
-                .join(" → ");
-            let message = format!("supersedes forms a cycle: {path}");
-            out.push(Code::SupersedesCycle, &message, &path, records);
-        }
-        if !written.is_empty() {
-            // by line, each record once (one id a line: its text goes with it)
-            let mut written = written;
-            written.sort_by_key(|&t| self.ids.line(t));
-            written.dedup_by_key(|t| self.ids.line(*t));
-            let message = "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched";
-            let records = written
-                .iter()
-                .map(|&t| (self.ids.text(t), self.ids.line(t)));
-            out.push(Code::SupersededValidTo, message, "", records);
-        }
-    }
-}
-
-/// A list of party names: every item a string that is not blank.
-fn is_list_of_parties(value: &RoleValue) -> bool {
-    value.as_array().is_some_and(|items| {
-        items
-            .iter()
-            .all(|i| i.as_str().is_some_and(|s| !crate::record::is_blank(s)))
-    })
-}
-
-/// [`is_list_of_parties`] read from a value's raw JSON text, which the reader already took as
-/// valid JSON: no value is built. `None` when a string holds an escape (what it decodes to is
-/// the parser's to say).
-fn list_of_parties(text: &str) -> Option<bool> {
-    let Some(inside) = text.strip_prefix('[') else {
-        return Some(false);
-    };
-    let mut rest = inside.trim_start();
-    if rest.starts_with(']') {
-        return Some(true);
-    }
-    loop {
-        let Some(item) = rest.strip_prefix('"') else {
-            return Some(false);
-        };
-        let end = memchr::memchr2(b'"', b'\\', item.as_bytes())?;
-        if item.as_bytes()[end] == b'\\' {
-            return None;
-        }
-        if crate::record::is_blank(&item[..end]) {
-            return Some(false);
-        }
-        rest = item[end + 1..].trim_start();
-        match rest.as_bytes().first() {
-            Some(b',') => rest = rest[1..].trim_start(),
-            _ => return Some(true),
-        }
-    }
-}
-
-/// The cycles of a supersedes graph of `nodes` numbered nodes, given its edges in order
-/// (iterative depth-first search from each node with edges, in the order of their names,
-/// following each node's edges in the order given: linear in the graph's size).
-fn find_cycles<'n>(
-    nodes: usize,
-    edges: &[(u32, u32)],
-    name: &dyn Fn(usize) -> &'n str,
-) -> Vec<Vec<usize>> {
-    // When every edge points to a lower number than its source, that numbering is itself a
-    // topological order: there is no cycle, and nothing to search. It is the common case (a
-    // record supersedes one written before it, and ids are numbered in first-seen order),
-    // and one sequential pass over the edges replaces a search across every node (21-33 ms
-    // on a 1M store, all of it after the last record is read).
-    if edges.iter().all(|&(from, to)| to < from) {
-        return Vec::new();
-    }
-    // each node's targets, in the order given (a counting sort by source); u32 positions:
-    // a graph of more than 2^32 edges is beyond any memory this pass could have
-    let mut first = vec![0u32; nodes + 1];
-    for &(from, _) in edges {
-        first[from as usize + 1] += 1;
-    }
-    for i in 0..nodes {
-        first[i + 1] += first[i];
-    }
-    let mut fill = first.clone();
-    let mut targets = vec![0u32; edges.len()];
-    for &(from, to) in edges {
-        let from = from as usize;
-        targets[fill[from] as usize] = to;
-        fill[from] += 1;
-    }
-    drop(fill);
-    let out_of = |node: usize| &targets[first[node] as usize..first[node + 1] as usize];
-    let starts: Vec<usize> = (0..nodes).filter(|&n| !out_of(n).is_empty()).collect();
-    // A graph has a cycle whatever order a search starts in; only when it has one does the
-    // order matter (which cycles are reported, from where): then search in name order.
-    if search(&starts, nodes, &out_of).is_empty() {
-        return Vec::new();
-    }
-    let mut starts = starts;
-    starts.sort_by(|a, b| name(*a).cmp(name(*b)));
-    search(&starts, nodes, &out_of)
-}
-
-/// The cycles a depth-first search finds, starting from each of `starts` in turn.
-fn search<'t>(
-    starts: &[usize],
-    nodes: usize,
-    out_of: &dyn Fn(usize) -> &'t [u32],
-) -> Vec<Vec<usize>> {
-    const NEW: u8 = 0;
-    const ACTIVE: u8 = 1;
-    let mut marks = vec![NEW; nodes];
-    let mut cycles = Vec::new();
-    for &start in starts {
-        if marks[start] != NEW {
-            continue;
-        }
-        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-        marks[start] = ACTIVE;
-        while let Some(&(node, i)) = stack.last() {
-            match out_of(node).get(i).map(|&n| n as usize) {
-                Some(n) => {
-                    if let Some(top) = stack.last_mut() {
-                        top.1 += 1;
-                    }
-                    match marks[n] {
-                        NEW => {
-                            marks[n] = ACTIVE;
-                            stack.push((n, 0));
-                        }
-                        ACTIVE => {
-                            let from = stack.iter().position(|(s, _)| *s == n).unwrap_or(0);
-                            let mut cycle: Vec<usize> =
-                                stack[from..].iter().map(|(s, _)| *s).collect();
-                            cycle.push(n);
-                            cycles.push(cycle);
-                        }
-                        _ => {}
-                    }
-                }
-                None => {
-                    marks[node] = 2; // done
-                    stack.pop();
-                }
-            }
-        }
-    }
-    cycles
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    proptest::proptest! {
-        /// Read from the raw text, a value is a list of parties exactly when its parsed value
-        /// is (or the text is left to the parser).
-        #[test]
-        fn parties_read_from_the_text_as_from_the_value(
-            items in proptest::collection::vec(
-                r#"("[a-z ]{0,3}"|" \\t"|"a\\"b"|"\\u0020"|1|null|\[\]|\["x"\]|\{\})"#,
-                0..4,
-            ),
-            space in "[ \n]{0,2}",
-        ) {
-            let text = format!("[{space}{}{space}]", items.join(&format!(",{space}")));
-            let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
-            let parsed = is_list_of_parties(&RoleValue::Json(Cow::Owned(value)));
-            if let Some(read) = list_of_parties(&text) {
-                proptest::prop_assert_eq!(read, parsed, "{}", text);
-            } else {
-                proptest::prop_assert!(text.contains('\\'), "{}", text);
-            }
-        }
-    }
-
-    #[test]
-    fn list_of_parties_reads_strings_only() {
-        assert_eq!(list_of_parties(r#"["legal", "hr"]"#), Some(true));
-        assert_eq!(list_of_parties("[]"), Some(true));
-        assert_eq!(list_of_parties(r#"["legal", " "]"#), Some(false));
-        assert_eq!(list_of_parties(r#"["legal", 1]"#), Some(false));
-        assert_eq!(list_of_parties(r#""legal""#), Some(false));
-        assert_eq!(list_of_parties(r#"{"a": "b"}"#), Some(false));
-        assert_eq!(list_of_parties(r#"["le\"gal"]"#), None);
-    }
-
-    #[test]
-    fn cycles_are_found_once() {
-        let names = ["a", "b", "c", "d"];
-        let name = |n: usize| names[n];
-        let c = find_cycles(4, &[(0, 1), (1, 2), (2, 0), (3, 0)], &name);
-        assert_eq!(c, vec![vec![0, 1, 2, 0]]);
-    }
-
-    /// Edges that all point back are no cycle; a self-loop, or one edge pointing forward
-    /// that closes a loop of backward ones, is still found.
-    #[test]
-    fn backward_edges_alone_make_no_cycle() {
-        let names = ["a", "b", "c", "d"];
-        let name = |n: usize| names[n];
-        assert!(find_cycles(4, &[(1, 0), (2, 0), (3, 2), (3, 1)], &name).is_empty());
-        assert_eq!(find_cycles(4, &[(1, 0), (2, 2)], &name), vec![vec![2, 2]]);
-        assert_eq!(
-            find_cycles(4, &[(3, 2), (2, 1), (1, 3)], &name),
-            vec![vec![1, 3, 2, 1]]
-        );
-        assert!(find_cycles(4, &[(1, 3), (3, 2)], &name).is_empty());
     }
 }

@@ -1,6 +1,6 @@
 //! One owner per concept: every concept a record holds, with its owner, gathered in store
 //! order while the records stream past, and matched up once at the end: which concepts have
-//! more than one owner, and which concepts of the register no record holds.
+//! more than one owner (`value.owners`), and which concepts of the register no record holds.
 //!
 //! Gathered by partition and matched up one partition at a time, in a table that stays in
 //! cache, for the reason `ids.rs` gives: a table of every concept looked up as each record
@@ -9,10 +9,13 @@
 //!
 //! Memory: per record with a concept, the concept's text and 12 bytes: linear in the store.
 
+use super::super::roles::Roles;
 use super::super::table::{
     key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS,
 };
+use super::super::warnings::Warnings;
 use super::ids::small;
+use super::{ValueFacts, ValueRoles};
 use crate::bytes::same;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -237,6 +240,31 @@ impl Part {
             .map(|&(_, n)| n)
             .collect();
         (shared, held)
+    }
+}
+
+/// Read the record's concept, and its owner when it has a concept (an owner counts only with
+/// one).
+#[inline(always)]
+pub(super) fn read<'a>(roles: &'a Roles, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
+    facts.concept = roles.filled_str(r.concept);
+    if facts.concept.is_some() {
+        facts.owner = roles.filled_str(r.concept_owner);
+    }
+}
+
+impl super::ValueChecks {
+    /// `value.owners`: one warning per concept with several owners: each names one record per
+    /// owner, so together they name each record once at most. `owners` are the owners' names.
+    pub(super) fn owner_warnings(&self, shared: Shared, owners: &Interner, out: &mut Warnings) {
+        for (concept, held_by) in shared.iter() {
+            let names: Vec<&str> = held_by
+                .iter()
+                .map(|o| owners.get(o.owner as usize))
+                .collect();
+            let records = held_by.iter().map(|o| self.name_of(o.who));
+            out.push_owners(concept, &names, records);
+        }
     }
 }
 
