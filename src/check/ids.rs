@@ -153,6 +153,11 @@ impl Ids {
             .map_or(0, |l| l & !VALID_TO_WRITTEN)
     }
 
+    /// Let the sought texts go (once every pointer's target is named): the ids stay.
+    pub fn forget_sought(&mut self) {
+        self.sought = Vec::new();
+    }
+
     /// The record that has the id at `i` carries a written valid_to.
     pub fn carries_valid_to(&self, i: u32) -> bool {
         self.lines

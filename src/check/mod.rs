@@ -7,6 +7,7 @@ mod conflicts;
 pub mod format;
 mod ids;
 mod owners;
+mod record_names;
 pub mod report;
 mod roles;
 pub mod rules;

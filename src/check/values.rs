@@ -11,10 +11,11 @@
 //! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory, and a million
 //! records need a few tens of megabytes.
 
-use super::ids::{small, Ids, Matched, Sought};
+use super::ids::{small, Matched, Sought};
 use super::owners::ConceptOwners;
+use super::record_names::{RecordNames, NAMED};
 use super::roles::{Role, RoleValue, Roles};
-use super::table::{self, Names};
+use super::table;
 use super::warnings::{RecordList, Warnings};
 use crate::record::{is_filled, py_str};
 use crate::time::Timestamp;
@@ -262,10 +263,6 @@ struct Nameless {
     ids_before: u32,
 }
 
-/// A record a warning may name, as the concept owners keep it: the index of its id in `ids`
-/// (its name is its id), or with this bit, its index in `named`.
-const NAMED: u32 = 1 << 31;
-
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
 #[derive(Default)]
 struct Settled {
@@ -283,16 +280,9 @@ pub struct ValueChecks {
     bad_dates: RecordList,
     bad_date_example: Option<String>,
     inverted: RecordList,
-    /// Every record id and every supersedes target, matched up at the end (`ids.rs`): the
-    /// repeated ids, the pointers' targets.
-    ids: Ids,
-    /// Names of records named otherwise than by their id (without one, or one the reference
-    /// names otherwise), kept when a warning may name them, and by the same index their
-    /// lines.
-    named: Names,
-    named_lines: Vec<u64>,
-    /// Ids whose record is named otherwise: (its index in `ids`, in `named`), in store order.
-    renamed: Vec<(u32, u32)>,
+    /// Every record id and every supersedes target, matched up at the end (`ids.rs`), and
+    /// the names the warnings give records.
+    names: RecordNames,
     /// Every supersedes pointer, in store order. One entry per pointer: linear.
     pointers: Vec<Pointer>,
     nameless: Vec<Nameless>,
@@ -507,7 +497,7 @@ impl ValueChecks {
         pointers: usize,
         concept_bytes: usize,
     ) {
-        self.ids.reserve(records, id_bytes, pointers);
+        self.names.ids.reserve(records, id_bytes, pointers);
         self.pointers.reserve(pointers);
         self.concepts.reserve(records, concept_bytes);
     }
@@ -534,25 +524,24 @@ impl ValueChecks {
         if let Some(id) = &facts.id {
             let text = facts.text(id);
             let i = self
+                .names
                 .ids
                 .push(text, id.hash, facts.line, facts.valid_to_written);
             own = Some(i);
             if name == text {
                 who = Some(i.min(NAMED - 1));
             } else {
-                let j = self.name_aside(name, facts.line);
-                self.renamed.push((i, j));
-                who = Some(j | NAMED);
+                who = Some(self.names.rename(i, name, facts.line) | NAMED);
             }
         }
         if facts.supersedes {
             let from = match own {
                 Some(i) => Superseder::Id(i),
                 None => {
-                    let named = self.name_aside(name, facts.line);
+                    let named = self.names.name_aside(name, facts.line);
                     who = Some(named | NAMED);
-                    let ids_before = small(self.ids.len());
-                    let sought = self.ids.seek(name, table::hash(name));
+                    let ids_before = small(self.names.ids.len());
+                    let sought = self.names.ids.seek(name, table::hash(name));
                     self.nameless.push(Nameless {
                         named,
                         sought,
@@ -562,7 +551,7 @@ impl ValueChecks {
                 }
             };
             for packed in &facts.targets {
-                let target = self.ids.seek(facts.text(packed), packed.hash);
+                let target = self.names.ids.seek(facts.text(packed), packed.hash);
                 self.pointers.push(Pointer {
                     from,
                     target,
@@ -574,7 +563,7 @@ impl ValueChecks {
             if let Some((value, from, to)) = facts.held {
                 let me = match who {
                     Some(who) => who,
-                    None => self.name_aside(name, facts.line) | NAMED,
+                    None => self.names.name_aside(name, facts.line) | NAMED,
                 };
                 let held = super::conflicts::Held {
                     concept: concept.hash,
@@ -591,7 +580,7 @@ impl ValueChecks {
             let who = match (owner, who) {
                 (None, _) => 0,
                 (Some(_), Some(who)) => who,
-                (Some(_), None) => self.name_aside(name, facts.line) | NAMED,
+                (Some(_), None) => self.names.name_aside(name, facts.line) | NAMED,
             };
             self.concepts
                 .note(facts.text(concept), concept.hash, owner, who);
@@ -609,37 +598,6 @@ impl ValueChecks {
                 self.capture_equal.push(name, line);
             }
         }
-    }
-
-    /// Keep a record's name and line for a warning that may name it; its index in `named`
-    /// (below [`NAMED`]: past it, a store far beyond any memory, the index saturates).
-    fn name_aside(&mut self, name: &str, line: u64) -> u32 {
-        self.named_lines.push(line);
-        small(self.named.push(name)).min(NAMED - 1)
-    }
-
-    /// The name and line of the record `who` (see [`NAMED`]).
-    fn name_of(&self, who: u32) -> (&str, u64) {
-        if who & NAMED != 0 {
-            self.named_at((who & !NAMED) as usize)
-        } else {
-            self.id_name(who)
-        }
-    }
-
-    /// The name and line of the record whose id is at `i`.
-    fn id_name(&self, i: u32) -> (&str, u64) {
-        match self.renamed.binary_search_by_key(&i, |&(id, _)| id) {
-            Ok(at) => self.named_at(self.renamed[at].1 as usize),
-            Err(_) => (self.ids.text(i), self.ids.line(i)),
-        }
-    }
-
-    fn named_at(&self, j: usize) -> (&str, u64) {
-        (
-            self.named.get(j),
-            self.named_lines.get(j).copied().unwrap_or(0),
-        )
     }
 
     /// Add concepts from `--expected FILE`.
@@ -662,15 +620,16 @@ impl ValueChecks {
             .filter(|c| seen.insert(c.as_str()))
             .cloned()
             .collect();
-        let (shared, held) = self.concepts.settle(&register);
-        let conflicts = std::mem::take(&mut self.conflicts).settle(|who| self.name_of(who).1)?;
+        // the ids' keys go first (what matching found is all that is left of them), so what
+        // comes next has their memory
+        let matched = self.names.ids.match_up();
+        // the conflicts before the shared concepts, so the two are never made at once
+        let conflicts = std::mem::take(&mut self.conflicts).settle(|who| self.names.line(who))?;
         let conflict_concept = conflicts.as_ref().map(|found| {
             let concept = self.concepts.text(found.concept());
             concept.unwrap_or_default().to_string()
         });
-        // the concepts are done with (their owners' names are all the warnings need): let
-        // them go before the warnings are kept
-        let owners = std::mem::take(&mut self.concepts).into_owners();
+        let (shared, held, owners) = std::mem::take(&mut self.concepts).settle(&register);
         let expected = (!register.is_empty()).then(|| {
             let missing = register
                 .iter()
@@ -680,7 +639,6 @@ impl ValueChecks {
                 .collect();
             (register, missing)
         });
-        let matched = self.ids.match_up();
         let mut out = Warnings::default();
         self.record_warnings(&matched, &mut out);
         self.owner_warnings(shared, &owners, &mut out);
@@ -692,10 +650,12 @@ impl ValueChecks {
         self.nameless = Vec::new();
         if let (Some(found), Some(concept)) = (conflicts, conflict_concept) {
             let (a, b) = found.first();
-            let message = found.message(&concept, self.name_of(a).0, self.name_of(b).0);
-            let records = found.records().map(|who| self.name_of(who));
-            out.push("value.conflict", &message, "", records);
+            let message = found.message(&concept, self.names.name(a).0, self.names.name(b).0);
+            out.push_named("value.conflict", &message, "", found.records());
         }
+        // the warnings name records by `who`: the names go with them
+        self.names.ids.forget_sought();
+        out.keep_names(std::mem::take(&mut self.names));
         *self = ValueChecks {
             settled: Some(Settled {
                 warnings: out,
@@ -734,12 +694,8 @@ impl ValueChecks {
         let mut repeats = matched.repeats().peekable();
         if repeats.peek().is_some() {
             let message = "record_id used by more than one record (each repeat is named)";
-            out.push(
-                "value.duplicate_id",
-                message,
-                "",
-                repeats.map(|i| self.id_name(i)),
-            );
+            // an id's index is its record's `who`
+            out.push_named("value.duplicate_id", message, "", repeats);
         }
         if self.capture_known > 0 && self.capture_equal.len() * 2 > self.records {
             let message = format!(
@@ -769,8 +725,7 @@ impl ValueChecks {
                 .iter()
                 .map(|o| owners.get(o.owner as usize))
                 .collect();
-            let records = held_by.iter().map(|o| self.name_of(o.who));
-            out.push_owners(concept, &names, records);
+            out.push_owners(concept, &names, held_by.iter().map(|o| o.who));
         }
     }
 
@@ -800,7 +755,7 @@ impl ValueChecks {
                 let n = self.nameless[k as usize];
                 match matched.found(n.sought) {
                     Some(i) if i < n.ids_before => i as usize,
-                    _ => self.ids.len() + k as usize,
+                    _ => self.names.ids.len() + k as usize,
                 }
             }
         }
@@ -808,12 +763,12 @@ impl ValueChecks {
 
     /// The name of graph node `n` (see [`Self::node`]).
     fn node_name(&self, n: usize) -> &str {
-        match n.checked_sub(self.ids.len()) {
-            None => self.ids.text(small(n)),
+        match n.checked_sub(self.names.ids.len()) {
+            None => self.names.ids.text(small(n)),
             Some(k) => self
                 .nameless
                 .get(k)
-                .map_or("", |n| self.named.get(n.named as usize)),
+                .map_or("", |n| self.names.named_at(n.named as usize).0),
         }
     }
 
@@ -828,11 +783,15 @@ impl ValueChecks {
             let from = self.node(p.from, matched);
             match matched.found(p.target) {
                 None => unknown.push(
-                    &format!("{} → {}", self.node_name(from), self.ids.sought(p.target)),
+                    &format!(
+                        "{} → {}",
+                        self.node_name(from),
+                        self.names.ids.sought(p.target)
+                    ),
                     p.line,
                 ),
                 Some(target) => {
-                    if self.ids.carries_valid_to(target) {
+                    if self.names.ids.carries_valid_to(target) {
                         written.push(target);
                     }
                     edges.push((small(from), target));
@@ -843,7 +802,7 @@ impl ValueChecks {
             let message = "supersedes names a record that is not in the store";
             out.push("value.supersedes_unknown", message, "", unknown.iter());
         }
-        let ids = self.ids.len();
+        let ids = self.names.ids.len();
         let nodes = ids + self.nameless.len();
         let name = |n: usize| self.node_name(n);
         // one warning per cycle the search finds: a node is on the search's path once, so
@@ -851,7 +810,7 @@ impl ValueChecks {
         for cycle in find_cycles(nodes, &edges, &name) {
             let records = cycle[..cycle.len() - 1].iter().map(|&node| {
                 let line = if node < ids {
-                    self.ids.line(small(node))
+                    self.names.ids.line(small(node))
                 } else {
                     0
                 };
@@ -868,12 +827,12 @@ impl ValueChecks {
         if !written.is_empty() {
             // by line, each record once (one id a line: its text goes with it)
             let mut written = written;
-            written.sort_by_key(|&t| self.ids.line(t));
-            written.dedup_by_key(|t| self.ids.line(*t));
+            written.sort_by_key(|&t| self.names.ids.line(t));
+            written.dedup_by_key(|t| self.names.ids.line(*t));
             let message = "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched";
             let records = written
                 .iter()
-                .map(|&t| (self.ids.text(t), self.ids.line(t)));
+                .map(|&t| (self.names.ids.text(t), self.names.ids.line(t)));
             out.push("value.superseded_valid_to", message, "", records);
         }
     }
