@@ -5,7 +5,7 @@
 
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
-use crate::import::{Counts, Kind, Plan, Store};
+use crate::import::{ImportCounts, Kind, Plan, Store};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::progress;
@@ -73,7 +73,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     // The dump streams through the merge; a new store takes its kind from the dump's first
     // entry. Nothing replaces the store before the whole dump has been read.
     let bar = progress::bar(&dump, "reading", true);
-    let mut counts = Counts::default();
+    let mut counts = ImportCounts::default();
     let mut shown = 0;
     Store::merge_file(&mut store, &dump, path, &plan, &mut counts, &mut |offset| {
         // the bar moves a block at a time (drawing it per line would cost more than the line)
@@ -105,7 +105,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn summary(dump: &str, store: &str, kind: Kind, c: &Counts, written: bool) -> String {
+fn summary(dump: &str, store: &str, kind: Kind, c: &ImportCounts, written: bool) -> String {
     let mut s = format!(
         "vercy import: {dump} into {store}: {} added, {} updated, {} unchanged",
         c.added, c.updated, c.unchanged

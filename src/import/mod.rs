@@ -99,7 +99,7 @@ impl Kind {
 
 /// What an import did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
+pub struct ImportCounts {
     pub added: u64,
     pub updated: u64,
     pub unchanged: u64,
@@ -199,7 +199,7 @@ impl Store {
         input: &Input,
         target: &Path,
         plan: &Plan,
-        counts: &mut Counts,
+        counts: &mut ImportCounts,
         progress: &mut (dyn FnMut(u64) + Send),
     ) -> Result<Shape> {
         // a dump that is a file: its lines are copied from it (a pipe is read once, by the reader)
@@ -268,7 +268,7 @@ impl Store {
 
     /// Merge one line of a dump. Nothing replaces the store file until [`Store::write`], so
     /// an error here leaves it as it was.
-    pub fn merge(&mut self, p: Prepared, counts: &mut Counts) -> Result<()> {
+    pub fn merge(&mut self, p: Prepared, counts: &mut ImportCounts) -> Result<()> {
         let (table, line, as_node) = match p {
             Prepared::Envelope { line, fields } => return self.merge_envelope(line, fields),
             Prepared::Line {
@@ -336,7 +336,7 @@ mod tests {
 
     /// Import `dump` into a store holding `store` (a new one when `None`): the store's text
     /// afterwards, the counts, and whether anything changed.
-    fn import_with(plan: Plan, store: Option<&str>, dump: &str) -> (String, Counts, bool) {
+    fn import_with(plan: Plan, store: Option<&str>, dump: &str) -> (String, ImportCounts, bool) {
         let mut plan_again = Plan::new(plan.map.clone(), "d");
         plan_again.one_hash = plan.one_hash;
         let from_file = import_from(plan, store, dump, false);
@@ -350,7 +350,7 @@ mod tests {
         store: Option<&str>,
         dump: &str,
         in_memory: bool,
-    ) -> (String, Counts, bool) {
+    ) -> (String, ImportCounts, bool) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("store.jsonl");
         let mut merged = None;
@@ -360,7 +360,7 @@ mod tests {
             merged = Store::load_file(&input, &path, &plan).unwrap().0;
             merged.as_mut().unwrap().settle().unwrap();
         }
-        let mut counts = Counts::default();
+        let mut counts = ImportCounts::default();
         // from a file (its lines are copied from it) and from memory (they are written)
         let from = tempfile::tempdir().unwrap();
         let dump_path = from.path().join("dump");
@@ -379,7 +379,7 @@ mod tests {
         (text, counts, changed)
     }
 
-    fn import(store: Option<&str>, dump: &str) -> (String, Counts, bool) {
+    fn import(store: Option<&str>, dump: &str) -> (String, ImportCounts, bool) {
         import_with(Plan::new(FieldMap::identity(), "d"), store, dump)
     }
 
