@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::{py_str, Record};
 use crate::select::{self, Criteria, Supersession, Verdict};
-use crate::store::compact::{self, Cell, Kind, LineWriter};
+use crate::store::compact::{self, Cell, CellKind, LineWriter};
 use crate::store::{self, Keep, KeySlots};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -48,7 +48,7 @@ pub(super) struct Plain {
     /// The slot of each field of the order.
     slot_of: Vec<usize>,
     /// How each field of the order is written.
-    kinds: Vec<Kind>,
+    kinds: Vec<CellKind>,
     /// The keys (and slots) of the roles selection reads; empty without a selection.
     select: Vec<(String, usize)>,
 }
@@ -110,7 +110,7 @@ impl Plain {
             keys,
             slots,
             slot_of,
-            kinds: order.iter().map(|f| compact::kind(f)).collect(),
+            kinds: order.iter().map(|f| compact::cell_kind(f)).collect(),
             select,
         })
     }
@@ -264,7 +264,7 @@ impl Encoder<'_> {
         &self,
         writer: &mut LineWriter,
         text: Option<&str>,
-        kind: Kind,
+        kind: CellKind,
         whole: &str,
         line_no: u64,
     ) -> Result<()> {

@@ -69,17 +69,17 @@ use std::path::{Path, PathBuf};
 
 /// What kind of store the merge writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum StoreKind {
     Flat,
     Graph,
 }
 
-impl Kind {
+impl StoreKind {
     /// The kind of an existing store, from its first entry (an engrama envelope or a record).
-    pub fn of_store(first: &Entry) -> Kind {
+    pub fn of_store(first: &Entry) -> StoreKind {
         match first {
-            Entry::Aside(Aside::EngramaHeader, _) => Kind::Graph,
-            _ => Kind::Flat,
+            Entry::Aside(Aside::EngramaHeader, _) => StoreKind::Graph,
+            _ => StoreKind::Flat,
         }
     }
 
@@ -89,10 +89,12 @@ impl Kind {
     }
 
     /// The kind a new store takes from the first entry of the dump imported into it.
-    pub fn for_new_store(first: &Entry) -> Kind {
+    pub fn for_new_store(first: &Entry) -> StoreKind {
         match first {
-            Entry::Aside(Aside::EngramaHeader, h) if !is_flat_envelope(&h.fields) => Kind::Graph,
-            _ => Kind::Flat,
+            Entry::Aside(Aside::EngramaHeader, h) if !is_flat_envelope(&h.fields) => {
+                StoreKind::Graph
+            }
+            _ => StoreKind::Flat,
         }
     }
 }
@@ -129,7 +131,7 @@ struct Loc {
 
 /// A JSONL store being merged into.
 pub struct Store {
-    kind: Kind,
+    kind: StoreKind,
     map: FieldMap,
     /// The keys of a node's properties that grant disclosure ([`grant_keys`]).
     grants: Vec<String>,
@@ -156,7 +158,7 @@ pub struct Store {
 impl Store {
     /// An empty store of `kind` to be written to `target`; `file` is the store file as it is,
     /// when its lines are loaded.
-    pub fn new(kind: Kind, map: FieldMap, target: &Path, file: Option<File>) -> Store {
+    pub fn new(kind: StoreKind, map: FieldMap, target: &Path, file: Option<File>) -> Store {
         Store {
             kind,
             grants: grant_keys(&map),
@@ -184,7 +186,7 @@ impl Store {
         let shape = read_parallel(input, &keep(), &|e| Ok(plan.stored(e)), &mut |p| {
             store
                 .get_or_insert_with(|| {
-                    let kind = plan.kind().unwrap_or(Kind::Flat);
+                    let kind = plan.kind().unwrap_or(StoreKind::Flat);
                     Store::new(kind, plan.map.clone(), path, file.take())
                 })
                 .load(p)
@@ -211,7 +213,7 @@ impl Store {
         read_parallel(input, &keep(), &|e| plan.incoming(e), &mut |p| {
             progress(p.offset());
             let store = store.get_or_insert_with(|| {
-                let kind = plan.kind().unwrap_or(Kind::Flat);
+                let kind = plan.kind().unwrap_or(StoreKind::Flat);
                 Store::new(kind, plan.map.clone(), target, None)
             });
             if store.dump.is_none() {
@@ -257,7 +259,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> StoreKind {
         self.kind
     }
 
@@ -281,9 +283,9 @@ impl Store {
             counts.as_nodes += 1;
         }
         let rule = match (self.kind, table) {
-            (Kind::Flat, _) => Rule::Replace,
-            (Kind::Graph, RECORDS) => Rule::Properties,
-            (Kind::Graph, _) => Rule::Overlay,
+            (StoreKind::Flat, _) => Rule::Replace,
+            (StoreKind::Graph, RECORDS) => Rule::Properties,
+            (StoreKind::Graph, _) => Rule::Overlay,
         };
         let change = self.upsert(table, line, rule)?;
         if change != Change::Unchanged {

@@ -2,7 +2,7 @@
 //! store and of the dump checked, its identity and its text as the store will hold it.
 
 use super::identity::{fields_identity, record_identity};
-use super::{parse, Kind, Loc, RECORDS, RELATIONS, VECTORS};
+use super::{parse, Loc, StoreKind, RECORDS, RELATIONS, VECTORS};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::Record;
@@ -61,7 +61,7 @@ impl Prepared {
 pub struct Plan {
     pub(super) map: FieldMap,
     dump: String,
-    kind: OnceLock<Kind>,
+    kind: OnceLock<StoreKind>,
     from_engrama: OnceLock<bool>,
     hasher: DefaultHashBuilder,
     /// Tests: every identity gets the same hash, so identities that share one are merged apart.
@@ -84,7 +84,7 @@ impl Plan {
     }
 
     /// The store's kind, once the first entry has settled it.
-    pub fn kind(&self) -> Option<Kind> {
+    pub fn kind(&self) -> Option<StoreKind> {
         self.kind.get().copied()
     }
 
@@ -112,7 +112,7 @@ impl Plan {
 
     /// A line of the store file as it is (read in file order).
     pub fn stored(&self, entry: Entry) -> Prepared {
-        let kind = *self.kind.get_or_init(|| Kind::of_store(&entry));
+        let kind = *self.kind.get_or_init(|| StoreKind::of_store(&entry));
         let (aside, record) = match entry {
             Entry::Aside(aside, record) => (Some(aside), record),
             Entry::Record(record) => (None, record),
@@ -167,7 +167,7 @@ impl Plan {
         let from_engrama = *self
             .from_engrama
             .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
-        let kind = *self.kind.get_or_init(|| Kind::for_new_store(&entry));
+        let kind = *self.kind.get_or_init(|| StoreKind::for_new_store(&entry));
         let dump = self.dump.as_str();
         match entry {
             Entry::Aside(Aside::EngramaHeader, header) => {
@@ -179,7 +179,7 @@ impl Plan {
                 })
             }
             Entry::Aside(aside, line) => {
-                if kind == Kind::Flat {
+                if kind == StoreKind::Flat {
                     return Err(no_place(dump, &line, "relation and vector lines"));
                 }
                 let view = LineView::of(&line);
@@ -203,14 +203,14 @@ impl Plan {
                 let offset = record.origin.offset;
                 let mut source = None;
                 let (text, identity, as_node) = match (kind, from_engrama) {
-                    (Kind::Graph, true) => {
+                    (StoreKind::Graph, true) => {
                         let view = LineView::of(&record);
                         engrama::check_line(LineKind::Node, &view, dump, &record)?;
                         let identity = engrama::node_identity(&view);
                         source = source_of(&record);
                         (into_line(record), identity, false)
                     }
-                    (Kind::Graph, false) => {
+                    (StoreKind::Graph, false) => {
                         // as `export --to engrama` makes it, under the default label
                         let mut record = record;
                         record.fields = whole_fields(&record).into_owned();
@@ -220,13 +220,13 @@ impl Plan {
                         let identity = engrama::node_identity(&LineView::of_fields(&fields));
                         (text, identity, true)
                     }
-                    (Kind::Flat, true) => match engrama::node_properties(&record) {
+                    (StoreKind::Flat, true) => match engrama::node_properties(&record) {
                         Some((text, fields)) => {
                             (text, fields_identity(kind, &self.map, &fields), false)
                         }
                         None => return Err(no_properties(dump, &record)),
                     },
-                    (Kind::Flat, false) => {
+                    (StoreKind::Flat, false) => {
                         let identity = record_identity(kind, &self.map, &record);
                         source = source_of(&record);
                         (into_line(record), identity, false)

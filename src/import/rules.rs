@@ -1,6 +1,6 @@
 //! The merge rules: how an incoming line changes the line already there with its identity.
 
-use super::{parse, Kind, Ready, Store, VECTORS};
+use super::{parse, Ready, Store, StoreKind, VECTORS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
@@ -119,7 +119,7 @@ impl Store {
     /// The store's envelope follows the newest dump, except that a dump without embeddings
     /// does not take away the dimensions of vectors the store keeps.
     pub(super) fn merge_envelope(&mut self, line: Ready, fields: Map<String, Value>) -> Result<()> {
-        if self.kind != Kind::Graph {
+        if self.kind != StoreKind::Graph {
             return Ok(());
         }
         match &self.envelope {
