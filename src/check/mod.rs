@@ -42,17 +42,17 @@ const SIZING_RECORDS: usize = 2048;
 
 /// How the records of one store are read: through the map given, or engrama's for a dump
 /// when none was given; from the raw text when every role is a plain key (`plan`).
-struct Reading {
+struct FactReader {
     map: FieldMap,
     plan: Option<RawPlan>,
     /// The read-only half of the rules (which fields, which markers): it reads each record.
     rules: rules::ReferenceRules,
 }
 
-impl Reading {
-    fn new(map: FieldMap, plan: Option<RawPlan>) -> Reading {
+impl FactReader {
+    fn new(map: FieldMap, plan: Option<RawPlan>) -> FactReader {
         let rules = rules::ReferenceRules::new(map.clone());
-        Reading { map, plan, rules }
+        FactReader { map, plan, rules }
     }
 
     /// One record's facts, with nothing borrowed: they travel to the folding thread.
@@ -108,11 +108,11 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     };
     let raw_only = given_plan.is_some();
     // settled by the first entry, which is read before any other: an engrama dump's header
-    let reading: OnceLock<Reading> = OnceLock::new();
+    let reading: OnceLock<FactReader> = OnceLock::new();
     let work = |entry: Entry| -> Result<Option<Facts>> {
         let reading = reading.get_or_init(|| match maps.own(&entry) {
-            Some(own) => Reading::new(own.clone(), None),
-            None => Reading::new(opts.map.clone(), given_plan.clone()),
+            Some(own) => FactReader::new(own.clone(), None),
+            None => FactReader::new(opts.map.clone(), given_plan.clone()),
         });
         let Entry::Record(record) = entry else {
             return Ok(None);
@@ -128,7 +128,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     // so `reading` is settled; views come only with `Keep::slots`, that is with a plan: the
     // built fallback is for completeness)
     let look = |view: View| -> Result<Option<Facts>> {
-        let reading = reading.get_or_init(|| Reading::new(opts.map.clone(), given_plan.clone()));
+        let reading = reading.get_or_init(|| FactReader::new(opts.map.clone(), given_plan.clone()));
         let roles = match &reading.plan {
             Some(plan) => Roles::spans(plan, view),
             None => {

@@ -58,7 +58,7 @@ pub fn for_each_line<T: Send, U: Send>(
     visit: &mut (dyn FnMut(U) -> Result<()> + Send),
 ) -> Result<()> {
     let shared = Shared {
-        reading: Mutex::new(Reading {
+        reading: Mutex::new(BlockSource {
             src,
             next: 0,
             done: false,
@@ -90,7 +90,7 @@ pub fn for_each_line<T: Send, U: Send>(
 
 /// What the workers share.
 struct Shared<'s, 'f, T, U> {
-    reading: Mutex<Reading<'s>>,
+    reading: Mutex<BlockSource<'s>>,
     numbering: Turns<&'f mut (dyn FnMut(&mut T) + Send)>,
     visiting: Turns<Visiting<'f, U>>,
     /// The visitor stopped, or a worker panicked: no more blocks are read.
@@ -98,7 +98,7 @@ struct Shared<'s, 'f, T, U> {
 }
 
 /// The source, and the number the next block read gets.
-struct Reading<'s> {
+struct BlockSource<'s> {
     src: &'s mut Source,
     next: u64,
     /// The source is exhausted, or failed.
