@@ -17,7 +17,7 @@ pub mod warnings;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::progress;
-use crate::store::{self, Entry, Input, Keep, View};
+use crate::store::{self, Entry, Input, KeySelection, View};
 use report::Report;
 use roles::{RawPlan, Roles};
 use std::sync::OnceLock;
@@ -103,7 +103,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let roles = roles::role_names();
     let given_plan = RawPlan::new(&opts.map, &values::CAPTURE_KEYS);
     let keep = match &given_plan {
-        Some(plan) => Keep::slots(plan.slots.clone()),
+        Some(plan) => KeySelection::slots(plan.slots.clone()),
         None => keys_looked_at(maps.each(), roles),
     };
     let raw_only = given_plan.is_some();
@@ -125,8 +125,8 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         )))
     };
     // a JSON line the reader's scanner took: read in place (the first lines came as entries,
-    // so `reading` is settled; views come only with `Keep::slots`, that is with a plan: the
-    // built fallback is for completeness)
+    // so `reading` is settled; views come only with `KeySelection::slots`, that is with a plan:
+    // the built fallback is for completeness)
     let look = |view: View| -> Result<Option<Facts>> {
         let reading = reading.get_or_init(|| FactReader::new(opts.map.clone(), given_plan.clone()));
         let roles = match &reading.plan {
@@ -246,14 +246,14 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
 
 /// The top-level keys the checks read under these maps: the keys their roles' paths start
 /// with (and the literal keys, which win), plus the capture-time keys.
-fn keys_looked_at<'m>(maps: impl Iterator<Item = &'m FieldMap>, roles: &[&str]) -> Keep {
+fn keys_looked_at<'m>(maps: impl Iterator<Item = &'m FieldMap>, roles: &[&str]) -> KeySelection {
     let mut keys: Vec<String> = values::CAPTURE_KEYS.iter().map(|k| k.to_string()).collect();
     for map in maps {
         for role in roles {
             keys.extend(map.path(role).top_keys().map(str::to_string));
         }
     }
-    Keep::keys(keys)
+    KeySelection::keys(keys)
 }
 
 #[cfg(test)]
@@ -266,7 +266,7 @@ mod tests {
         let map = FieldMap::identity();
         let plan = RawPlan::new(&map, &values::CAPTURE_KEYS).expect("identity plan");
         let rules = rules::ReferenceRules::new(map.clone());
-        let read = |keep: &Keep, plan: Option<&RawPlan>| -> Option<Vec<String>> {
+        let read = |keep: &KeySelection, plan: Option<&RawPlan>| -> Option<Vec<String>> {
             let mut out = Vec::new();
             let read = store::read_with(&Input::new(path), keep, &mut |entry| {
                 if let Entry::Record(record) = entry {
@@ -281,8 +281,8 @@ mod tests {
             });
             read.ok().map(|_| out)
         };
-        let fast = read(&Keep::slots(plan.slots.clone()), Some(&plan));
-        let general = read(&Keep::all(), None);
+        let fast = read(&KeySelection::slots(plan.slots.clone()), Some(&plan));
+        let general = read(&KeySelection::all(), None);
         // a store one way cannot read, the other cannot read either
         assert_eq!(fast.is_some(), general.is_some(), "{path}");
         let (fast, general) = (fast?, general?);

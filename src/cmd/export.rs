@@ -8,7 +8,7 @@ use crate::mapping::FieldMap;
 use crate::output;
 use crate::progress;
 use crate::store::engrama::DEFAULT_LABEL;
-use crate::store::{self, Aside, Entry, Input, Keep, KeySlots};
+use crate::store::{self, Aside, Entry, Input, KeySelection, KeySlots};
 use crate::write::copy::copy_range;
 use crate::write::engrama::{EngramaWriter, NodeLines};
 use crate::write::format::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
@@ -42,7 +42,9 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let keep = map
         .path("record_id")
         .top_keys()
-        .fold(Keep::slots(KeySlots::default()), |keep, key| keep.with(key));
+        .fold(KeySelection::slots(KeySlots::default()), |keep, key| {
+            keep.with(key)
+        });
     let options = WriteOptions::from(&args.write);
     let (lines, mut writer): (Box<dyn LineMaker>, Box<dyn StoreWriter>) = match args.to {
         ExportFormat::Engrama => (

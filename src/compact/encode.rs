@@ -7,7 +7,7 @@ use crate::mapping::FieldMap;
 use crate::record::{py_str, Record};
 use crate::select::{self, Criteria, Supersession, Verdict};
 use crate::store::compact::{self, Cell, CellKind, LineWriter};
-use crate::store::{self, Keep, KeySlots};
+use crate::store::{self, KeySelection, KeySlots};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -32,7 +32,7 @@ pub(super) struct Encoder<'a> {
     pub(super) plain: Option<Plain>,
     pub(super) input_name: &'a str,
     /// The keys the engrama map reads.
-    pub(super) engrama_keep: Keep,
+    pub(super) engrama_keep: KeySelection,
 }
 
 /// The fast path: no inverse map, no records handed on, and a map that reads every field of
@@ -119,10 +119,10 @@ impl Plain {
 impl Encoder<'_> {
     /// What the reader builds of each record: on the fast path nothing (the values' places
     /// in the line are noted instead), else `role_keep`: the keys the roles read.
-    pub(super) fn keep(&self, role_keep: &Keep) -> Keep {
+    pub(super) fn keep(&self, role_keep: &KeySelection) -> KeySelection {
         match &self.plain {
             // an engrama dump's node lines are decoded again from their text (`rebuild`)
-            Some(plain) => Keep::slots(plain.slots.clone()),
+            Some(plain) => KeySelection::slots(plain.slots.clone()),
             None => role_keep.clone(),
         }
     }

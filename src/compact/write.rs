@@ -9,7 +9,7 @@ use crate::profile::Profile;
 use crate::record::Record;
 use crate::select::Tally;
 use crate::store::compact;
-use crate::store::{self, Entry, Input, Keep, Shape};
+use crate::store::{self, Entry, Input, KeySelection, Shape};
 use std::sync::OnceLock;
 
 /// What [`write()`] did.
@@ -61,8 +61,8 @@ pub fn write_lines(
 
     // the keys the roles read (every key, and the raw text, when records go on to --stats)
     let role_keep = match with_records {
-        true => Keep::all(),
-        false => Keep::keys(maps.each().flat_map(|map| role_keys(map, order))),
+        true => KeySelection::all(),
+        false => KeySelection::keys(maps.each().flat_map(|map| role_keys(map, order))),
     };
 
     // First pass, when something needs the whole store before the first line.
@@ -113,7 +113,7 @@ pub fn write_lines(
         ),
         hidden: &first.hidden,
         input_name: &input.display,
-        engrama_keep: Keep::keys(role_keys(&store::engrama_map()?, order)),
+        engrama_keep: KeySelection::keys(role_keys(&store::engrama_map()?, order)),
     };
     let mut tally = Tally::default();
     let mut visit = |done: Option<Encoded>| -> Result<()> {

@@ -7,7 +7,7 @@ use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::Record;
 use crate::store::engrama::{self, LineKind, LineView};
-use crate::store::{Aside, Entry, Keep};
+use crate::store::{Aside, Entry, KeySelection};
 use crate::write::jsonl::{has_own_line, into_line, whole_fields};
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
@@ -247,7 +247,7 @@ impl Plan {
 /// How the import reads the store and the dump: each line's text kept and checked whole, only
 /// the places of the keys engrama's checks and identities read noted; the rest is built (from
 /// the text) only where it is needed: for flat records, and lines that meet one in the store.
-pub fn keep() -> Keep {
+pub fn keep() -> KeySelection {
     engrama::line_keep()
 }
 

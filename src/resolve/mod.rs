@@ -22,7 +22,7 @@ use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
 use crate::select;
-use crate::store::{self, Input, Keep};
+use crate::store::{self, Input, KeySelection};
 use crate::time::{self, Timestamp};
 use answer::{Answer, Asked, Code, Decision, Reasons};
 use disclosure::Access;
@@ -185,7 +185,7 @@ fn records_of(
 ) -> Result<(Vec<Record>, FieldMap)> {
     let maps = store::Maps::new(given.clone(), map_given)?;
     let mut kept = Vec::new();
-    let (_, map) = store::read_mapped(input, &Keep::all(), &maps, &mut |map, record| {
+    let (_, map) = store::read_mapped(input, &KeySelection::all(), &maps, &mut |map, record| {
         let of_concept =
             select::holds_concept(map.get("concept", &record.fields).as_deref(), concept);
         if of_concept && known_at.is_none_or(|t| select::known_at(map, &record, t)) {

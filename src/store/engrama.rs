@@ -8,7 +8,7 @@
 //! into a node line and back.
 
 use super::Aside;
-use super::{Keep, KeySlots, RawFields};
+use super::{KeySelection, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
@@ -315,8 +315,8 @@ static OWNER_SLOTS: LazyLock<KeySlots> = LazyLock::new(|| KeySlots::new(OWNER_KE
 
 /// How to read lines for [`LineView`]: their text kept and checked whole, nothing built, the
 /// places of the keys that checks and identities read noted.
-pub fn line_keep() -> Keep {
-    Keep::slots(LINE_SLOTS.clone())
+pub fn line_keep() -> KeySelection {
+    KeySelection::slots(LINE_SLOTS.clone())
 }
 
 /// The values of an engrama line that its checks and identities read: from its text at the

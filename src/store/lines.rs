@@ -4,7 +4,7 @@
 
 use super::batch::{self, Work};
 use super::input::Source;
-use super::keep::{Decoded, Keep};
+use super::keep::{Decoded, KeySelection};
 use super::locate::{json_error, not_object, utf8_error};
 use super::pyline::{self, Place};
 use super::{pyjson, scan, Aside, Entry, Look, Shape, View, ENVELOPE_KEYS};
@@ -52,7 +52,7 @@ struct PyRecords {
 /// gets what it returns in file order.
 pub fn read<T: Send>(
     src: &mut Source,
-    keep: &Keep,
+    keep: &KeySelection,
     look: Option<&Look<'_, T>>,
     work: &Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
@@ -227,7 +227,7 @@ pub fn read<T: Send>(
 /// A first line that is an ordinary record: a JSON object with neither the engrama header's
 /// key nor an envelope key, checked without building the rest of it.
 fn is_plain_record(text: &str) -> bool {
-    Keep::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
+    KeySelection::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
         .decode_object(text)
         .is_some_and(|d| d.fields.is_empty())
 }
@@ -236,7 +236,7 @@ fn is_plain_record(text: &str) -> bool {
 /// records, or the refusal when Python refuses it too.
 fn python_line(
     name: &str,
-    keep: &Keep,
+    keep: &KeySelection,
     text: &str,
     origin: Origin,
     refused: VercyError,
@@ -253,7 +253,7 @@ fn python_line(
 /// the nesting's).
 fn python_records(
     name: &str,
-    keep: &Keep,
+    keep: &KeySelection,
     text: &str,
     origin: Origin,
     place: Place,
@@ -368,7 +368,7 @@ fn line_text<'a>(name: &str, bytes: &'a [u8], line_no: u64) -> Result<Option<&'a
 /// A line's fields: only the kept keys (and the slotted keys' places) when the fast path takes
 /// the line, else the whole value (which gives the canonical error, and the kind of a
 /// non-object), trimmed to the kept keys.
-fn decode(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> {
+fn decode(name: &str, keep: &KeySelection, text: &str, line_no: u64) -> Result<Decoded> {
     if let Some(decoded) = keep.decode_object(text) {
         return Ok(decoded);
     }
@@ -379,7 +379,7 @@ fn decode(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> 
 
 /// [`decode`], or for a line serde_json refuses, Python's reading of it (NaN, a lone
 /// surrogate, nesting deeper than 128): the lines of an engrama dump, which are not split.
-fn decode_python(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> {
+fn decode_python(name: &str, keep: &KeySelection, text: &str, line_no: u64) -> Result<Decoded> {
     let refused = match decode(name, keep, text, line_no) {
         Ok(decoded) => return Ok(decoded),
         Err(refused) => refused,
@@ -392,7 +392,12 @@ fn decode_python(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<De
 }
 
 /// A record as read: its raw text only when the records may be written back or looked at.
-fn new_record(keep: &Keep, decoded: Decoded, text: impl Into<Box<str>>, origin: Origin) -> Record {
+fn new_record(
+    keep: &KeySelection,
+    decoded: Decoded,
+    text: impl Into<Box<str>>,
+    origin: Origin,
+) -> Record {
     let mut record = if keep.wants_raw() {
         Record::new(decoded.fields, text, origin)
     } else {
@@ -586,7 +591,7 @@ fn read_engrama<T: Send>(
     src: &mut Source,
     first: FirstLine,
     header: Value,
-    keep: &Keep,
+    keep: &KeySelection,
     work: &Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {

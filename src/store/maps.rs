@@ -3,7 +3,7 @@
 //! through the engrama map; every other store through the map given (the identity when none).
 //! The one place this rule is written: `check`, `compact` and `resolve` read through it.
 
-use super::{read_with, Aside, Entry, Keep, Shape};
+use super::{read_with, Aside, Entry, KeySelection, Shape};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
@@ -56,7 +56,7 @@ pub fn engrama_map() -> Result<FieldMap> {
 /// returns the shape and the map the store read through.
 pub fn read_mapped<'m>(
     input: &super::Input,
-    keep: &Keep,
+    keep: &KeySelection,
     maps: &'m Maps,
     visit: &mut (dyn FnMut(&FieldMap, Record) -> Result<()> + Send),
 ) -> Result<(Shape, &'m FieldMap)> {

@@ -1,7 +1,7 @@
 //! A purpose-built scanner for one JSON object on one line: it validates the whole line and
 //! notes where the wanted keys' values lie, building nothing. It is the reader's fast path for
-//! commands that only look ([`super::Keep::slots`]); `check` of a million records spends most
-//! of its time here, so it is written for speed: strings are stepped over with `memchr`, and
+//! commands that only look ([`super::KeySelection::slots`]); `check` of a million records spends
+//! most of its time here, so it is written for speed: strings are stepped over with `memchr`, and
 //! nothing is allocated.
 //!
 //! It takes only what it is sure serde_json takes, with the same result. Anything else — an
