@@ -8,7 +8,7 @@ use crate::mapping::FieldMap;
 use crate::output;
 use crate::progress;
 use crate::store::engrama::DEFAULT_LABEL;
-use crate::store::{self, Aside, Entry, Input, KeySelection, KeySlots};
+use crate::store::{self, Entry, Input, KeySelection, KeySlots, NonRecordLine};
 use crate::write::copy::copy_range;
 use crate::write::engrama::{EngramaWriter, NodeLines};
 use crate::write::format::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
@@ -71,8 +71,8 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     // each entry's text is made on the decoding threads; an error making it counts only
     // while the output is open (after `| head` closed it, the rest is read and let go)
     let work = |entry: Entry| {
-        let header = matches!(entry, Entry::Aside(Aside::EngramaHeader, _));
-        let (Entry::Record(r) | Entry::Aside(_, r)) = &entry;
+        let header = matches!(entry, Entry::NonRecord(NonRecordLine::EngramaHeader, _));
+        let (Entry::Record(r) | Entry::NonRecord(_, r)) = &entry;
         let offset = r.origin.offset;
         let source = (r.spans.is_some() && has_own_line(r)).then_some((offset, r.raw.len()));
         Ok((header, offset, source, lines.prepare(entry)))

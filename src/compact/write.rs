@@ -150,8 +150,8 @@ pub fn write_lines(
                             None => encoder.encode(given, record, with_records).map(Some),
                         },
                     },
-                    aside => {
-                        if let Some(own) = maps.own(&aside) {
+                    non_record => {
+                        if let Some(own) = maps.own(&non_record) {
                             let _ = own_map.set(own);
                         }
                         Ok(None)

@@ -56,7 +56,7 @@ pub use plan::{keep, Plan, Prepared, Ready};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::store::engrama::is_flat_envelope;
-use crate::store::{read_parallel, Aside, Entry, Input, Shape};
+use crate::store::{read_parallel, Entry, Input, NonRecordLine, Shape};
 use identity::Table;
 use positioned::Window;
 use rules::{grant_keys, Change, Rule};
@@ -78,7 +78,7 @@ impl StoreKind {
     /// The kind of an existing store, from its first entry (an engrama envelope or a record).
     pub fn of_store(first: &Entry) -> StoreKind {
         match first {
-            Entry::Aside(Aside::EngramaHeader, _) => StoreKind::Graph,
+            Entry::NonRecord(NonRecordLine::EngramaHeader, _) => StoreKind::Graph,
             _ => StoreKind::Flat,
         }
     }
@@ -91,7 +91,7 @@ impl StoreKind {
     /// The kind a new store takes from the first entry of the dump imported into it.
     pub fn for_new_store(first: &Entry) -> StoreKind {
         match first {
-            Entry::Aside(Aside::EngramaHeader, h) if !is_flat_envelope(&h.fields) => {
+            Entry::NonRecord(NonRecordLine::EngramaHeader, h) if !is_flat_envelope(&h.fields) => {
                 StoreKind::Graph
             }
             _ => StoreKind::Flat,

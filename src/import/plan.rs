@@ -7,7 +7,7 @@ use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::Record;
 use crate::store::engrama::{self, LineKind, LineView};
-use crate::store::{Aside, Entry, KeySelection};
+use crate::store::{Entry, KeySelection, NonRecordLine};
 use crate::write::jsonl::{has_own_line, into_line, whole_fields};
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
@@ -113,14 +113,14 @@ impl Plan {
     /// A line of the store file as it is (read in file order).
     pub fn stored(&self, entry: Entry) -> Prepared {
         let kind = *self.kind.get_or_init(|| StoreKind::of_store(&entry));
-        let (aside, record) = match entry {
-            Entry::Aside(aside, record) => (Some(aside), record),
+        let (non_record, record) = match entry {
+            Entry::NonRecord(non_record, record) => (Some(non_record), record),
             Entry::Record(record) => (None, record),
         };
-        let identity = match aside {
-            Some(Aside::EngramaHeader) => String::new(),
-            Some(Aside::Relation) => engrama::relation_identity(&LineView::of(&record)),
-            Some(Aside::Vector) => engrama::vector_identity(&LineView::of(&record)),
+        let identity = match non_record {
+            Some(NonRecordLine::EngramaHeader) => String::new(),
+            Some(NonRecordLine::Relation) => engrama::relation_identity(&LineView::of(&record)),
+            Some(NonRecordLine::Vector) => engrama::vector_identity(&LineView::of(&record)),
             None => record_identity(kind, &self.map, &record),
         };
         // a line is at most 256 MiB (the reader's limit), so its length fits
@@ -129,8 +129,8 @@ impl Plan {
             len: record.raw.len() as u32,
             in_store: true,
         });
-        let envelope =
-            matches!(aside, Some(Aside::EngramaHeader)).then(|| whole_fields(&record).into_owned());
+        let envelope = matches!(non_record, Some(NonRecordLine::EngramaHeader))
+            .then(|| whole_fields(&record).into_owned());
         let offset = record.origin.offset;
         let text = if stored.is_some() {
             String::new()
@@ -139,17 +139,17 @@ impl Plan {
         };
         let mut line = self.ready(identity, text, offset);
         line.stored = stored;
-        match aside {
-            Some(Aside::EngramaHeader) => Prepared::Envelope {
+        match non_record {
+            Some(NonRecordLine::EngramaHeader) => Prepared::Envelope {
                 line,
                 fields: envelope.unwrap_or_default(),
             },
-            Some(Aside::Relation) => Prepared::Line {
+            Some(NonRecordLine::Relation) => Prepared::Line {
                 table: RELATIONS,
                 line,
                 as_node: false,
             },
-            Some(Aside::Vector) => Prepared::Line {
+            Some(NonRecordLine::Vector) => Prepared::Line {
                 table: VECTORS,
                 line,
                 as_node: false,
@@ -166,11 +166,11 @@ impl Plan {
     pub fn incoming(&self, entry: Entry) -> Result<Prepared> {
         let from_engrama = *self
             .from_engrama
-            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+            .get_or_init(|| matches!(entry, Entry::NonRecord(NonRecordLine::EngramaHeader, _)));
         let kind = *self.kind.get_or_init(|| StoreKind::for_new_store(&entry));
         let dump = self.dump.as_str();
         match entry {
-            Entry::Aside(Aside::EngramaHeader, header) => {
+            Entry::NonRecord(NonRecordLine::EngramaHeader, header) => {
                 let offset = header.origin.offset;
                 let fields = whole_fields(&header).into_owned();
                 Ok(Prepared::Envelope {
@@ -178,16 +178,16 @@ impl Plan {
                     fields,
                 })
             }
-            Entry::Aside(aside, line) => {
+            Entry::NonRecord(non_record, line) => {
                 if kind == StoreKind::Flat {
                     return Err(no_place(dump, &line, "relation and vector lines"));
                 }
                 let view = LineView::of(&line);
-                if let Some(line_kind) = LineKind::of_aside(aside) {
+                if let Some(line_kind) = LineKind::of_non_record(non_record) {
                     engrama::check_line(line_kind, &view, dump, &line)?;
                 }
-                let (table, identity) = match aside {
-                    Aside::Relation => (RELATIONS, engrama::relation_identity(&view)),
+                let (table, identity) = match non_record {
+                    NonRecordLine::Relation => (RELATIONS, engrama::relation_identity(&view)),
                     _ => (VECTORS, engrama::vector_identity(&view)),
                 };
                 let (offset, source) = (line.origin.offset, source_of(&line));

@@ -7,7 +7,7 @@
 //! (what makes two lines the same node, edge or vector) and the conversion of a flat record
 //! into a node line and back.
 
-use super::Aside;
+use super::NonRecordLine;
 use super::{KeySelection, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
@@ -201,11 +201,11 @@ impl LineKind {
         }
     }
 
-    pub fn of_aside(aside: Aside) -> Option<LineKind> {
-        match aside {
-            Aside::Relation => Some(LineKind::Relation),
-            Aside::Vector => Some(LineKind::Vector),
-            Aside::EngramaHeader => None,
+    pub fn of_non_record(non_record: NonRecordLine) -> Option<LineKind> {
+        match non_record {
+            NonRecordLine::Relation => Some(LineKind::Relation),
+            NonRecordLine::Vector => Some(LineKind::Vector),
+            NonRecordLine::EngramaHeader => None,
         }
     }
 }

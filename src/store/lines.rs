@@ -7,7 +7,7 @@ use super::input::Source;
 use super::keep::{Decoded, KeySelection};
 use super::locate::{json_error, not_object, utf8_error};
 use super::pyline::{self, Place};
-use super::{pyjson, scan, Aside, Entry, Look, Shape, View, ENVELOPE_KEYS};
+use super::{pyjson, scan, Entry, Look, NonRecordLine, Shape, View, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
 use crate::record::{is_blank, kind_name, Origin, Record, Span};
 use serde_json::{Map, Value};
@@ -586,7 +586,7 @@ fn read_document(
 }
 
 /// An engrama NDJSON dump: the envelope line, node lines (the records), relation and vector
-/// lines (carried along as asides). The envelope line is kept whole.
+/// lines (carried along as non-record lines). The envelope line is kept whole.
 fn read_engrama<T: Send>(
     src: &mut Source,
     first: FirstLine,
@@ -598,8 +598,8 @@ fn read_engrama<T: Send>(
     let name = src.name.clone();
     let header_fields = into_object(&name, &first.text, first.origin.line, header)?;
     // the header is worked on and visited before any other line is read
-    visit(work(Entry::Aside(
-        Aside::EngramaHeader,
+    visit(work(Entry::NonRecord(
+        NonRecordLine::EngramaHeader,
         Record::new(header_fields, first.text, first.origin),
     ))?)?;
     // the reader sorts the lines by their `type`
@@ -609,15 +609,15 @@ fn read_engrama<T: Send>(
             return Ok(None);
         };
         let decoded = decode_python(&name, &keep, text, origin.line)?;
-        let aside = match decoded
+        let non_record = match decoded
             .fields
             .get("type")
             .and_then(Value::as_str)
             .unwrap_or("")
         {
             "node" => None,
-            "relation" => Some(Aside::Relation),
-            "vector" => Some(Aside::Vector),
+            "relation" => Some(NonRecordLine::Relation),
+            "vector" => Some(NonRecordLine::Vector),
             other => {
                 let at = text.find("\"type\"").unwrap_or(0);
                 return Err(VercyError::Shape {
@@ -632,9 +632,9 @@ fn read_engrama<T: Send>(
             }
         };
         let record = new_record(&keep, decoded, text, origin);
-        Ok(Some(match aside {
+        Ok(Some(match non_record {
             None => Entry::Record(record),
-            Some(aside) => Entry::Aside(aside, record),
+            Some(non_record) => Entry::NonRecord(non_record, record),
         }))
     };
     let mut index = 0;

@@ -3,7 +3,7 @@
 //! through the engrama map; every other store through the map given (the identity when none).
 //! The one place this rule is written: `check`, `compact` and `resolve` read through it.
 
-use super::{read_with, Aside, Entry, KeySelection, Shape};
+use super::{read_with, Entry, KeySelection, NonRecordLine, Shape};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
@@ -41,7 +41,7 @@ impl Maps {
     /// header does, when no map was given. `None`: the records read through the given map.
     pub fn own(&self, entry: &Entry) -> Option<&FieldMap> {
         match entry {
-            Entry::Aside(Aside::EngramaHeader, _) => self.engrama.as_ref(),
+            Entry::NonRecord(NonRecordLine::EngramaHeader, _) => self.engrama.as_ref(),
             _ => None,
         }
     }
@@ -63,8 +63,8 @@ pub fn read_mapped<'m>(
     let mut map = maps.given();
     let shape = read_with(input, keep, &mut |entry| match entry {
         Entry::Record(record) => visit(map, record),
-        aside => {
-            if let Some(own) = maps.own(&aside) {
+        non_record => {
+            if let Some(own) = maps.own(&non_record) {
                 map = own;
             }
             Ok(())

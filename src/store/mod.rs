@@ -67,7 +67,7 @@ impl Shape {
 
 /// Lines of an engrama dump that are not records but travel with them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Aside {
+pub enum NonRecordLine {
     /// The first line: `{"engrama_export": 1, "version": …}`.
     EngramaHeader,
     Relation,
@@ -78,7 +78,7 @@ pub enum Aside {
 #[derive(Debug, Clone)]
 pub enum Entry {
     Record(Record),
-    Aside(Aside, Record),
+    NonRecord(NonRecordLine, Record),
 }
 
 /// Keys under which memory systems wrap their records in one object.
@@ -100,9 +100,9 @@ pub fn read_with(
     read_parallel(input, keep, &Ok, visit)
 }
 
-/// [`read_with`], running `work` on every entry (records and asides) on the decoding threads,
-/// several at once, and visiting what it returns in store order (on one of those threads at a
-/// time, the calling thread among them: hence `Send`, and no locking needed): the
+/// [`read_with`], running `work` on every entry (records and non-record lines) on the decoding
+/// threads, several at once, and visiting what it returns in store order (on one of those threads
+/// at a time, the calling thread among them: hence `Send`, and no locking needed): the
 /// place for a command's per-record work (encoding a line, reading a record's facts), so it
 /// runs on every core. Entries carry their final `origin` (index included).
 ///
@@ -187,13 +187,14 @@ fn read_shape<T: Send>(
     }
 }
 
-/// Read only the records of a store (asides dropped), for commands that need nothing else.
+/// Read only the records of a store (non-record lines dropped), for commands that need nothing
+/// else.
 pub fn read_records(
     input: &Input,
     visit: &mut (dyn FnMut(Record) -> Result<()> + Send),
 ) -> Result<Shape> {
     read(input, &mut |entry| match entry {
         Entry::Record(r) => visit(r),
-        Entry::Aside(..) => Ok(()),
+        Entry::NonRecord(..) => Ok(()),
     })
 }

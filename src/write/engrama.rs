@@ -6,7 +6,7 @@ use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::engrama::{exported_at_now, flat_envelope, node_line};
-use crate::store::{Aside, Entry};
+use crate::store::{Entry, NonRecordLine};
 use std::sync::OnceLock;
 
 /// `--to engrama`, the per-record half: a dump's lines are written back as they are; the
@@ -34,10 +34,12 @@ impl LineMaker for NodeLines {
     fn prepare(&self, entry: Entry) -> Result<Piece> {
         let from_dump = *self
             .from_dump
-            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+            .get_or_init(|| matches!(entry, Entry::NonRecord(NonRecordLine::EngramaHeader, _)));
         Ok(match entry {
-            Entry::Aside(Aside::EngramaHeader, header) => Piece::Header(into_line(header)),
-            Entry::Aside(_, line) => Piece::Line(into_line(line)),
+            Entry::NonRecord(NonRecordLine::EngramaHeader, header) => {
+                Piece::Header(into_line(header))
+            }
+            Entry::NonRecord(_, line) => Piece::Line(into_line(line)),
             Entry::Record(node) if from_dump => Piece::Line(into_line(node)),
             Entry::Record(record) => {
                 Piece::Node(node_line(&record, &self.label, &self.map, &self.store)?)

@@ -6,7 +6,7 @@
 use super::jsonl::into_line;
 use super::Sink;
 use crate::error::Result;
-use crate::store::{Aside, Entry};
+use crate::store::{Entry, NonRecordLine};
 
 /// One entry made ready to write.
 #[derive(Debug)]
@@ -18,7 +18,7 @@ pub enum Piece {
     /// A flat record as an engrama node line (a dump of a flat store starts with an envelope).
     Node(String),
     /// A line the format has no place for (relation and vector lines outside engrama).
-    Dropped(Aside),
+    Dropped(NonRecordLine),
 }
 
 /// Turns entries into [`Piece`]s; shared by the decoding threads.
@@ -33,7 +33,7 @@ impl LineMaker for RecordLines {
     fn prepare(&self, entry: Entry) -> Result<Piece> {
         Ok(match entry {
             Entry::Record(r) => Piece::Line(into_line(r)),
-            Entry::Aside(kind, _) => Piece::Dropped(kind),
+            Entry::NonRecord(kind, _) => Piece::Dropped(kind),
         })
     }
 }
@@ -64,11 +64,11 @@ pub struct Dropped {
 }
 
 impl Dropped {
-    pub fn count(&mut self, aside: Aside) {
-        match aside {
-            Aside::Relation => self.relations += 1,
-            Aside::Vector => self.vectors += 1,
-            Aside::EngramaHeader => {}
+    pub fn count(&mut self, non_record: NonRecordLine) {
+        match non_record {
+            NonRecordLine::Relation => self.relations += 1,
+            NonRecordLine::Vector => self.vectors += 1,
+            NonRecordLine::EngramaHeader => {}
         }
     }
 }
