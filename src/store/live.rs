@@ -193,9 +193,9 @@ impl Lines {
 
 /// Said by the database thread once the database is open, its read transaction begun and its
 /// schema understood; an error before that is the open's error.
-pub struct Ready(Option<SyncSender<Result<String>>>);
+pub struct OpenSignal(Option<SyncSender<Result<String>>>);
 
-impl Ready {
+impl OpenSignal {
     pub fn ok(&mut self, described: impl Into<String>) {
         if let Some(tx) = self.0.take() {
             let _ = tx.send(Ok(described.into()));
@@ -203,15 +203,15 @@ impl Ready {
     }
 }
 
-/// Run `job` on a thread of its own: it opens the database, says [`Ready`], and writes lines.
-/// Returns what it said it read and the pipe its lines come through.
+/// Run `job` on a thread of its own: it opens the database, says so ([`OpenSignal`]), and writes
+/// lines. Returns what it said it read and the pipe its lines come through.
 pub fn start(
-    job: impl FnOnce(&mut Ready, &mut Lines) -> Result<()> + Send + 'static,
+    job: impl FnOnce(&mut OpenSignal, &mut Lines) -> Result<()> + Send + 'static,
 ) -> Result<(String, Pipe)> {
     let (ready_tx, ready_rx) = sync_channel(1);
     let (tx, rx) = sync_channel(BLOCKS_IN_FLIGHT);
     std::thread::spawn(move || {
-        let mut ready = Ready(Some(ready_tx));
+        let mut ready = OpenSignal(Some(ready_tx));
         let mut lines = Lines {
             block: Vec::with_capacity(BLOCK_BYTES + 4096),
             tx,

@@ -8,7 +8,7 @@
 //! that holds an object is that object. A LangGraph `PostgresStore` (`store`) is read as one
 //! record per item. The password is never shown: not in the store's name, not in any error.
 
-use super::live::{self, one_line, quote_ident, Lines, Pipe, Ready, Select};
+use super::live::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
 use crate::error::{Result, VercyError};
 use postgres::types::Type;
 use postgres::{Client, Config, IsolationLevel, NoTls};
@@ -151,7 +151,7 @@ fn read(
     name: &str,
     client: &mut Client,
     select: &Select,
-    ready: &mut Ready,
+    ready: &mut OpenSignal,
     lines: &mut Lines,
 ) -> std::result::Result<(), Failure> {
     let mut tx = client
