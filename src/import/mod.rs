@@ -51,7 +51,7 @@ mod rewrite;
 mod rules;
 mod spool;
 
-pub use plan::{keep, Plan, Prepared, Ready};
+pub use plan::{keep, MergeEntry, MergeLine, Plan};
 
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
@@ -224,13 +224,13 @@ impl Store {
     }
 
     /// Take in one line of the store file as it is (in file order).
-    pub fn load(&mut self, p: Prepared) -> Result<()> {
+    pub fn load(&mut self, p: MergeEntry) -> Result<()> {
         match p {
-            Prepared::Envelope { line, fields } => {
+            MergeEntry::Envelope { line, fields } => {
                 let at = self.place(&line)?;
                 self.envelope = Some((at, fields));
             }
-            Prepared::Line { table, line, .. } => {
+            MergeEntry::Line { table, line, .. } => {
                 let at = self.place(&line)?;
                 let t = &mut self.tables[table];
                 let i = t.places.len();
@@ -270,10 +270,10 @@ impl Store {
 
     /// Merge one line of a dump. Nothing replaces the store file until [`Store::write`], so
     /// an error here leaves it as it was.
-    pub fn merge(&mut self, p: Prepared, counts: &mut ImportCounts) -> Result<()> {
+    pub fn merge(&mut self, p: MergeEntry, counts: &mut ImportCounts) -> Result<()> {
         let (table, line, as_node) = match p {
-            Prepared::Envelope { line, fields } => return self.merge_envelope(line, fields),
-            Prepared::Line {
+            MergeEntry::Envelope { line, fields } => return self.merge_envelope(line, fields),
+            MergeEntry::Line {
                 table,
                 line,
                 as_node,

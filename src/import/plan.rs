@@ -15,7 +15,7 @@ use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
 /// One line made ready for the merge on a decoding thread.
-pub struct Ready {
+pub struct MergeLine {
     /// Empty for the envelope.
     pub(super) identity: String,
     /// A hash of `identity`: what the merge's index keeps.
@@ -32,24 +32,24 @@ pub struct Ready {
 }
 
 /// A line of the store or of a dump, ready for [`Store::load`] or [`Store::merge`].
-pub enum Prepared {
+pub enum MergeEntry {
     Envelope {
-        line: Ready,
+        line: MergeLine,
         fields: Map<String, Value>,
     },
     Line {
         table: usize,
-        line: Ready,
+        line: MergeLine,
         /// A flat record that goes into a graph store as a node line.
         as_node: bool,
     },
 }
 
-impl Prepared {
+impl MergeEntry {
     /// Byte offset of the line in the file it was read from.
     pub fn offset(&self) -> u64 {
         match self {
-            Prepared::Envelope { line, .. } | Prepared::Line { line, .. } => line.offset,
+            MergeEntry::Envelope { line, .. } | MergeEntry::Line { line, .. } => line.offset,
         }
     }
 }
@@ -88,10 +88,10 @@ impl Plan {
         self.kind.get().copied()
     }
 
-    pub(super) fn ready(&self, identity: String, text: String, offset: u64) -> Ready {
+    pub(super) fn merge_line(&self, identity: String, text: String, offset: u64) -> MergeLine {
         #[cfg(test)]
         if self.one_hash {
-            return Ready {
+            return MergeLine {
                 identity,
                 key: 0,
                 text,
@@ -100,7 +100,7 @@ impl Plan {
                 offset,
             };
         }
-        Ready {
+        MergeLine {
             key: self.hasher.hash_one(identity.as_str()),
             identity,
             text,
@@ -111,7 +111,7 @@ impl Plan {
     }
 
     /// A line of the store file as it is (read in file order).
-    pub fn stored(&self, entry: Entry) -> Prepared {
+    pub fn stored(&self, entry: Entry) -> MergeEntry {
         let kind = *self.kind.get_or_init(|| StoreKind::of_store(&entry));
         let (non_record, record) = match entry {
             Entry::NonRecord(non_record, record) => (Some(non_record), record),
@@ -137,24 +137,24 @@ impl Plan {
         } else {
             into_line(record)
         };
-        let mut line = self.ready(identity, text, offset);
+        let mut line = self.merge_line(identity, text, offset);
         line.stored = stored;
         match non_record {
-            Some(NonRecordLine::EngramaHeader) => Prepared::Envelope {
+            Some(NonRecordLine::EngramaHeader) => MergeEntry::Envelope {
                 line,
                 fields: envelope.unwrap_or_default(),
             },
-            Some(NonRecordLine::Relation) => Prepared::Line {
+            Some(NonRecordLine::Relation) => MergeEntry::Line {
                 table: RELATIONS,
                 line,
                 as_node: false,
             },
-            Some(NonRecordLine::Vector) => Prepared::Line {
+            Some(NonRecordLine::Vector) => MergeEntry::Line {
                 table: VECTORS,
                 line,
                 as_node: false,
             },
-            None => Prepared::Line {
+            None => MergeEntry::Line {
                 table: RECORDS,
                 line,
                 as_node: false,
@@ -163,7 +163,7 @@ impl Plan {
     }
 
     /// A line of the dump: checked, its identity and its text as the store will hold it.
-    pub fn incoming(&self, entry: Entry) -> Result<Prepared> {
+    pub fn incoming(&self, entry: Entry) -> Result<MergeEntry> {
         let from_engrama = *self
             .from_engrama
             .get_or_init(|| matches!(entry, Entry::NonRecord(NonRecordLine::EngramaHeader, _)));
@@ -173,8 +173,8 @@ impl Plan {
             Entry::NonRecord(NonRecordLine::EngramaHeader, header) => {
                 let offset = header.origin.offset;
                 let fields = whole_fields(&header).into_owned();
-                Ok(Prepared::Envelope {
-                    line: self.ready(String::new(), into_line(header), offset),
+                Ok(MergeEntry::Envelope {
+                    line: self.merge_line(String::new(), into_line(header), offset),
                     fields,
                 })
             }
@@ -191,9 +191,9 @@ impl Plan {
                     _ => (VECTORS, engrama::vector_identity(&view)),
                 };
                 let (offset, source) = (line.origin.offset, source_of(&line));
-                let mut line = self.ready(identity, into_line(line), offset);
+                let mut line = self.merge_line(identity, into_line(line), offset);
                 line.source = source;
-                Ok(Prepared::Line {
+                Ok(MergeEntry::Line {
                     table,
                     line,
                     as_node: false,
@@ -232,9 +232,9 @@ impl Plan {
                         (into_line(record), identity, false)
                     }
                 };
-                let mut line = self.ready(identity, text, offset);
+                let mut line = self.merge_line(identity, text, offset);
                 line.source = source;
-                Ok(Prepared::Line {
+                Ok(MergeEntry::Line {
                     table: RECORDS,
                     line,
                     as_node,

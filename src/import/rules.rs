@@ -1,6 +1,6 @@
 //! The merge rules: how an incoming line changes the line already there with its identity.
 
-use super::{parse, Ready, Store, StoreKind, VECTORS};
+use super::{parse, MergeLine, Store, StoreKind, VECTORS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
@@ -49,7 +49,12 @@ pub(super) fn grant_keys(map: &FieldMap) -> Vec<String> {
 impl Store {
     /// Put `incoming` in: new identity → appended; known → the existing line takes the
     /// incoming version as `rule` says.
-    pub(super) fn upsert(&mut self, table: usize, incoming: Ready, rule: Rule) -> Result<Change> {
+    pub(super) fn upsert(
+        &mut self,
+        table: usize,
+        incoming: MergeLine,
+        rule: Rule,
+    ) -> Result<Change> {
         let mut shared = false;
         if let Some(&first) = self.tables[table].index.get(&incoming.key) {
             let mut at = Some(first);
@@ -95,7 +100,7 @@ impl Store {
         table: usize,
         i: usize,
         existing: &Map<String, Value>,
-        incoming: Ready,
+        incoming: MergeLine,
         rule: Rule,
     ) -> Result<Change> {
         let fields = parse(&incoming.text);
@@ -118,7 +123,11 @@ impl Store {
 
     /// The store's envelope follows the newest dump, except that a dump without embeddings
     /// does not take away the dimensions of vectors the store keeps.
-    pub(super) fn merge_envelope(&mut self, line: Ready, fields: Map<String, Value>) -> Result<()> {
+    pub(super) fn merge_envelope(
+        &mut self,
+        line: MergeLine,
+        fields: Map<String, Value>,
+    ) -> Result<()> {
         if self.kind != StoreKind::Graph {
             return Ok(());
         }
