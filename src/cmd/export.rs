@@ -11,7 +11,7 @@ use crate::store::engrama::DEFAULT_LABEL;
 use crate::store::{self, Entry, Input, KeySelection, KeySlots, NonRecordLine};
 use crate::write::copy::copy_range;
 use crate::write::engrama::{EngramaWriter, NodeLines};
-use crate::write::format::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
+use crate::write::format::{write_line, EntryText, LineMaker, RecordLines, StoreWriter};
 use crate::write::json_array::JsonArrayWriter;
 use crate::write::jsonl::{has_own_line, JsonlWriter};
 use crate::write::target::WriteOptions;
@@ -94,7 +94,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         if open {
             let piece = piece?;
             open = match (source, &piece) {
-                (Some((start, len)), Piece::Line(_)) if runs.can_copy() => {
+                (Some((start, len)), EntryText::Line(_)) if runs.can_copy() => {
                     runs.take(start, len as u64, &mut sink)?
                 }
                 _ => runs.flush(&mut sink)? && writer.put(piece, &mut sink)?,

@@ -6,7 +6,7 @@
 //! Python's `json.dumps` does by default, which is how engrama and most memory stores write:
 //! `", "` between items, `": "` after keys, non-ASCII kept as is, numbers as written.
 
-use super::format::{write_line, Dropped, Piece, StoreWriter};
+use super::format::{write_line, Dropped, EntryText, StoreWriter};
 use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
@@ -108,10 +108,12 @@ pub struct JsonlWriter {
 }
 
 impl StoreWriter for JsonlWriter {
-    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+    fn put(&mut self, piece: EntryText, sink: &mut Sink) -> Result<bool> {
         match piece {
-            Piece::Line(text) | Piece::Header(text) | Piece::Node(text) => write_line(sink, &text),
-            Piece::Dropped(kind) => {
+            EntryText::Line(text) | EntryText::Header(text) | EntryText::Node(text) => {
+                write_line(sink, &text)
+            }
+            EntryText::Dropped(kind) => {
                 self.dropped.count(kind);
                 Ok(true)
             }
