@@ -1,6 +1,6 @@
 //! The entry point: a store's compact form, line by line.
 
-use super::encode::{Encoded, Encoder, Plain};
+use super::encode::{Encoded, Encoder, SpanPlan};
 use super::first_pass::FirstPass;
 use super::Request;
 use crate::error::Result;
@@ -104,7 +104,7 @@ pub fn write_lines(
         supersession: &first.supersession,
         inverse_supersedes,
         order,
-        plain: Plain::new(
+        plain: SpanPlan::new(
             given,
             order,
             criteria,
