@@ -16,7 +16,7 @@
 //! them, under the default label; relation and vector lines are refused by a flat store (it has
 //! no place for them, and dropping them would lose data).
 //!
-//! A line already in the store takes the incoming version ([`Rule`]): a flat record is
+//! A line already in the store takes the incoming version ([`MergeRule`]): a flat record is
 //! replaced whole; a node's properties are merged key by key, as engrama merges them, less the
 //! disclosure grants the incoming node does not carry (an import never widens who may read a
 //! record); when that changes nothing the line keeps its bytes, and when
@@ -59,7 +59,7 @@ use crate::store::engrama::is_flat_envelope;
 use crate::store::{read_parallel, Entry, Input, NonRecordLine, Shape};
 use identity::Table;
 use positioned::Window;
-use rules::{grant_keys, Change, Rule};
+use rules::{grant_keys, Change, MergeRule};
 use serde_json::{Map, Value};
 use spool::Spool;
 use std::collections::hash_map::Entry as Slot;
@@ -283,9 +283,9 @@ impl Store {
             counts.as_nodes += 1;
         }
         let rule = match (self.kind, table) {
-            (StoreKind::Flat, _) => Rule::Replace,
-            (StoreKind::Graph, RECORDS) => Rule::Properties,
-            (StoreKind::Graph, _) => Rule::Overlay,
+            (StoreKind::Flat, _) => MergeRule::Replace,
+            (StoreKind::Graph, RECORDS) => MergeRule::Properties,
+            (StoreKind::Graph, _) => MergeRule::Overlay,
         };
         let change = self.upsert(table, line, rule)?;
         if change != Change::Unchanged {

@@ -17,7 +17,7 @@ pub(super) enum Change {
 
 /// How an incoming line changes the line already there with its identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Rule {
+pub(super) enum MergeRule {
     /// Flat records: the incoming version replaces the stored one whole (a field it does not
     /// carry is gone: a record re-imported without its release_to is released to nobody).
     Replace,
@@ -53,7 +53,7 @@ impl Store {
         &mut self,
         table: usize,
         incoming: MergeLine,
-        rule: Rule,
+        rule: MergeRule,
     ) -> Result<Change> {
         let mut shared = false;
         if let Some(&first) = self.tables[table].index.get(&incoming.key) {
@@ -101,13 +101,13 @@ impl Store {
         i: usize,
         existing: &Map<String, Value>,
         incoming: MergeLine,
-        rule: Rule,
+        rule: MergeRule,
     ) -> Result<Change> {
         let fields = parse(&incoming.text);
         let merged = match rule {
-            Rule::Replace => fields.clone(),
-            Rule::Overlay => overlay(existing, &fields, None),
-            Rule::Properties => overlay(existing, &fields, Some(&self.grants)),
+            MergeRule::Replace => fields.clone(),
+            MergeRule::Overlay => overlay(existing, &fields, None),
+            MergeRule::Properties => overlay(existing, &fields, Some(&self.grants)),
         };
         if same_fields(&merged, existing) {
             return Ok(Change::Unchanged);
