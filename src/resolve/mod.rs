@@ -28,7 +28,7 @@ use answer::{Answer, Asked, Code, Decision, Reasons};
 use disclosure::Access;
 use host::Host;
 use std::collections::HashSet;
-use validity::{Dates, Verdict};
+use validity::{Dates, ValidityVerdict};
 
 /// One question: the concept, the dates and scope, the caller; store and host come with it.
 #[derive(Debug, Clone)]
@@ -52,7 +52,7 @@ pub struct Candidate {
     pub authoritative: bool,
     pub access: Access,
     pub dates: Dates,
-    pub validity: Verdict,
+    pub validity: ValidityVerdict,
     pub recorded_at: Option<Timestamp>,
     /// The `value` role, for telling whether top records disagree.
     pub value: Option<serde_json::Value>,
@@ -135,12 +135,12 @@ fn decide(
     let mut alive: Vec<usize> = Vec::new();
     for (i, c) in all.iter().enumerate() {
         match c.validity {
-            Verdict::Expired => reasons.add(Code::Expired, [i]),
-            Verdict::Unknown => {
+            ValidityVerdict::Expired => reasons.add(Code::Expired, [i]),
+            ValidityVerdict::Unknown => {
                 reasons.add(Code::ValidityUnknown, [i]);
                 alive.push(i);
             }
-            Verdict::Valid => alive.push(i),
+            ValidityVerdict::Valid => alive.push(i),
         }
     }
     alive.retain(|&i| {
