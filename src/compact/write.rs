@@ -17,13 +17,13 @@ pub struct Written {
     pub shape: Shape,
     pub tally: Tally,
     /// What became of the `# conflict_policy:` line.
-    pub policy: Policy,
+    pub policy: PolicyLine,
 }
 
 /// The `# conflict_policy:` line: not asked for, written, or not written because the store
 /// states no policy, or (with a reader) states it only on records not released to that reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Policy {
+pub enum PolicyLine {
     NotAsked,
     Written,
     None,
@@ -87,16 +87,16 @@ pub fn write_lines(
 
     emit(None, &compact::header(order))?;
     let policy = match (request.policy_line, &first.policy) {
-        (false, _) => Policy::NotAsked,
+        (false, _) => PolicyLine::NotAsked,
         (true, Some(text)) => {
             emit(
                 None,
                 &format!("# conflict_policy: {}", compact::escape(text, false)),
             )?;
-            Policy::Written
+            PolicyLine::Written
         }
-        (true, None) if first.policy_withheld => Policy::Withheld,
-        (true, None) => Policy::None,
+        (true, None) if first.policy_withheld => PolicyLine::Withheld,
+        (true, None) => PolicyLine::None,
     };
 
     let encoder = Encoder {
