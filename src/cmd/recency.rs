@@ -230,7 +230,7 @@ fn render_json(rows: &[Row]) -> String {
 }
 
 fn render_human(rows: &[Row], total: usize, s: &Settings, as_of: Option<&str>) -> String {
-    let setting = |v: String, o: recency::Origin| format!("{v} ({})", o.name());
+    let setting = |v: String, o: recency::SettingOrigin| format!("{v} ({})", o.name());
     let mut out = format!(
         "recency as of {}: half-life {}, system Insights {}, degree factor {}\n",
         as_of.unwrap_or("now"),
