@@ -26,8 +26,8 @@ pub fn start(name: &str, url: String, select: Select) -> Result<(String, Pipe)> 
         let scrub = |e: postgres::Error| pg_error(&name, &e, password.as_deref());
         let mut client = config.connect(NoTls).map_err(scrub)?;
         read(&name, &mut client, &select, ready, lines).map_err(|e| match e {
-            Failure::Pg(e) => scrub(e),
-            Failure::Vercy(e) => e,
+            PgFailure::Pg(e) => scrub(e),
+            PgFailure::Vercy(e) => e,
         })
     })
 }
@@ -130,20 +130,20 @@ fn pg_error(name: &str, e: &postgres::Error, password: Option<&str>) -> VercyErr
     live::error(name, scrub_text(&message, password), help)
 }
 
-enum Failure {
+enum PgFailure {
     Pg(postgres::Error),
     Vercy(VercyError),
 }
 
-impl From<postgres::Error> for Failure {
+impl From<postgres::Error> for PgFailure {
     fn from(e: postgres::Error) -> Self {
-        Failure::Pg(e)
+        PgFailure::Pg(e)
     }
 }
 
-impl From<VercyError> for Failure {
+impl From<VercyError> for PgFailure {
     fn from(e: VercyError) -> Self {
-        Failure::Vercy(e)
+        PgFailure::Vercy(e)
     }
 }
 
@@ -153,7 +153,7 @@ fn read(
     select: &Select,
     ready: &mut OpenSignal,
     lines: &mut Lines,
-) -> std::result::Result<(), Failure> {
+) -> std::result::Result<(), PgFailure> {
     let mut tx = client
         .build_transaction()
         .isolation_level(IsolationLevel::RepeatableRead)
