@@ -35,7 +35,7 @@ pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
 type Item<T> = std::result::Result<Option<T>, Box<VercyError>>;
 
 /// One line of a block: its bytes (without the `\n`) and where it starts in the file.
-struct Line {
+struct BlockLine {
     start: usize,
     end: usize,
     number: u64,
@@ -271,12 +271,12 @@ fn run_worker<T: Send, U: Send>(
 
 /// Read the next block (whole lines) and split it; an empty list at the end of the input.
 /// Advances the source's line and offset past the block.
-fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<Line>> {
+fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
     src.read_block(block, BLOCK)?;
     let mut lines = Vec::with_capacity(block.len() / 256 + 1);
     let mut start = 0;
     for nl in memchr::memchr_iter(b'\n', block) {
-        lines.push(Line {
+        lines.push(BlockLine {
             start,
             end: nl,
             number: src.line,
@@ -288,7 +288,7 @@ fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<Line>> {
     }
     if start < block.len() {
         // the last line of a file without a final newline
-        lines.push(Line {
+        lines.push(BlockLine {
             start,
             end: block.len(),
             number: src.line,

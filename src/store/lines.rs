@@ -23,7 +23,7 @@ const INLINE_SPANS: usize = 32;
 
 /// A JSON line past the first two: a record built, or already looked at through its view.
 /// (Boxed: a block's lines are moved between stages, and most are looked at, not built.)
-enum Line<T> {
+enum DecodedLine<T> {
     Built(Box<Record>),
     Looked(T),
     /// A line only Python's reading takes (`pyline`): its records, and the error to give if
@@ -148,7 +148,7 @@ pub fn read<T: Send>(
         return Ok(Shape::JsonLines);
     }
     let slots = keep.key_slots().filter(|_| look.is_some());
-    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Line<T>>> {
+    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<DecodedLine<T>>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
@@ -170,51 +170,51 @@ pub fn read<T: Send>(
                     line: origin.line,
                     offset: origin.offset,
                 };
-                return Ok(Some(Line::Looked(look(view)?)));
+                return Ok(Some(DecodedLine::Looked(look(view)?)));
             }
         }
         let decoded = match decode(&name, keep, text, origin.line) {
             Ok(decoded) => decoded,
             Err(refused) => {
                 let py = python_line(&name, keep, text, origin, refused)?;
-                return Ok(Some(Line::Python(Box::new(py))));
+                return Ok(Some(DecodedLine::Python(Box::new(py))));
             }
         };
-        Ok(Some(Line::Built(Box::new(new_record(
+        Ok(Some(DecodedLine::Built(Box::new(new_record(
             keep, decoded, text, origin,
         )))))
     };
-    let mut number = |line: &mut Line<T>| {
+    let mut number = |line: &mut DecodedLine<T>| {
         if let Some(e) = unless_last.take() {
-            *line = Line::Refused(Box::new(e));
+            *line = DecodedLine::Refused(Box::new(e));
             return;
         }
         match line {
-            Line::Built(record) => {
+            DecodedLine::Built(record) => {
                 record.origin.index = index;
                 index += 1;
             }
-            Line::Looked(_) => index += 1,
-            Line::Python(py) => {
+            DecodedLine::Looked(_) => index += 1,
+            DecodedLine::Python(py) => {
                 for record in &mut py.records {
                     record.origin.index = index;
                     index += 1;
                 }
                 unless_last = py.unless_last.take();
             }
-            Line::Refused(_) => {}
+            DecodedLine::Refused(_) => {}
         }
     };
-    let work = |line: Line<T>| match line {
-        Line::Built(record) => work(Entry::Record(*record)).map(Done::One),
-        Line::Looked(done) => Ok(Done::One(done)),
-        Line::Python(py) => py
+    let work = |line: DecodedLine<T>| match line {
+        DecodedLine::Built(record) => work(Entry::Record(*record)).map(Done::One),
+        DecodedLine::Looked(done) => Ok(Done::One(done)),
+        DecodedLine::Python(py) => py
             .records
             .into_iter()
             .map(|record| work(Entry::Record(record)))
             .collect::<Result<Vec<T>>>()
             .map(Done::Many),
-        Line::Refused(e) => Err(*e),
+        DecodedLine::Refused(e) => Err(*e),
     };
     let mut visit_done = |done: Done<T>| match done {
         Done::One(t) => visit(t),
