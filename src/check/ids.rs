@@ -3,15 +3,15 @@
 //! one, and which id each pointer names.
 //!
 //! Why not a hash table of ids during the pass: at a million records it spans tens of
-//! megabytes, and nearly every record's lookup missed the cache (measured on a 1M check: the
-//! value checks' tables were half of the folding thread's time). Here each id goes, with 32
-//! bits of its hash, to one of [`PARTS`] partitions by the hash's top bits, in store order; at
-//! the end each partition is matched up alone, in a table of a few hundred kilobytes that
-//! stays in cache, and the partitions on every core.
+//! megabytes, and nearly every record's lookup missed the cache, on the thread that folds
+//! the records in store order. Here each id goes, with 32 bits of its hash, to one of
+//! [`PARTS`] partitions by the hash's top bits, in store order; at the end each partition is
+//! matched up alone, in a table of a few hundred kilobytes that stays in cache, and the
+//! partitions on every core.
 //!
 //! An id's text is kept in its partition too, not in one list for all: matching a target
 //! compares it with an id's text, and read from one list in store order each comparison
-//! missed the cache (measured on a 1M check: the matching took 20-30 ms instead of 5-10 ms).
+//! missed the cache.
 //!
 //! Memory: per id its text, its line, 8 bytes of key and 5 of place; per pointer its target's
 //! text and 8 bytes: linear in the store.

@@ -33,7 +33,7 @@ pub struct Finding {
 }
 
 /// The names of the records a finding is about, in store order, in one arena: a finding about
-/// most of a million records stays a few megabytes, not one allocation per name. Shared, not
+/// most of a large store stays one buffer, not one allocation per name. Shared, not
 /// copied, when the report hands it on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Offenders(Arc<Names>);

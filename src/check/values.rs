@@ -8,8 +8,7 @@
 //! Memory: per record we keep at most its id (for duplicates, supersession and the register),
 //! its supersedes targets, its concept and owner, and one text per policy. Ids and concepts
 //! are gathered in store order and matched up once at the end, a partition at a time
-//! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory, and a million
-//! records need a few tens of megabytes.
+//! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory.
 
 use super::ids::{small, Matched, Sought};
 use super::owners::ConceptOwners;
@@ -210,7 +209,7 @@ pub struct PackedFacts {
     /// The ids a filled supersedes names (sorted, distinct).
     targets: Vec<Packed>,
     /// What few records have, boxed: the facts cross from core to core, and every byte of
-    /// them costs (measured: 256 bytes more made a 1M check 8 % slower).
+    /// them costs.
     rare: Option<Box<RareFacts>>,
     held: Option<(u64, i128, Option<i128>)>,
 }
@@ -288,9 +287,8 @@ pub struct ValueChecks {
     nameless: Vec<Nameless>,
     /// Every concept held, with its owner and record, matched up at the end (`owners.rs`).
     concepts: ConceptOwners,
-    /// The records that state a policy, and the hashes of the distinct policy texts (8
-    /// bytes a distinct text: a store of a million different policies keeps 8 MB, not the
-    /// texts).
+    /// The records that state a policy, and the hashes of the distinct policy texts (one
+    /// hash per distinct text, not the texts).
     policy_records: RecordList,
     policy_texts: HashSet<u64>,
     bad_release: RecordList,
@@ -888,8 +886,8 @@ fn find_cycles<'n>(
     // When every edge points to a lower number than its source, that numbering is itself a
     // topological order: there is no cycle, and nothing to search. It is the common case (a
     // record supersedes one written before it, and ids are numbered in first-seen order),
-    // and one sequential pass over the edges replaces a search across every node (21-33 ms
-    // on a 1M store, all of it after the last record is read).
+    // and one sequential pass over the edges replaces a search across every node, which
+    // would all run after the last record is read, when nothing else is left to overlap it.
     if edges.iter().all(|&(from, to)| to < from) {
         return Vec::new();
     }

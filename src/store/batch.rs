@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Bytes per block: large enough that the per-block costs vanish, small enough that a block
-/// and what its lines decode to stay in the reading core's cache (1 MiB of L2 on the machine
-/// measured: 512 KiB blocks took 2 % less CPU than 1 MiB ones, 4 MiB ones 12 % more).
+/// and what its lines decode to stay in the reading core's cache (the sizes tried are in
+/// bench/NOTES.md).
 const BLOCK: usize = 1 << 19;
 
 /// What decodes one line: its bytes (without the `\n`) and origin → a value, or `None` to
@@ -31,7 +31,7 @@ pub type Decode<'a, T> = dyn Fn(&[u8], Origin) -> Result<Option<T>> + Sync + 'a;
 pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
 
 /// A line's result as it waits in a block's list: an error boxed, so each entry is two words
-/// (an error is rare and large: a list of error-sized entries would move ten times the bytes).
+/// (an error is rare and large: a list of error-sized entries would move mostly unused bytes).
 type Item<T> = std::result::Result<Option<T>, Box<VercyError>>;
 
 /// One line of a block: its bytes (without the `\n`) and where it starts in the file.

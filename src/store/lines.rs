@@ -67,7 +67,7 @@ pub fn read<T: Send>(
     let mut head: Vec<Record> = Vec::new();
     let mut unless_last: Option<VercyError> = None;
     // A first line that is a plain record is decoded as the other lines are, only the kept
-    // keys built: a tree of all its keys, built just to look for two of them, took twenty
+    // keys built: a tree of all its keys, built just to look for two of them, took many
     // times the line's bytes (bench/NOTES.md).
     let plain = is_plain_record(&first.text);
     let parsed = match plain {

@@ -56,7 +56,7 @@ pub fn whole_fields(record: &Record) -> Cow<'_, Map<String, Value>> {
 
 /// The fields a flat record's identity reads: only the keys its `record_id` role reads when
 /// they hold a filled id, else all of them (a record without an id is identified by its whole
-/// content). Building every key of a line of millions of keys only to read its id took ten
+/// content). Building every key of a line of millions of keys only to read its id took many
 /// times the line's bytes (bench/NOTES.md).
 pub fn identity_fields<'r>(map: &FieldMap, record: &'r Record) -> Cow<'r, Map<String, Value>> {
     let keys = KeySelection::keys(map.path("record_id").top_keys());
