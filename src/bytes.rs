@@ -61,7 +61,7 @@ pub fn words_of(key: &[u8]) -> [u64; 2] {
 }
 
 /// `bytes` as text when they are UTF-8, as `std::str::from_utf8` says. Most lines are
-/// ASCII, and `is_ascii` (many bytes at a time) settles that in half the instructions of the
+/// ASCII, and `is_ascii` (many bytes at a time) settles that in fewer instructions than the
 /// UTF-8 validator's own ASCII path; other text goes to the validator.
 #[inline]
 pub fn utf8(bytes: &[u8]) -> Result<&str, std::str::Utf8Error> {

@@ -1,8 +1,8 @@
 //! The `vercy` binary: parse the command line, run it, turn the outcome into an exit code.
 
 /// mimalloc: records are built and dropped on every core at once, and the ones a command keeps
-/// are freed by another thread later; glibc's per-thread arenas made that several times slower
-/// (a 1M-node import: 17 s against 6 s).
+/// are freed by another thread later, which glibc's per-thread arenas handle slowly
+/// (figures in bench/NOTES.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -12,8 +12,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 fn main() -> std::process::ExitCode {
     // Freed memory goes back to the system after 10 ms rather than mimalloc's default second:
-    // a check of a million records frees as much as it keeps, and would otherwise peak 30 MB
-    // higher for no speed (measured: 86-90 MiB against 110-125 MiB, the same time).
+    // a check of a million records frees as much as it keeps, and would otherwise peak higher
+    // for no gain in speed (figures in bench/NOTES.md).
     // SAFETY: sets one integer option of the allocator; no precondition, any value is valid.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 10) };
     vercy::main_entry()

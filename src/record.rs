@@ -23,8 +23,8 @@ pub struct Record {
     pub raw: Box<str>,
     pub origin: Origin,
     /// For records read for looking only, with the keys a command asked for by slot
-    /// (`store::Keep::slots`): where each such key's value lies in `raw` (byte start and end),
-    /// so the command reads it from the text without anything being built. `None` otherwise.
+    /// (`store::KeySelection::slots`): where each such key's value lies in `raw` (byte start and
+    /// end), so the command reads it from the text without anything being built. `None` otherwise.
     pub spans: Option<Box<[Span]>>,
 }
 

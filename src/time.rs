@@ -204,8 +204,8 @@ fn parse_general(text: &str, t: &str) -> Result<Timestamp, DateError> {
 
 /// The forms nearly every store writes, `YYYY-MM-DD` alone or followed by `THH:MM:SS`, an
 /// optional `.` fraction and `Z`, read straight, to the instant [`parse`]'s general path
-/// gives (a property test holds the two together). A check of a million records reads two
-/// or three dates a record, and the general path's branches cost about three times this.
+/// gives (a property test holds the two together). A check reads two or three dates a
+/// record, and the general path's branches cost several times this.
 /// `None` for anything else, valid or not: the general path decides, and words the error.
 #[inline]
 fn parse_common(b: &[u8]) -> Option<Timestamp> {

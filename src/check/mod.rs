@@ -4,6 +4,7 @@
 //! [`report`] assembles both into the `vercy-check/1` report, [`format`] prints it.
 
 pub mod format;
+mod record_names;
 pub mod report;
 mod roles;
 pub mod rules;
@@ -14,7 +15,7 @@ pub mod warnings;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::progress;
-use crate::store::{self, Entry, Input, Keep, View};
+use crate::store::{self, Entry, Input, KeySelection, View};
 use report::Report;
 use roles::{RawPlan, Roles};
 use std::sync::OnceLock;
@@ -39,17 +40,17 @@ const SIZING_RECORDS: usize = 2048;
 
 /// How the records of one store are read: through the map given, or engrama's for a dump
 /// when none was given; from the raw text when every role is a plain key (`plan`).
-struct Reading {
+struct FactReader {
     map: FieldMap,
     plan: Option<RawPlan>,
     /// The read-only half of the rules (which fields, which markers): it reads each record.
     rules: rules::ReferenceRules,
 }
 
-impl Reading {
-    fn new(map: FieldMap, plan: Option<RawPlan>) -> Reading {
+impl FactReader {
+    fn new(map: FieldMap, plan: Option<RawPlan>) -> FactReader {
         let rules = rules::ReferenceRules::new(map.clone());
-        Reading { map, plan, rules }
+        FactReader { map, plan, rules }
     }
 
     /// One record's facts, with nothing borrowed: they travel to the folding thread.
@@ -100,16 +101,16 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let roles = roles::role_names();
     let given_plan = RawPlan::new(&opts.map, &values::CAPTURE_KEYS);
     let keep = match &given_plan {
-        Some(plan) => Keep::slots(plan.slots.clone()),
+        Some(plan) => KeySelection::slots(plan.slots.clone()),
         None => keys_looked_at(maps.each(), roles),
     };
     let raw_only = given_plan.is_some();
     // settled by the first entry, which is read before any other: an engrama dump's header
-    let reading: OnceLock<Reading> = OnceLock::new();
+    let reading: OnceLock<FactReader> = OnceLock::new();
     let work = |entry: Entry| -> Result<Option<Facts>> {
         let reading = reading.get_or_init(|| match maps.own(&entry) {
-            Some(own) => Reading::new(own.clone(), None),
-            None => Reading::new(opts.map.clone(), given_plan.clone()),
+            Some(own) => FactReader::new(own.clone(), None),
+            None => FactReader::new(opts.map.clone(), given_plan.clone()),
         });
         let Entry::Record(record) = entry else {
             return Ok(None);
@@ -122,10 +123,10 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         )))
     };
     // a JSON line the reader's scanner took: read in place (the first lines came as entries,
-    // so `reading` is settled; views come only with `Keep::slots`, that is with a plan: the
-    // built fallback is for completeness)
+    // so `reading` is settled; views come only with `KeySelection::slots`, that is with a plan:
+    // the built fallback is for completeness)
     let look = |view: View| -> Result<Option<Facts>> {
-        let reading = reading.get_or_init(|| Reading::new(opts.map.clone(), given_plan.clone()));
+        let reading = reading.get_or_init(|| FactReader::new(opts.map.clone(), given_plan.clone()));
         let roles = match &reading.plan {
             Some(plan) => Roles::spans(plan, view),
             None => {
@@ -243,14 +244,14 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
 
 /// The top-level keys the checks read under these maps: the keys their roles' paths start
 /// with (and the literal keys, which win), plus the capture-time keys.
-fn keys_looked_at<'m>(maps: impl Iterator<Item = &'m FieldMap>, roles: &[&str]) -> Keep {
+fn keys_looked_at<'m>(maps: impl Iterator<Item = &'m FieldMap>, roles: &[&str]) -> KeySelection {
     let mut keys: Vec<String> = values::CAPTURE_KEYS.iter().map(|k| k.to_string()).collect();
     for map in maps {
         for role in roles {
             keys.extend(map.path(role).top_keys().map(str::to_string));
         }
     }
-    Keep::keys(keys)
+    KeySelection::keys(keys)
 }
 
 #[cfg(test)]
@@ -263,7 +264,7 @@ mod tests {
         let map = FieldMap::identity();
         let plan = RawPlan::new(&map, &values::CAPTURE_KEYS).expect("identity plan");
         let rules = rules::ReferenceRules::new(map.clone());
-        let read = |keep: &Keep, plan: Option<&RawPlan>| -> Option<Vec<String>> {
+        let read = |keep: &KeySelection, plan: Option<&RawPlan>| -> Option<Vec<String>> {
             let mut out = Vec::new();
             let read = store::read_with(&Input::new(path), keep, &mut |entry| {
                 if let Entry::Record(record) = entry {
@@ -278,8 +279,8 @@ mod tests {
             });
             read.ok().map(|_| out)
         };
-        let fast = read(&Keep::slots(plan.slots.clone()), Some(&plan));
-        let general = read(&Keep::all(), None);
+        let fast = read(&KeySelection::slots(plan.slots.clone()), Some(&plan));
+        let general = read(&KeySelection::all(), None);
         // a store one way cannot read, the other cannot read either
         assert_eq!(fast.is_some(), general.is_some(), "{path}");
         let (fast, general) = (fast?, general?);

@@ -12,7 +12,7 @@ use crate::store::{Input, Shape};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Value};
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Report {
     pub store: String,
     pub shape: Shape,

@@ -233,13 +233,13 @@ const MAX_ROLES: usize = 20;
 /// How a record's roles count, as bit sets (bit i: role number i), for the checks that ask
 /// only that of many roles at once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
+pub struct PresenceBits {
     pub present: u32,
     pub filled: u32,
     pub truthy: u32,
 }
 
-impl Counts {
+impl PresenceBits {
     /// The bit of a role in these sets (0 for a role past [`MAX_ROLES`], which is not in them).
     pub fn bit(role: Role) -> u32 {
         1u32.checked_shl(role.index.try_into().unwrap_or(u32::MAX))
@@ -349,7 +349,7 @@ pub enum Roles<'a> {
         /// the value checks ask for most roles more than once.
         texts: [Option<RawRole<'a>>; MAX_ROLES],
         /// How each counts, as bit sets by role number.
-        counts: Counts,
+        counts: PresenceBits,
     },
     /// Values read from the raw text, found by parsing it (records of other shapes).
     Raw {
@@ -370,7 +370,7 @@ impl<'a> Roles<'a> {
     /// The roles of a record seen in place: each read from the text at its slot, once.
     pub fn spans(plan: &'a RawPlan, view: View<'a>) -> Roles<'a> {
         let mut texts = [None; MAX_ROLES];
-        let mut counts = Counts::default();
+        let mut counts = PresenceBits::default();
         for &(index, slot) in &plan.sized {
             if let Some(raw) = view.slot_text(slot) {
                 let raw = RawRole::of(raw, view.is_plain(slot));
@@ -389,9 +389,9 @@ impl<'a> Roles<'a> {
     }
 
     /// How every role counts, as bit sets, when the roles were sized up from raw text (roles
-    /// past [`MAX_ROLES`] are not in them: [`Counts::bit`] gives them no bit).
+    /// past [`MAX_ROLES`] are not in them: [`PresenceBits::bit`] gives them no bit).
     #[inline]
-    pub fn counts(&self) -> Option<Counts> {
+    pub fn counts(&self) -> Option<PresenceBits> {
         match self {
             Roles::Spans { counts, .. } => Some(*counts),
             _ => None,

@@ -10,7 +10,7 @@
 //! in one arena per field, and, for an inverse-mapped role, the ids pointed at. Each grows at
 //! most by one entry per record: linear, and nothing else grows with the store.
 
-use super::roles::{Counts, Presence, Role, RoleValue, Roles};
+use super::roles::{Presence, PresenceBits, Role, RoleValue, Roles};
 use super::table::Names;
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
@@ -33,7 +33,7 @@ pub struct Finding {
 }
 
 /// The names of the records a finding is about, in store order, in one arena: a finding about
-/// most of a million records stays a few megabytes, not one allocation per name. Shared, not
+/// most of a large store stays one buffer, not one allocation per name. Shared, not
 /// copied, when the report hands it on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Offenders(Arc<Names>);
@@ -129,7 +129,7 @@ struct AppliesTo {
     inverse: u64,
 }
 
-/// How [`ReferenceRules::facts`] reads a record whose roles count as bit sets ([`Counts`]):
+/// How [`ReferenceRules::facts`] reads a record whose roles count as bit sets ([`PresenceBits`]):
 /// by field, its role's bit and whether it counts only when filled (else when present); and
 /// the markers' bits.
 #[derive(Debug, Clone)]
@@ -224,7 +224,7 @@ impl ReferenceRules {
         rule_markers: &[Role],
         restriction_markers: &[Role],
     ) -> Option<CountPlan> {
-        let bit = |role: Role| Some(Counts::bit(role)).filter(|&bit| bit != 0);
+        let bit = |role: Role| Some(PresenceBits::bit(role)).filter(|&bit| bit != 0);
         let bits = |roles: &[Role]| -> Option<u32> {
             roles
                 .iter()
@@ -357,7 +357,7 @@ impl ReferenceRules {
     fn facts_counted<'a>(
         &self,
         roles: &'a Roles,
-        counts: Counts,
+        counts: PresenceBits,
         plan: &CountPlan,
     ) -> RuleFacts<'a> {
         let (mut met, mut truthy) = (0u64, 0u64);

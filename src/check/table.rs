@@ -1,6 +1,6 @@
 //! Compact string sets for a pass over millions of records: every string's text lives in one
-//! arena, so remembering a record id costs its bytes plus a few integers (about 30 bytes for
-//! a 9-character id) instead of an allocation of its own, and 1,000,000 ids stay near 30 MiB.
+//! arena, so remembering a record id costs its bytes plus a few integers instead of an
+//! allocation of its own.
 
 use hashbrown::DefaultHashBuilder;
 use std::hash::BuildHasher;
@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 /// Ask for huge pages (2 MiB) under the allocation at `start` of `len` bytes, best done before
 /// anything is written there. The tables a check looks up at random span tens of megabytes:
 /// with 4 KiB pages most lookups would also miss the TLB, and in a virtual machine each miss
-/// walks two sets of page tables (measured on a 1M store: 5 % less CPU, 4 MiB more memory).
+/// walks two sets of page tables (the trade of CPU for memory is in bench/NOTES.md).
 /// Linux only, and only where huge pages are allowed on request (`madvise`).
 fn advise_huge_pages(start: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
@@ -291,8 +291,8 @@ impl Interner {
 /// million records, one partition's strings and table are a few hundred kilobytes, which
 /// stay in a core's cache while the partition is resolved. Few: the fold appends to every
 /// partition's tail as records come, and the cores take turns folding, so each tail moves
-/// from core to core once a block (measured on a 1M check: 256 partitions 0.445 s, 32 or 16
-/// 0.43 s, 8 0.43 s, 4 0.45 s).
+/// from core to core once a block; too few, and each partition outgrows the cache (the counts
+/// tried are in bench/NOTES.md).
 pub const PARTS: usize = 32;
 
 // a partition is the top bits of a hash, and `ids.rs` keeps it in a byte

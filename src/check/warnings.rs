@@ -9,6 +9,7 @@
 //! warnings (one per code at most, except a record in several supersedes cycles), so the
 //! whole is linear in the store with small constants.
 
+use super::record_names::RecordNames;
 use super::table::Names;
 use super::values::ids::small;
 use super::values::Code;
@@ -47,6 +48,9 @@ impl RecordList {
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     code: Code,
+    /// Its records are named by `who` ([`Warnings::named`]), not kept as text.
+    by_who: bool,
+    /// Where its records start, in `records` or `named`.
     first_record: usize,
     /// For a concept with several owners, where the concept ends in the subject (its message
     /// is made from the subject when read, not kept: there is one such warning a concept);
@@ -55,7 +59,7 @@ struct Entry {
 }
 
 /// Every warning of one store, in the order they were found.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct Warnings {
     entries: Vec<Entry>,
     /// The message of each warning, by the same index.
@@ -64,6 +68,12 @@ pub struct Warnings {
     /// the reports that list many warnings of one code on one line; empty for the rest.
     subjects: Names,
     records: RecordList,
+    /// The records the warnings name by `who` (a record's index in [`RecordNames`]): 4 bytes
+    /// a record named, whatever its name, for the warnings that name records by the hundred
+    /// thousand (owners, conflicts, repeated ids).
+    named: Vec<u32>,
+    /// The names of the records in `named`, kept once for every warning.
+    names: RecordNames,
 }
 
 /// One warning, as the formats read it.
@@ -78,8 +88,15 @@ pub struct Warning<'a> {
     concept_len: usize,
     /// What the warning is about in a few words (empty: the message says it).
     pub subject: &'a str,
-    records: &'a RecordList,
+    records: Records<'a>,
     range: (usize, usize),
+}
+
+/// Where a warning's records are: kept as text, or named by `who`.
+#[derive(Debug, Clone, Copy)]
+enum Records<'a> {
+    Kept(&'a RecordList),
+    Named(&'a [u32], &'a RecordNames),
 }
 
 impl<'a> Warning<'a> {
@@ -107,8 +124,11 @@ impl<'a> Warning<'a> {
 
     /// The records it names: name and line (0: not known).
     pub fn records(&self) -> impl ExactSizeIterator<Item = (&'a str, u64)> + 'a {
-        let list = self.records;
-        (self.range.0..self.range.1).map(move |i| (list.names.get(i), list.lines[i]))
+        let records = self.records;
+        (self.range.0..self.range.1).map(move |i| match records {
+            Records::Kept(list) => (list.names.get(i), list.lines[i]),
+            Records::Named(who, names) => names.name(who[i]),
+        })
     }
 }
 
@@ -140,6 +160,7 @@ impl Warnings {
     ) {
         self.entries.push(Entry {
             code,
+            by_who: false,
             first_record: self.records.len(),
             concept_len: 0,
         });
@@ -150,16 +171,41 @@ impl Warnings {
         }
     }
 
+    /// Add a warning naming `records` by `who` (their names are given with
+    /// [`Self::keep_names`]); `subject` may be empty.
+    pub fn push_named(
+        &mut self,
+        code: Code,
+        message: &str,
+        subject: &str,
+        records: impl IntoIterator<Item = u32>,
+    ) {
+        self.entries.push(Entry {
+            code,
+            by_who: true,
+            first_record: self.named.len(),
+            concept_len: 0,
+        });
+        self.messages.push(message);
+        self.subjects.push(subject);
+        self.named.extend(records);
+    }
+
+    /// The names of the records the warnings name by `who`.
+    pub fn keep_names(&mut self, names: RecordNames) {
+        self.names = names;
+    }
+
     /// Add the warning that `concept` has several owners, each with the first record where
     /// it owns it (`owners` and `records` in the same order).
-    pub fn push_owners<'r>(
+    pub fn push_owners(
         &mut self,
         concept: &str,
         owners: &[&str],
-        records: impl IntoIterator<Item = (&'r str, u64)>,
+        records: impl IntoIterator<Item = u32>,
     ) {
         let subject = format!("{concept} ({})", owners.join(", "));
-        self.push(Code::Owners, "", &subject, records);
+        self.push_named(Code::Owners, "", &subject, records);
         if let Some(last) = self.entries.last_mut() {
             // a concept is never empty (only filled ones are held): 0 stays "not derived"
             last.concept_len = small(concept.len());
@@ -176,10 +222,18 @@ impl Warnings {
 
     pub fn get(&self, i: usize) -> Option<Warning<'_>> {
         let entry = self.entries.get(i)?;
-        let end = self
-            .entries
-            .get(i + 1)
-            .map_or(self.records.len(), |e| e.first_record);
+        // the next warning whose records are kept in the same place starts where this ends
+        // (the two places alternate only from one code to the next, so this looks past at
+        // most the warnings of the codes between)
+        let (records, all) = if entry.by_who {
+            (Records::Named(&self.named, &self.names), self.named.len())
+        } else {
+            (Records::Kept(&self.records), self.records.len())
+        };
+        let end = self.entries[i + 1..]
+            .iter()
+            .find(|e| e.by_who == entry.by_who)
+            .map_or(all, |e| e.first_record);
         Some(Warning {
             code: entry.code.code(),
             field: entry.code.field(),
@@ -187,7 +241,7 @@ impl Warnings {
             message: self.messages.get(i),
             concept_len: entry.concept_len as usize,
             subject: self.subjects.get(i),
-            records: &self.records,
+            records,
             range: (entry.first_record, end),
         })
     }
@@ -250,7 +304,7 @@ mod tests {
         assert_eq!(all[2].subject, "b (x, z)");
         assert_eq!(all[0].field, "concept_owner");
         assert_eq!(all[0].message(), "concept a");
-        w.push_owners("c (1)", &["x", "y (z)"], [("R-4", 9), ("R-5", 10)]);
+        w.push_owners("c (1)", &["x", "y (z)"], [0, 1]);
         let owners = w.get(3).unwrap();
         assert_eq!(owners.subject, "c (1) (x, y (z))");
         assert_eq!(
@@ -264,5 +318,41 @@ mod tests {
             ("value.owners", 3, 5)
         );
         assert_eq!(w.of_code("value.owners").count(), 3);
+    }
+
+    #[test]
+    fn records_named_by_who_read_their_names_from_the_book_between_kept_ones() {
+        let mut names = RecordNames::default();
+        for (line, id) in ["R-1", "R-2", "R-3"].iter().enumerate() {
+            names
+                .ids
+                .push(id, super::super::table::hash(id), line as u64 + 1, false);
+        }
+        let aside = names.name_aside("line 9", 9) | super::super::record_names::NAMED;
+        let renamed = names.rename(2, "R-3 (again)", 3) | super::super::record_names::NAMED;
+        let mut w = Warnings::default();
+        w.push(Code::Date, "bad", "", [("R-1", 1)]);
+        w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);
+        w.push(Code::Interval, "inverted", "", [("R-2", 2), ("R-3", 3)]);
+        w.push_owners("c", &["x", "y"], [0, renamed]);
+        w.push(Code::ReleaseTo, "bad", "", []);
+        w.keep_names(names);
+        let all: Vec<Vec<(&str, u64)>> = w.iter().map(|w| w.records().collect()).collect();
+        assert_eq!(
+            all,
+            [
+                vec![("R-1", 1)],
+                vec![("R-2", 2), ("line 9", 9)],
+                vec![("R-2", 2), ("R-3", 3)],
+                vec![("R-1", 1), ("R-3 (again)", 3)],
+                vec![],
+            ]
+        );
+        assert_eq!(
+            w.get(3).unwrap().message(),
+            "concept \"c\" has 2 owners: x, y"
+        );
+        let groups = w.groups();
+        assert_eq!(groups.iter().map(|g| g.records).sum::<usize>(), 7);
     }
 }

@@ -3,7 +3,7 @@
 //! the `compact` library's; this is the arguments, the output and the notices.
 
 use crate::cli::{CompactArgs, GlobalArgs};
-use crate::compact::{self, criteria, CountingSink, Policy, Request};
+use crate::compact::{self, criteria, CountingSink, PolicyLine, Request};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::output;
@@ -48,8 +48,8 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         },
     )?;
     match (&request.criteria.reader, done.policy) {
-        (_, Policy::Written | Policy::NotAsked) => {}
-        (Some(party), Policy::Withheld) => output::notice(&format!(
+        (_, PolicyLine::Written | PolicyLine::NotAsked) => {}
+        (Some(party), PolicyLine::Withheld) => output::notice(&format!(
             "vercy compact: the store's conflict policy is on a record whose release_to does not name {party:?}; --policy-line wrote none"
         )),
         _ => output::notice(

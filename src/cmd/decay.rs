@@ -8,7 +8,7 @@
 
 use crate::cli::{Cli, DecayArgs, GlobalArgs};
 use crate::output;
-use crate::store::{self, Aside, Entry, Input, Shape};
+use crate::store::{self, Entry, Input, NonRecordLine, Shape};
 use crate::time::{self, Timestamp, NANOS_PER_DAY};
 use crate::Outcome;
 use clap::CommandFactory;
@@ -255,8 +255,8 @@ fn survey(input: &Input, legacy: &Legacy, now: &Timestamp) -> crate::error::Resu
     let mut engrama = false;
     let shape = store::read(input, &mut |entry| {
         match entry {
-            Entry::Aside(Aside::EngramaHeader, _) => engrama = true,
-            Entry::Aside(..) => {}
+            Entry::NonRecord(NonRecordLine::EngramaHeader, _) => engrama = true,
+            Entry::NonRecord(..) => {}
             Entry::Record(rec) => {
                 f.records += 1;
                 let (label, props) = if engrama {

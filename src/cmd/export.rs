@@ -8,10 +8,10 @@ use crate::mapping::FieldMap;
 use crate::output;
 use crate::progress;
 use crate::store::engrama::DEFAULT_LABEL;
-use crate::store::{self, Aside, Entry, Input, Keep, KeySlots};
+use crate::store::{self, Entry, Input, KeySelection, KeySlots, NonRecordLine};
 use crate::write::copy::copy_range;
 use crate::write::engrama::{EngramaWriter, NodeLines};
-use crate::write::format::{write_line, LineMaker, Piece, RecordLines, StoreWriter};
+use crate::write::format::{write_line, EntryText, LineMaker, RecordLines, StoreWriter};
 use crate::write::json_array::JsonArrayWriter;
 use crate::write::jsonl::{has_own_line, JsonlWriter};
 use crate::write::target::WriteOptions;
@@ -42,7 +42,9 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let keep = map
         .path("record_id")
         .top_keys()
-        .fold(Keep::slots(KeySlots::default()), |keep, key| keep.with(key));
+        .fold(KeySelection::slots(KeySlots::default()), |keep, key| {
+            keep.with(key)
+        });
     let options = WriteOptions::from(&args.write);
     let (lines, mut writer): (Box<dyn LineMaker>, Box<dyn StoreWriter>) = match args.to {
         ExportFormat::Engrama => (
@@ -69,8 +71,8 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     // each entry's text is made on the decoding threads; an error making it counts only
     // while the output is open (after `| head` closed it, the rest is read and let go)
     let work = |entry: Entry| {
-        let header = matches!(entry, Entry::Aside(Aside::EngramaHeader, _));
-        let (Entry::Record(r) | Entry::Aside(_, r)) = &entry;
+        let header = matches!(entry, Entry::NonRecord(NonRecordLine::EngramaHeader, _));
+        let (Entry::Record(r) | Entry::NonRecord(_, r)) = &entry;
         let offset = r.origin.offset;
         let source = (r.spans.is_some() && has_own_line(r)).then_some((offset, r.raw.len()));
         Ok((header, offset, source, lines.prepare(entry)))
@@ -92,7 +94,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         if open {
             let piece = piece?;
             open = match (source, &piece) {
-                (Some((start, len)), Piece::Line(_)) if runs.can_copy() => {
+                (Some((start, len)), EntryText::Line(_)) if runs.can_copy() => {
                     runs.take(start, len as u64, &mut sink)?
                 }
                 _ => runs.flush(&mut sink)? && writer.put(piece, &mut sink)?,

@@ -5,7 +5,7 @@
 
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
-use crate::import::{Counts, Kind, Plan, Store};
+use crate::import::{ImportCounts, Plan, Store, StoreKind};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::progress;
@@ -54,7 +54,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let mut store: Option<Store> = None;
     if exists && !args.purge {
         let (loaded, shape) = Store::load_file(&target, path, &plan)?;
-        if !Kind::mergeable(&shape) {
+        if !StoreKind::mergeable(&shape) {
             return Err(VercyError::argument(
                 "--into",
                 format!("{} is a {}; import merges into JSON lines", args.into, shape.name()),
@@ -73,7 +73,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     // The dump streams through the merge; a new store takes its kind from the dump's first
     // entry. Nothing replaces the store before the whole dump has been read.
     let bar = progress::bar(&dump, "reading", true);
-    let mut counts = Counts::default();
+    let mut counts = ImportCounts::default();
     let mut shown = 0;
     Store::merge_file(&mut store, &dump, path, &plan, &mut counts, &mut |offset| {
         // the bar moves a block at a time (drawing it per line would cost more than the line)
@@ -84,7 +84,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             }
         }
     })?;
-    let merged = store.unwrap_or_else(|| Store::new(Kind::Flat, map, path, None));
+    let merged = store.unwrap_or_else(|| Store::new(StoreKind::Flat, map, path, None));
     if let Some(bar) = &bar {
         bar.set_style(
             ProgressStyle::with_template("{spinner} writing {msg}")
@@ -105,12 +105,12 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn summary(dump: &str, store: &str, kind: Kind, c: &Counts, written: bool) -> String {
+fn summary(dump: &str, store: &str, kind: StoreKind, c: &ImportCounts, written: bool) -> String {
     let mut s = format!(
         "vercy import: {dump} into {store}: {} added, {} updated, {} unchanged",
         c.added, c.updated, c.unchanged
     );
-    if kind == Kind::Graph {
+    if kind == StoreKind::Graph {
         s.push_str(&format!(
             "; {} relations ({} new), {} vectors ({} new)",
             c.relations, c.relations_new, c.vectors, c.vectors_new

@@ -15,7 +15,7 @@ pub fn run(args: crate::cli::McpArgs) -> Result<Outcome> {
             ));
         }
         drop(crate::store::Input::new(&store).open()?);
-        crate::mcp::tools::resolve::configure(crate::mcp::tools::resolve::Session {
+        crate::mcp::tools::resolve::configure(crate::mcp::tools::resolve::ResolveConfig {
             map: crate::mapping::FieldMap::parse(&args.map.map)?,
             map_given: !args.map.map.is_empty(),
             host: crate::resolve::host::Host::load(&host)?,

@@ -9,7 +9,7 @@ use crate::mapping::FieldMap;
 use crate::output;
 use crate::recency::{self, degree::Graph, Flags, Score, Settings, Subject};
 use crate::record::{py_float_repr, py_str, Record};
-use crate::store::{self, Aside, Entry, Input};
+use crate::store::{self, Entry, Input, NonRecordLine};
 use crate::time::{self, Timestamp};
 use crate::Outcome;
 use serde_json::{json, Map, Value};
@@ -88,9 +88,9 @@ fn score_store(
     let mut unreadable = Vec::new();
     store::read(input, &mut |entry| {
         match entry {
-            Entry::Aside(Aside::EngramaHeader, _) => engrama = true,
-            Entry::Aside(Aside::Relation, rel) => graph.add_relation(&rel.fields),
-            Entry::Aside(Aside::Vector, _) => {}
+            Entry::NonRecord(NonRecordLine::EngramaHeader, _) => engrama = true,
+            Entry::NonRecord(NonRecordLine::Relation, rel) => graph.add_relation(&rel.fields),
+            Entry::NonRecord(NonRecordLine::Vector, _) => {}
             Entry::Record(rec) if engrama => {
                 let index = graph.add_node(&rec.fields);
                 pending.push((slim_node(rec), index));
@@ -230,7 +230,7 @@ fn render_json(rows: &[Row]) -> String {
 }
 
 fn render_human(rows: &[Row], total: usize, s: &Settings, as_of: Option<&str>) -> String {
-    let setting = |v: String, o: recency::Origin| format!("{v} ({})", o.name());
+    let setting = |v: String, o: recency::SettingOrigin| format!("{v} ({})", o.name());
     let mut out = format!(
         "recency as of {}: half-life {}, system Insights {}, degree factor {}\n",
         as_of.unwrap_or("now"),

@@ -6,7 +6,7 @@ use crate::cli::{DataFormat, GlobalArgs, ResolveArgs};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::output;
-use crate::resolve::answer::Outcome as Answered;
+use crate::resolve::answer::AnswerOutcome;
 use crate::resolve::{self, host::Host, Question};
 use crate::store::Input;
 use crate::Outcome;
@@ -33,7 +33,7 @@ pub fn run(args: ResolveArgs, _global: &GlobalArgs) -> Result<Outcome> {
         DataFormat::Human => output::print_stdout(&answer.human(&map))?,
     }
     Ok(match answer.outcome {
-        Answered::Answered => Outcome::Success,
+        AnswerOutcome::Answered => Outcome::Success,
         _ => Outcome::BelowLevel,
     })
 }

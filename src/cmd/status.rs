@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::output;
 use crate::profile::Profile;
 use crate::recency::settings::{ENV_DEGREE, ENV_HALF_LIFE, ENV_INSIGHT_HALF_LIFE};
-use crate::recency::{Flags, Origin, Settings, ANCHOR_LABELS};
+use crate::recency::{Flags, SettingOrigin, Settings, ANCHOR_LABELS};
 use crate::record::py_float_repr;
 use crate::Outcome;
 use serde_json::{json, Value};
@@ -28,7 +28,7 @@ pub fn run(args: StatusArgs, _global: &GlobalArgs) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn param(value: Value, source: Origin, variable: &str, unit: Option<&str>) -> Value {
+fn param(value: Value, source: SettingOrigin, variable: &str, unit: Option<&str>) -> Value {
     let mut v = json!({"value": value, "source": source, "variable": variable});
     if let Some(unit) = unit {
         v["unit"] = json!(unit);
@@ -50,7 +50,7 @@ fn to_json(profile: &Profile, s: &Settings) -> Value {
 }
 
 fn human(profile: &Profile, s: &Settings) -> String {
-    let line = |name: &str, value: String, source: Origin, var: &str| {
+    let line = |name: &str, value: String, source: SettingOrigin, var: &str| {
         format!("{name:<20}{value} ({}; {var})\n", source.name())
     };
     let mut out = format!(

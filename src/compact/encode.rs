@@ -1,13 +1,13 @@
 //! A record into its compact line: judged by the selection, then written, on the decoding
-//! threads. The fast path ([`Plain`]) writes a JSON line's line from the texts of its values
+//! threads. The fast path ([`SpanPlan`]) writes a JSON line's line from the texts of its values
 //! where they lie, building nothing.
 
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::{py_str, Record};
 use crate::select::{self, Criteria, Supersession, Verdict};
-use crate::store::compact::{self, Cell, Kind, LineWriter};
-use crate::store::{self, Keep, KeySlots};
+use crate::store::compact::{self, Cell, CellKind, LineWriter};
+use crate::store::{self, KeySelection, KeySlots};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -28,11 +28,11 @@ pub(super) struct Encoder<'a> {
     pub(super) supersession: &'a Supersession,
     pub(super) inverse_supersedes: bool,
     pub(super) order: &'a [String],
-    /// Set when the line can be written straight from the record's text (see [`Plain`]).
-    pub(super) plain: Option<Plain>,
+    /// Set when the line can be written straight from the record's text (see [`SpanPlan`]).
+    pub(super) plain: Option<SpanPlan>,
     pub(super) input_name: &'a str,
     /// The keys the engrama map reads.
-    pub(super) engrama_keep: Keep,
+    pub(super) engrama_keep: KeySelection,
 }
 
 /// The fast path: no inverse map, no records handed on, and a map that reads every field of
@@ -40,7 +40,7 @@ pub(super) struct Encoder<'a> {
 /// reader then builds nothing: it notes where each key's value lies in the line, the line is
 /// written from those texts (a string without escapes, nearly every value, is copied as it
 /// stands), and only the few values selection reads are decoded.
-pub(super) struct Plain {
+pub(super) struct SpanPlan {
     map: FieldMap,
     /// Every key read, each in its slot.
     keys: Vec<String>,
@@ -48,19 +48,19 @@ pub(super) struct Plain {
     /// The slot of each field of the order.
     slot_of: Vec<usize>,
     /// How each field of the order is written.
-    kinds: Vec<Kind>,
+    kinds: Vec<CellKind>,
     /// The keys (and slots) of the roles selection reads; empty without a selection.
     select: Vec<(String, usize)>,
 }
 
-impl Plain {
+impl SpanPlan {
     pub(super) fn new(
         map: &FieldMap,
         order: &[String],
         criteria: &Criteria,
         inverse_supersedes: bool,
         with_records: bool,
-    ) -> Option<Plain> {
+    ) -> Option<SpanPlan> {
         if inverse_supersedes || with_records {
             return None;
         }
@@ -105,12 +105,12 @@ impl Plain {
             .into_iter()
             .map(|k| slots.slot(&k).map(|slot| (k, slot)))
             .collect::<Option<Vec<_>>>()?;
-        Some(Plain {
+        Some(SpanPlan {
             map: map.clone(),
             keys,
             slots,
             slot_of,
-            kinds: order.iter().map(|f| compact::kind(f)).collect(),
+            kinds: order.iter().map(|f| compact::cell_kind(f)).collect(),
             select,
         })
     }
@@ -119,10 +119,10 @@ impl Plain {
 impl Encoder<'_> {
     /// What the reader builds of each record: on the fast path nothing (the values' places
     /// in the line are noted instead), else `role_keep`: the keys the roles read.
-    pub(super) fn keep(&self, role_keep: &Keep) -> Keep {
+    pub(super) fn keep(&self, role_keep: &KeySelection) -> KeySelection {
         match &self.plain {
             // an engrama dump's node lines are decoded again from their text (`rebuild`)
-            Some(plain) => Keep::slots(plain.slots.clone()),
+            Some(plain) => KeySelection::slots(plain.slots.clone()),
             None => role_keep.clone(),
         }
     }
@@ -172,9 +172,9 @@ impl Encoder<'_> {
         })
     }
 
-    /// The fast path (see [`Plain`]) for a record the reader built: from its values' places
+    /// The fast path (see [`SpanPlan`]) for a record the reader built: from its values' places
     /// when it has them, else from its fields.
-    pub(super) fn encode_plain(&self, plain: &Plain, record: Record) -> Result<Encoded> {
+    pub(super) fn encode_plain(&self, plain: &SpanPlan, record: Record) -> Result<Encoded> {
         if record.spans.is_some() {
             return self.encode_texts(
                 plain,
@@ -199,7 +199,11 @@ impl Encoder<'_> {
 
     /// The fast path for a JSON line the reader's scanner took: judged and written from the
     /// values' texts where they lie in the line, nothing built, nothing copied but the line.
-    pub(super) fn encode_view(&self, plain: &Plain, view: store::View) -> Result<Option<Encoded>> {
+    pub(super) fn encode_view(
+        &self,
+        plain: &SpanPlan,
+        view: store::View,
+    ) -> Result<Option<Encoded>> {
         self.encode_texts(plain, |slot| view.slot_text(slot), view.text, view.line)
             .map(Some)
     }
@@ -208,7 +212,7 @@ impl Encoder<'_> {
     /// `line_no` are the record's text and line, for an error.
     fn encode_texts<'t>(
         &self,
-        plain: &Plain,
+        plain: &SpanPlan,
         text_of: impl Fn(usize) -> Option<&'t str>,
         whole: &str,
         line_no: u64,
@@ -244,7 +248,7 @@ impl Encoder<'_> {
     /// record's text and line, for an error.
     fn line_from_texts<'t>(
         &self,
-        plain: &Plain,
+        plain: &SpanPlan,
         text_of: &impl Fn(usize) -> Option<&'t str>,
         whole: &str,
         line_no: u64,
@@ -264,7 +268,7 @@ impl Encoder<'_> {
         &self,
         writer: &mut LineWriter,
         text: Option<&str>,
-        kind: Kind,
+        kind: CellKind,
         whole: &str,
         line_no: u64,
     ) -> Result<()> {

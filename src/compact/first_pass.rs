@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::{is_truthy, py_str, Record};
 use crate::select::{self, Supersession, SupersessionBuilder};
-use crate::store::{self, Input, Keep, Shape};
+use crate::store::{self, Input, KeySelection, Shape};
 use crate::time;
 use std::collections::HashSet;
 
@@ -29,7 +29,7 @@ impl FirstPass {
     /// absence is never permission, for the policy line too.
     pub(super) fn read(
         input: &Input,
-        keep_keys: &Keep,
+        keep_keys: &KeySelection,
         maps: &store::Maps,
         policy_for: Option<Option<&str>>,
         known_at: Option<&time::Timestamp>,

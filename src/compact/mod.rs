@@ -23,4 +23,4 @@ mod write;
 
 pub use request::{criteria, Request};
 pub use stats::{CountingSink, Stats};
-pub use write::{write, write_lines, Policy, Written};
+pub use write::{write, write_lines, PolicyLine, Written};

@@ -1,6 +1,6 @@
 //! The entry point: a store's compact form, line by line.
 
-use super::encode::{Encoded, Encoder, Plain};
+use super::encode::{Encoded, Encoder, SpanPlan};
 use super::first_pass::FirstPass;
 use super::Request;
 use crate::error::Result;
@@ -9,7 +9,7 @@ use crate::profile::Profile;
 use crate::record::Record;
 use crate::select::Tally;
 use crate::store::compact;
-use crate::store::{self, Entry, Input, Keep, Shape};
+use crate::store::{self, Entry, Input, KeySelection, Shape};
 use std::sync::OnceLock;
 
 /// What [`write()`] did.
@@ -17,13 +17,13 @@ pub struct Written {
     pub shape: Shape,
     pub tally: Tally,
     /// What became of the `# conflict_policy:` line.
-    pub policy: Policy,
+    pub policy: PolicyLine,
 }
 
 /// The `# conflict_policy:` line: not asked for, written, or not written because the store
 /// states no policy, or (with a reader) states it only on records not released to that reader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Policy {
+pub enum PolicyLine {
     NotAsked,
     Written,
     None,
@@ -61,8 +61,8 @@ pub fn write_lines(
 
     // the keys the roles read (every key, and the raw text, when records go on to --stats)
     let role_keep = match with_records {
-        true => Keep::all(),
-        false => Keep::keys(maps.each().flat_map(|map| role_keys(map, order))),
+        true => KeySelection::all(),
+        false => KeySelection::keys(maps.each().flat_map(|map| role_keys(map, order))),
     };
 
     // First pass, when something needs the whole store before the first line.
@@ -87,16 +87,16 @@ pub fn write_lines(
 
     emit(None, &compact::header(order))?;
     let policy = match (request.policy_line, &first.policy) {
-        (false, _) => Policy::NotAsked,
+        (false, _) => PolicyLine::NotAsked,
         (true, Some(text)) => {
             emit(
                 None,
                 &format!("# conflict_policy: {}", compact::escape(text, false)),
             )?;
-            Policy::Written
+            PolicyLine::Written
         }
-        (true, None) if first.policy_withheld => Policy::Withheld,
-        (true, None) => Policy::None,
+        (true, None) if first.policy_withheld => PolicyLine::Withheld,
+        (true, None) => PolicyLine::None,
     };
 
     let encoder = Encoder {
@@ -104,7 +104,7 @@ pub fn write_lines(
         supersession: &first.supersession,
         inverse_supersedes,
         order,
-        plain: Plain::new(
+        plain: SpanPlan::new(
             given,
             order,
             criteria,
@@ -113,7 +113,7 @@ pub fn write_lines(
         ),
         hidden: &first.hidden,
         input_name: &input.display,
-        engrama_keep: Keep::keys(role_keys(&store::engrama_map()?, order)),
+        engrama_keep: KeySelection::keys(role_keys(&store::engrama_map()?, order)),
     };
     let mut tally = Tally::default();
     let mut visit = |done: Option<Encoded>| -> Result<()> {
@@ -150,8 +150,8 @@ pub fn write_lines(
                             None => encoder.encode(given, record, with_records).map(Some),
                         },
                     },
-                    aside => {
-                        if let Some(own) = maps.own(&aside) {
+                    non_record => {
+                        if let Some(own) = maps.own(&non_record) {
                             let _ = own_map.set(own);
                         }
                         Ok(None)

@@ -1,7 +1,7 @@
 //! Which line an incoming line meets: the identity of a line, and the index from identity to
 //! the first line that has it.
 
-use super::{parse, Kind, Loc, Store, RECORDS, RELATIONS};
+use super::{parse, Loc, Store, StoreKind, RECORDS, RELATIONS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
@@ -12,20 +12,24 @@ use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-pub(super) fn record_identity(kind: Kind, map: &FieldMap, record: &Record) -> String {
+pub(super) fn record_identity(kind: StoreKind, map: &FieldMap, record: &Record) -> String {
     match kind {
-        Kind::Graph => engrama::node_identity(&LineView::of(record)),
-        Kind::Flat => fields_identity(kind, map, &identity_fields(map, record)),
+        StoreKind::Graph => engrama::node_identity(&LineView::of(record)),
+        StoreKind::Flat => fields_identity(kind, map, &identity_fields(map, record)),
     }
 }
 
-pub(super) fn fields_identity(kind: Kind, map: &FieldMap, fields: &Map<String, Value>) -> String {
+pub(super) fn fields_identity(
+    kind: StoreKind,
+    map: &FieldMap,
+    fields: &Map<String, Value>,
+) -> String {
     match kind {
-        Kind::Graph => engrama::node_identity(&LineView::of_fields(fields)),
+        StoreKind::Graph => engrama::node_identity(&LineView::of_fields(fields)),
         // a record_id that `check` judges missing (absent, null, blank, `[]`, `{}`) is no
         // identity: such records are told apart by their whole content, as the profile's
         // present-and-not-empty rule reads them, rather than merged into one by that value
-        Kind::Flat => match map.get("record_id", fields) {
+        StoreKind::Flat => match map.get("record_id", fields) {
             Some(id) if is_filled(&id) => format!("id:{}", python_text(&*id)),
             _ => format!("text:{}", python_text(fields)),
         },

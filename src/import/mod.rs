@@ -16,7 +16,7 @@
 //! them, under the default label; relation and vector lines are refused by a flat store (it has
 //! no place for them, and dropping them would lose data).
 //!
-//! A line already in the store takes the incoming version ([`Rule`]): a flat record is
+//! A line already in the store takes the incoming version ([`MergeRule`]): a flat record is
 //! replaced whole; a node's properties are merged key by key, as engrama merges them, less the
 //! disclosure grants the incoming node does not carry (an import never widens who may read a
 //! record); when that changes nothing the line keeps its bytes, and when
@@ -51,15 +51,15 @@ mod rewrite;
 mod rules;
 mod spool;
 
-pub use plan::{keep, Plan, Prepared, Ready};
+pub use plan::{keep, MergeEntry, MergeLine, Plan};
 
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::store::engrama::is_flat_envelope;
-use crate::store::{read_parallel, Aside, Entry, Input, Shape};
+use crate::store::{read_parallel, Entry, Input, NonRecordLine, Shape};
 use identity::Table;
 use positioned::Window;
-use rules::{grant_keys, Change, Rule};
+use rules::{grant_keys, Change, MergeRule};
 use serde_json::{Map, Value};
 use spool::Spool;
 use std::collections::hash_map::Entry as Slot;
@@ -69,17 +69,17 @@ use std::path::{Path, PathBuf};
 
 /// What kind of store the merge writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum StoreKind {
     Flat,
     Graph,
 }
 
-impl Kind {
+impl StoreKind {
     /// The kind of an existing store, from its first entry (an engrama envelope or a record).
-    pub fn of_store(first: &Entry) -> Kind {
+    pub fn of_store(first: &Entry) -> StoreKind {
         match first {
-            Entry::Aside(Aside::EngramaHeader, _) => Kind::Graph,
-            _ => Kind::Flat,
+            Entry::NonRecord(NonRecordLine::EngramaHeader, _) => StoreKind::Graph,
+            _ => StoreKind::Flat,
         }
     }
 
@@ -89,17 +89,19 @@ impl Kind {
     }
 
     /// The kind a new store takes from the first entry of the dump imported into it.
-    pub fn for_new_store(first: &Entry) -> Kind {
+    pub fn for_new_store(first: &Entry) -> StoreKind {
         match first {
-            Entry::Aside(Aside::EngramaHeader, h) if !is_flat_envelope(&h.fields) => Kind::Graph,
-            _ => Kind::Flat,
+            Entry::NonRecord(NonRecordLine::EngramaHeader, h) if !is_flat_envelope(&h.fields) => {
+                StoreKind::Graph
+            }
+            _ => StoreKind::Flat,
         }
     }
 }
 
 /// What an import did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
+pub struct ImportCounts {
     pub added: u64,
     pub updated: u64,
     pub unchanged: u64,
@@ -129,7 +131,7 @@ struct Loc {
 
 /// A JSONL store being merged into.
 pub struct Store {
-    kind: Kind,
+    kind: StoreKind,
     map: FieldMap,
     /// The keys of a node's properties that grant disclosure ([`grant_keys`]).
     grants: Vec<String>,
@@ -156,7 +158,7 @@ pub struct Store {
 impl Store {
     /// An empty store of `kind` to be written to `target`; `file` is the store file as it is,
     /// when its lines are loaded.
-    pub fn new(kind: Kind, map: FieldMap, target: &Path, file: Option<File>) -> Store {
+    pub fn new(kind: StoreKind, map: FieldMap, target: &Path, file: Option<File>) -> Store {
         Store {
             kind,
             grants: grant_keys(&map),
@@ -184,7 +186,7 @@ impl Store {
         let shape = read_parallel(input, &keep(), &|e| Ok(plan.stored(e)), &mut |p| {
             store
                 .get_or_insert_with(|| {
-                    let kind = plan.kind().unwrap_or(Kind::Flat);
+                    let kind = plan.kind().unwrap_or(StoreKind::Flat);
                     Store::new(kind, plan.map.clone(), path, file.take())
                 })
                 .load(p)
@@ -199,7 +201,7 @@ impl Store {
         input: &Input,
         target: &Path,
         plan: &Plan,
-        counts: &mut Counts,
+        counts: &mut ImportCounts,
         progress: &mut (dyn FnMut(u64) + Send),
     ) -> Result<Shape> {
         // a dump that is a file: its lines are copied from it (a pipe is read once, by the reader)
@@ -211,7 +213,7 @@ impl Store {
         read_parallel(input, &keep(), &|e| plan.incoming(e), &mut |p| {
             progress(p.offset());
             let store = store.get_or_insert_with(|| {
-                let kind = plan.kind().unwrap_or(Kind::Flat);
+                let kind = plan.kind().unwrap_or(StoreKind::Flat);
                 Store::new(kind, plan.map.clone(), target, None)
             });
             if store.dump.is_none() {
@@ -222,13 +224,13 @@ impl Store {
     }
 
     /// Take in one line of the store file as it is (in file order).
-    pub fn load(&mut self, p: Prepared) -> Result<()> {
+    pub fn load(&mut self, p: MergeEntry) -> Result<()> {
         match p {
-            Prepared::Envelope { line, fields } => {
+            MergeEntry::Envelope { line, fields } => {
                 let at = self.place(&line)?;
                 self.envelope = Some((at, fields));
             }
-            Prepared::Line { table, line, .. } => {
+            MergeEntry::Line { table, line, .. } => {
                 let at = self.place(&line)?;
                 let t = &mut self.tables[table];
                 let i = t.places.len();
@@ -257,7 +259,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> StoreKind {
         self.kind
     }
 
@@ -268,10 +270,10 @@ impl Store {
 
     /// Merge one line of a dump. Nothing replaces the store file until [`Store::write`], so
     /// an error here leaves it as it was.
-    pub fn merge(&mut self, p: Prepared, counts: &mut Counts) -> Result<()> {
+    pub fn merge(&mut self, p: MergeEntry, counts: &mut ImportCounts) -> Result<()> {
         let (table, line, as_node) = match p {
-            Prepared::Envelope { line, fields } => return self.merge_envelope(line, fields),
-            Prepared::Line {
+            MergeEntry::Envelope { line, fields } => return self.merge_envelope(line, fields),
+            MergeEntry::Line {
                 table,
                 line,
                 as_node,
@@ -281,9 +283,9 @@ impl Store {
             counts.as_nodes += 1;
         }
         let rule = match (self.kind, table) {
-            (Kind::Flat, _) => Rule::Replace,
-            (Kind::Graph, RECORDS) => Rule::Properties,
-            (Kind::Graph, _) => Rule::Overlay,
+            (StoreKind::Flat, _) => MergeRule::Replace,
+            (StoreKind::Graph, RECORDS) => MergeRule::Properties,
+            (StoreKind::Graph, _) => MergeRule::Overlay,
         };
         let change = self.upsert(table, line, rule)?;
         if change != Change::Unchanged {
@@ -336,7 +338,7 @@ mod tests {
 
     /// Import `dump` into a store holding `store` (a new one when `None`): the store's text
     /// afterwards, the counts, and whether anything changed.
-    fn import_with(plan: Plan, store: Option<&str>, dump: &str) -> (String, Counts, bool) {
+    fn import_with(plan: Plan, store: Option<&str>, dump: &str) -> (String, ImportCounts, bool) {
         let mut plan_again = Plan::new(plan.map.clone(), "d");
         plan_again.one_hash = plan.one_hash;
         let from_file = import_from(plan, store, dump, false);
@@ -350,7 +352,7 @@ mod tests {
         store: Option<&str>,
         dump: &str,
         in_memory: bool,
-    ) -> (String, Counts, bool) {
+    ) -> (String, ImportCounts, bool) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("store.jsonl");
         let mut merged = None;
@@ -360,7 +362,7 @@ mod tests {
             merged = Store::load_file(&input, &path, &plan).unwrap().0;
             merged.as_mut().unwrap().settle().unwrap();
         }
-        let mut counts = Counts::default();
+        let mut counts = ImportCounts::default();
         // from a file (its lines are copied from it) and from memory (they are written)
         let from = tempfile::tempdir().unwrap();
         let dump_path = from.path().join("dump");
@@ -379,7 +381,7 @@ mod tests {
         (text, counts, changed)
     }
 
-    fn import(store: Option<&str>, dump: &str) -> (String, Counts, bool) {
+    fn import(store: Option<&str>, dump: &str) -> (String, ImportCounts, bool) {
         import_with(Plan::new(FieldMap::identity(), "d"), store, dump)
     }
 

@@ -2,12 +2,12 @@
 //! store and of the dump checked, its identity and its text as the store will hold it.
 
 use super::identity::{fields_identity, record_identity};
-use super::{parse, Kind, Loc, RECORDS, RELATIONS, VECTORS};
+use super::{parse, Loc, StoreKind, RECORDS, RELATIONS, VECTORS};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::Record;
 use crate::store::engrama::{self, LineKind, LineView};
-use crate::store::{Aside, Entry, Keep};
+use crate::store::{Entry, KeySelection, NonRecordLine};
 use crate::write::jsonl::{has_own_line, into_line, whole_fields};
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
@@ -15,7 +15,7 @@ use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
 /// One line made ready for the merge on a decoding thread.
-pub struct Ready {
+pub struct MergeLine {
     /// Empty for the envelope.
     pub(super) identity: String,
     /// A hash of `identity`: what the merge's index keeps.
@@ -32,24 +32,24 @@ pub struct Ready {
 }
 
 /// A line of the store or of a dump, ready for [`Store::load`] or [`Store::merge`].
-pub enum Prepared {
+pub enum MergeEntry {
     Envelope {
-        line: Ready,
+        line: MergeLine,
         fields: Map<String, Value>,
     },
     Line {
         table: usize,
-        line: Ready,
+        line: MergeLine,
         /// A flat record that goes into a graph store as a node line.
         as_node: bool,
     },
 }
 
-impl Prepared {
+impl MergeEntry {
     /// Byte offset of the line in the file it was read from.
     pub fn offset(&self) -> u64 {
         match self {
-            Prepared::Envelope { line, .. } | Prepared::Line { line, .. } => line.offset,
+            MergeEntry::Envelope { line, .. } | MergeEntry::Line { line, .. } => line.offset,
         }
     }
 }
@@ -61,7 +61,7 @@ impl Prepared {
 pub struct Plan {
     pub(super) map: FieldMap,
     dump: String,
-    kind: OnceLock<Kind>,
+    kind: OnceLock<StoreKind>,
     from_engrama: OnceLock<bool>,
     hasher: DefaultHashBuilder,
     /// Tests: every identity gets the same hash, so identities that share one are merged apart.
@@ -84,14 +84,14 @@ impl Plan {
     }
 
     /// The store's kind, once the first entry has settled it.
-    pub fn kind(&self) -> Option<Kind> {
+    pub fn kind(&self) -> Option<StoreKind> {
         self.kind.get().copied()
     }
 
-    pub(super) fn ready(&self, identity: String, text: String, offset: u64) -> Ready {
+    pub(super) fn merge_line(&self, identity: String, text: String, offset: u64) -> MergeLine {
         #[cfg(test)]
         if self.one_hash {
-            return Ready {
+            return MergeLine {
                 identity,
                 key: 0,
                 text,
@@ -100,7 +100,7 @@ impl Plan {
                 offset,
             };
         }
-        Ready {
+        MergeLine {
             key: self.hasher.hash_one(identity.as_str()),
             identity,
             text,
@@ -111,16 +111,16 @@ impl Plan {
     }
 
     /// A line of the store file as it is (read in file order).
-    pub fn stored(&self, entry: Entry) -> Prepared {
-        let kind = *self.kind.get_or_init(|| Kind::of_store(&entry));
-        let (aside, record) = match entry {
-            Entry::Aside(aside, record) => (Some(aside), record),
+    pub fn stored(&self, entry: Entry) -> MergeEntry {
+        let kind = *self.kind.get_or_init(|| StoreKind::of_store(&entry));
+        let (non_record, record) = match entry {
+            Entry::NonRecord(non_record, record) => (Some(non_record), record),
             Entry::Record(record) => (None, record),
         };
-        let identity = match aside {
-            Some(Aside::EngramaHeader) => String::new(),
-            Some(Aside::Relation) => engrama::relation_identity(&LineView::of(&record)),
-            Some(Aside::Vector) => engrama::vector_identity(&LineView::of(&record)),
+        let identity = match non_record {
+            Some(NonRecordLine::EngramaHeader) => String::new(),
+            Some(NonRecordLine::Relation) => engrama::relation_identity(&LineView::of(&record)),
+            Some(NonRecordLine::Vector) => engrama::vector_identity(&LineView::of(&record)),
             None => record_identity(kind, &self.map, &record),
         };
         // a line is at most 256 MiB (the reader's limit), so its length fits
@@ -129,32 +129,32 @@ impl Plan {
             len: record.raw.len() as u32,
             in_store: true,
         });
-        let envelope =
-            matches!(aside, Some(Aside::EngramaHeader)).then(|| whole_fields(&record).into_owned());
+        let envelope = matches!(non_record, Some(NonRecordLine::EngramaHeader))
+            .then(|| whole_fields(&record).into_owned());
         let offset = record.origin.offset;
         let text = if stored.is_some() {
             String::new()
         } else {
             into_line(record)
         };
-        let mut line = self.ready(identity, text, offset);
+        let mut line = self.merge_line(identity, text, offset);
         line.stored = stored;
-        match aside {
-            Some(Aside::EngramaHeader) => Prepared::Envelope {
+        match non_record {
+            Some(NonRecordLine::EngramaHeader) => MergeEntry::Envelope {
                 line,
                 fields: envelope.unwrap_or_default(),
             },
-            Some(Aside::Relation) => Prepared::Line {
+            Some(NonRecordLine::Relation) => MergeEntry::Line {
                 table: RELATIONS,
                 line,
                 as_node: false,
             },
-            Some(Aside::Vector) => Prepared::Line {
+            Some(NonRecordLine::Vector) => MergeEntry::Line {
                 table: VECTORS,
                 line,
                 as_node: false,
             },
-            None => Prepared::Line {
+            None => MergeEntry::Line {
                 table: RECORDS,
                 line,
                 as_node: false,
@@ -163,37 +163,37 @@ impl Plan {
     }
 
     /// A line of the dump: checked, its identity and its text as the store will hold it.
-    pub fn incoming(&self, entry: Entry) -> Result<Prepared> {
+    pub fn incoming(&self, entry: Entry) -> Result<MergeEntry> {
         let from_engrama = *self
             .from_engrama
-            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
-        let kind = *self.kind.get_or_init(|| Kind::for_new_store(&entry));
+            .get_or_init(|| matches!(entry, Entry::NonRecord(NonRecordLine::EngramaHeader, _)));
+        let kind = *self.kind.get_or_init(|| StoreKind::for_new_store(&entry));
         let dump = self.dump.as_str();
         match entry {
-            Entry::Aside(Aside::EngramaHeader, header) => {
+            Entry::NonRecord(NonRecordLine::EngramaHeader, header) => {
                 let offset = header.origin.offset;
                 let fields = whole_fields(&header).into_owned();
-                Ok(Prepared::Envelope {
-                    line: self.ready(String::new(), into_line(header), offset),
+                Ok(MergeEntry::Envelope {
+                    line: self.merge_line(String::new(), into_line(header), offset),
                     fields,
                 })
             }
-            Entry::Aside(aside, line) => {
-                if kind == Kind::Flat {
+            Entry::NonRecord(non_record, line) => {
+                if kind == StoreKind::Flat {
                     return Err(no_place(dump, &line, "relation and vector lines"));
                 }
                 let view = LineView::of(&line);
-                if let Some(line_kind) = LineKind::of_aside(aside) {
+                if let Some(line_kind) = LineKind::of_non_record(non_record) {
                     engrama::check_line(line_kind, &view, dump, &line)?;
                 }
-                let (table, identity) = match aside {
-                    Aside::Relation => (RELATIONS, engrama::relation_identity(&view)),
+                let (table, identity) = match non_record {
+                    NonRecordLine::Relation => (RELATIONS, engrama::relation_identity(&view)),
                     _ => (VECTORS, engrama::vector_identity(&view)),
                 };
                 let (offset, source) = (line.origin.offset, source_of(&line));
-                let mut line = self.ready(identity, into_line(line), offset);
+                let mut line = self.merge_line(identity, into_line(line), offset);
                 line.source = source;
-                Ok(Prepared::Line {
+                Ok(MergeEntry::Line {
                     table,
                     line,
                     as_node: false,
@@ -203,14 +203,14 @@ impl Plan {
                 let offset = record.origin.offset;
                 let mut source = None;
                 let (text, identity, as_node) = match (kind, from_engrama) {
-                    (Kind::Graph, true) => {
+                    (StoreKind::Graph, true) => {
                         let view = LineView::of(&record);
                         engrama::check_line(LineKind::Node, &view, dump, &record)?;
                         let identity = engrama::node_identity(&view);
                         source = source_of(&record);
                         (into_line(record), identity, false)
                     }
-                    (Kind::Graph, false) => {
+                    (StoreKind::Graph, false) => {
                         // as `export --to engrama` makes it, under the default label
                         let mut record = record;
                         record.fields = whole_fields(&record).into_owned();
@@ -220,21 +220,21 @@ impl Plan {
                         let identity = engrama::node_identity(&LineView::of_fields(&fields));
                         (text, identity, true)
                     }
-                    (Kind::Flat, true) => match engrama::node_properties(&record) {
+                    (StoreKind::Flat, true) => match engrama::node_properties(&record) {
                         Some((text, fields)) => {
                             (text, fields_identity(kind, &self.map, &fields), false)
                         }
                         None => return Err(no_properties(dump, &record)),
                     },
-                    (Kind::Flat, false) => {
+                    (StoreKind::Flat, false) => {
                         let identity = record_identity(kind, &self.map, &record);
                         source = source_of(&record);
                         (into_line(record), identity, false)
                     }
                 };
-                let mut line = self.ready(identity, text, offset);
+                let mut line = self.merge_line(identity, text, offset);
                 line.source = source;
-                Ok(Prepared::Line {
+                Ok(MergeEntry::Line {
                     table: RECORDS,
                     line,
                     as_node,
@@ -247,7 +247,7 @@ impl Plan {
 /// How the import reads the store and the dump: each line's text kept and checked whole, only
 /// the places of the keys engrama's checks and identities read noted; the rest is built (from
 /// the text) only where it is needed: for flat records, and lines that meet one in the store.
-pub fn keep() -> Keep {
+pub fn keep() -> KeySelection {
     engrama::line_keep()
 }
 

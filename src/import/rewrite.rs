@@ -1,7 +1,7 @@
 //! Writing the merged store over its file, atomically: the spool renamed as it is when it
 //! already holds the new store in order, else the store written once more from the places.
 
-use super::{write_error, Kind, Store};
+use super::{write_error, Store, StoreKind};
 use crate::error::Result;
 use crate::write::copy::copy_range;
 use crate::write::AtomicFile;
@@ -14,7 +14,7 @@ impl Store {
     pub fn write(mut self) -> Result<()> {
         self.flush_run()?;
         let envelope = match (self.kind, &self.envelope) {
-            (Kind::Graph, Some((at, _))) => Some(*at),
+            (StoreKind::Graph, Some((at, _))) => Some(*at),
             _ => None,
         };
         let places = || {

@@ -1,6 +1,6 @@
 //! The merge rules: how an incoming line changes the line already there with its identity.
 
-use super::{parse, Kind, Ready, Store, VECTORS};
+use super::{parse, MergeLine, Store, StoreKind, VECTORS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
@@ -17,7 +17,7 @@ pub(super) enum Change {
 
 /// How an incoming line changes the line already there with its identity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Rule {
+pub(super) enum MergeRule {
     /// Flat records: the incoming version replaces the stored one whole (a field it does not
     /// carry is gone: a record re-imported without its release_to is released to nobody).
     Replace,
@@ -49,7 +49,12 @@ pub(super) fn grant_keys(map: &FieldMap) -> Vec<String> {
 impl Store {
     /// Put `incoming` in: new identity → appended; known → the existing line takes the
     /// incoming version as `rule` says.
-    pub(super) fn upsert(&mut self, table: usize, incoming: Ready, rule: Rule) -> Result<Change> {
+    pub(super) fn upsert(
+        &mut self,
+        table: usize,
+        incoming: MergeLine,
+        rule: MergeRule,
+    ) -> Result<Change> {
         let mut shared = false;
         if let Some(&first) = self.tables[table].index.get(&incoming.key) {
             let mut at = Some(first);
@@ -95,14 +100,14 @@ impl Store {
         table: usize,
         i: usize,
         existing: &Map<String, Value>,
-        incoming: Ready,
-        rule: Rule,
+        incoming: MergeLine,
+        rule: MergeRule,
     ) -> Result<Change> {
         let fields = parse(&incoming.text);
         let merged = match rule {
-            Rule::Replace => fields.clone(),
-            Rule::Overlay => overlay(existing, &fields, None),
-            Rule::Properties => overlay(existing, &fields, Some(&self.grants)),
+            MergeRule::Replace => fields.clone(),
+            MergeRule::Overlay => overlay(existing, &fields, None),
+            MergeRule::Properties => overlay(existing, &fields, Some(&self.grants)),
         };
         if same_fields(&merged, existing) {
             return Ok(Change::Unchanged);
@@ -118,8 +123,12 @@ impl Store {
 
     /// The store's envelope follows the newest dump, except that a dump without embeddings
     /// does not take away the dimensions of vectors the store keeps.
-    pub(super) fn merge_envelope(&mut self, line: Ready, fields: Map<String, Value>) -> Result<()> {
-        if self.kind != Kind::Graph {
+    pub(super) fn merge_envelope(
+        &mut self,
+        line: MergeLine,
+        fields: Map<String, Value>,
+    ) -> Result<()> {
+        if self.kind != StoreKind::Graph {
             return Ok(());
         }
         match &self.envelope {

@@ -1,7 +1,7 @@
 //! The spool: the lines of the new store appended as they come, in a temporary file beside it;
 //! a run of dump lines kept as their own bytes is copied there from the dump file.
 
-use super::{too_long, write_error, Loc, Ready, Store};
+use super::{too_long, write_error, Loc, MergeLine, Store};
 use crate::error::Result;
 use crate::write::copy::copy_range;
 use crate::write::AtomicFile;
@@ -28,7 +28,7 @@ impl Spool {
 
 impl Store {
     /// Where a line is: its own bytes in the store file, or appended to the spool.
-    pub(super) fn place(&mut self, line: &Ready) -> Result<Loc> {
+    pub(super) fn place(&mut self, line: &MergeLine) -> Result<Loc> {
         match line.stored {
             Some(at) => Ok(at),
             None => self.append(&line.text),

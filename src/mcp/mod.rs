@@ -24,8 +24,8 @@ use std::io::{self, BufRead, Read, Write};
 
 /// The longest message read (16 MiB, documented in the README); a longer line is answered
 /// with -32700 and skipped, read in blocks and never held whole. A message is parsed into a
-/// tree that takes ten to twenty times its bytes: a 230 MiB message took 2.4 GB, and an agent
-/// has no need to send that much in one call.
+/// tree that takes many times its bytes (bench/NOTES.md), and an agent has no need to send
+/// more in one call.
 pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// Serve requests from `input` until it ends, answering on `output`. A closed `output` (the

@@ -6,7 +6,7 @@
 pub mod degree;
 pub mod settings;
 
-pub use settings::{Flags, Origin, Setting, Settings};
+pub use settings::{Flags, Setting, SettingOrigin, Settings};
 
 use crate::time::{self, DateError, Timestamp};
 use serde_json::Value;

@@ -16,18 +16,18 @@ pub const ENV_DEGREE: &str = "ENGRAMA_RECENCY_DEGREE";
 /// Where a setting's value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Origin {
+pub enum SettingOrigin {
     Default,
     Environment,
     Flag,
 }
 
-impl Origin {
+impl SettingOrigin {
     pub fn name(self) -> &'static str {
         match self {
-            Origin::Default => "default",
-            Origin::Environment => "environment",
-            Origin::Flag => "flag",
+            SettingOrigin::Default => "default",
+            SettingOrigin::Environment => "environment",
+            SettingOrigin::Flag => "flag",
         }
     }
 }
@@ -35,7 +35,7 @@ impl Origin {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Setting<T> {
     pub value: T,
-    pub source: Origin,
+    pub source: SettingOrigin,
 }
 
 /// The effective recency parameters.
@@ -74,15 +74,15 @@ impl Settings {
             Ok::<_, VercyError>(match (flag, env) {
                 (Some(v), _) => Setting {
                     value: flag_days(name, v)?,
-                    source: Origin::Flag,
+                    source: SettingOrigin::Flag,
                 },
                 (None, Some(v)) => Setting {
                     value: v,
-                    source: Origin::Environment,
+                    source: SettingOrigin::Environment,
                 },
                 (None, None) => Setting {
                     value: default,
-                    source: Origin::Default,
+                    source: SettingOrigin::Default,
                 },
             })
         };
@@ -97,15 +97,15 @@ impl Settings {
             degree: match (flags.no_degree, env_degree) {
                 (true, _) => Setting {
                     value: false,
-                    source: Origin::Flag,
+                    source: SettingOrigin::Flag,
                 },
                 (false, Some(v)) => Setting {
                     value: v,
-                    source: Origin::Environment,
+                    source: SettingOrigin::Environment,
                 },
                 (false, None) => Setting {
                     value: DEFAULT_DEGREE,
-                    source: Origin::Default,
+                    source: SettingOrigin::Default,
                 },
             },
         })
@@ -207,10 +207,13 @@ mod tests {
         let s = with(&[], Flags::default()).unwrap();
         assert_eq!(
             (s.half_life.value, s.half_life.source),
-            (180.0, Origin::Default)
+            (180.0, SettingOrigin::Default)
         );
         assert_eq!(s.insight_half_life.value, 30.0);
-        assert_eq!((s.degree.value, s.degree.source), (true, Origin::Default));
+        assert_eq!(
+            (s.degree.value, s.degree.source),
+            (true, SettingOrigin::Default)
+        );
 
         let env = [
             (ENV_HALF_LIFE, " 90 "),
@@ -220,12 +223,12 @@ mod tests {
         let s = with(&env, Flags::default()).unwrap();
         assert_eq!(
             (s.half_life.value, s.half_life.source),
-            (90.0, Origin::Environment)
+            (90.0, SettingOrigin::Environment)
         );
         assert_eq!(s.insight_half_life.value, 7.5);
         assert_eq!(
             (s.degree.value, s.degree.source),
-            (false, Origin::Environment)
+            (false, SettingOrigin::Environment)
         );
 
         let flags = Flags {
@@ -236,10 +239,13 @@ mod tests {
         let s = with(&env, flags).unwrap();
         assert_eq!(
             (s.half_life.value, s.half_life.source),
-            (12.0, Origin::Flag)
+            (12.0, SettingOrigin::Flag)
         );
-        assert_eq!(s.insight_half_life.source, Origin::Environment);
-        assert_eq!((s.degree.value, s.degree.source), (false, Origin::Flag));
+        assert_eq!(s.insight_half_life.source, SettingOrigin::Environment);
+        assert_eq!(
+            (s.degree.value, s.degree.source),
+            (false, SettingOrigin::Flag)
+        );
     }
 
     #[test]

@@ -17,20 +17,20 @@ use std::collections::{BTreeMap, HashSet};
 pub const REPORT: &str = "vercy-resolve/1";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum AnswerOutcome {
     Answered,
     Abstained,
     Refused,
     Empty,
 }
 
-impl Outcome {
+impl AnswerOutcome {
     pub fn name(self) -> &'static str {
         match self {
-            Outcome::Answered => "answered",
-            Outcome::Abstained => "abstained",
-            Outcome::Refused => "refused",
-            Outcome::Empty => "empty",
+            AnswerOutcome::Answered => "answered",
+            AnswerOutcome::Abstained => "abstained",
+            AnswerOutcome::Refused => "refused",
+            AnswerOutcome::Empty => "empty",
         }
     }
 }
@@ -137,7 +137,7 @@ pub struct ShownReason {
 #[derive(Debug, Clone)]
 pub struct Answer {
     pub asked: Asked,
-    pub outcome: Outcome,
+    pub outcome: AnswerOutcome,
     /// The answering record's id and its fields as stored (supersedes pointers to withheld
     /// records taken out: a withheld record's id must not cross, even inside another record).
     pub answer: Option<(String, Map<String, Value>)>,
@@ -167,18 +167,18 @@ impl Answer {
             }
         }
         let (outcome, winner, candidates) = match decision {
-            Decision::Empty => (Outcome::Empty, None, Vec::new()),
+            Decision::Empty => (AnswerOutcome::Empty, None, Vec::new()),
             Decision::Ranked {
                 ranking,
                 candidates,
             } => {
                 let (outcome, winner) = match ranking {
-                    Ranking::Winner(w) if readable(w) => (Outcome::Answered, Some(w)),
-                    Ranking::Winner(_) => (Outcome::Refused, None),
+                    Ranking::Winner(w) if readable(w) => (AnswerOutcome::Answered, Some(w)),
+                    Ranking::Winner(_) => (AnswerOutcome::Refused, None),
                     Ranking::Conflict(sides) => {
                         let outcome = match sides.iter().all(|&s| readable(s)) {
-                            true => Outcome::Abstained,
-                            false => Outcome::Refused,
+                            true => AnswerOutcome::Abstained,
+                            false => AnswerOutcome::Refused,
                         };
                         reasons.add(Code::ConflictUnresolved, sides);
                         (outcome, None)

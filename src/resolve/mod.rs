@@ -22,13 +22,13 @@ use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
 use crate::select;
-use crate::store::{self, Input, Keep};
+use crate::store::{self, Input, KeySelection};
 use crate::time::{self, Timestamp};
 use answer::{Answer, Asked, Code, Decision, Reasons};
 use disclosure::Access;
 use host::Host;
 use std::collections::HashSet;
-use validity::{Dates, Verdict};
+use validity::{Dates, ValidityVerdict};
 
 /// One question: the concept, the dates and scope, the caller; store and host come with it.
 #[derive(Debug, Clone)]
@@ -52,7 +52,7 @@ pub struct Candidate {
     pub authoritative: bool,
     pub access: Access,
     pub dates: Dates,
-    pub validity: Verdict,
+    pub validity: ValidityVerdict,
     pub recorded_at: Option<Timestamp>,
     /// The `value` role, for telling whether top records disagree.
     pub value: Option<serde_json::Value>,
@@ -135,12 +135,12 @@ fn decide(
     let mut alive: Vec<usize> = Vec::new();
     for (i, c) in all.iter().enumerate() {
         match c.validity {
-            Verdict::Expired => reasons.add(Code::Expired, [i]),
-            Verdict::Unknown => {
+            ValidityVerdict::Expired => reasons.add(Code::Expired, [i]),
+            ValidityVerdict::Unknown => {
                 reasons.add(Code::ValidityUnknown, [i]);
                 alive.push(i);
             }
-            Verdict::Valid => alive.push(i),
+            ValidityVerdict::Valid => alive.push(i),
         }
     }
     alive.retain(|&i| {
@@ -185,7 +185,7 @@ fn records_of(
 ) -> Result<(Vec<Record>, FieldMap)> {
     let maps = store::Maps::new(given.clone(), map_given)?;
     let mut kept = Vec::new();
-    let (_, map) = store::read_mapped(input, &Keep::all(), &maps, &mut |map, record| {
+    let (_, map) = store::read_mapped(input, &KeySelection::all(), &maps, &mut |map, record| {
         let of_concept =
             select::holds_concept(map.get("concept", &record.fields).as_deref(), concept);
         if of_concept && known_at.is_none_or(|t| select::known_at(map, &record, t)) {

@@ -10,7 +10,7 @@
 //! state the same value do not disagree: the first of them in the store answers.
 
 use super::host::Rule;
-use super::validity::Verdict;
+use super::validity::ValidityVerdict;
 use super::Candidate;
 use std::cmp::Ordering;
 
@@ -98,7 +98,7 @@ fn top(all: &[Candidate], pool: &[usize], policy: &[Rule]) -> Ranking {
 fn beats(a: &Candidate, b: &Candidate, policy: &[Rule]) -> bool {
     match by_policy(a, b, policy) {
         Some(order) => order == Ordering::Greater,
-        None => a.validity == Verdict::Valid && b.validity == Verdict::Unknown,
+        None => a.validity == ValidityVerdict::Valid && b.validity == ValidityVerdict::Unknown,
     }
 }
 

@@ -9,7 +9,7 @@
 //! inverse (`--map supersedes=~replaced_by`: the old record names its successor; the
 //! successor is still the one whose authority counts).
 
-use super::validity::Verdict;
+use super::validity::ValidityVerdict;
 use super::Candidate;
 use crate::check::rules::collect_ids;
 use crate::mapping::FieldMap;
@@ -69,7 +69,7 @@ pub fn apply(map: &FieldMap, all: &[Candidate], alive: &[usize]) -> Supersession
     }
     let applies: Vec<(usize, usize)> = claims
         .into_iter()
-        .filter(|&(x, _)| all[x].authoritative && all[x].validity == Verdict::Valid)
+        .filter(|&(x, _)| all[x].authoritative && all[x].validity == ValidityVerdict::Valid)
         .collect();
     let mut dropped = HashSet::new();
     for &(x, y) in &applies {

@@ -38,20 +38,20 @@ impl Dates {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum ValidityVerdict {
     Valid,
     Unknown,
     Expired,
 }
 
 /// The record's validity on `at`.
-pub fn judge(dates: &Dates, at: &Timestamp) -> Verdict {
+pub fn judge(dates: &Dates, at: &Timestamp) -> ValidityVerdict {
     let not_begun = dates.from.is_some_and(|from| !time::begun(&from, at));
     let ended = matches!(dates.to, Some(Some(to)) if time::ended(&to, at));
     match (not_begun || ended, dates.unknown()) {
-        (true, _) => Verdict::Expired,
-        (false, true) => Verdict::Unknown,
-        (false, false) => Verdict::Valid,
+        (true, _) => ValidityVerdict::Expired,
+        (false, true) => ValidityVerdict::Unknown,
+        (false, false) => ValidityVerdict::Valid,
     }
 }
 
@@ -61,7 +61,7 @@ mod tests {
     use crate::record::Origin;
     use serde_json::{json, Value};
 
-    fn verdict(v: Value, at: &str) -> Verdict {
+    fn verdict(v: Value, at: &str) -> ValidityVerdict {
         let r = Record::new(v.as_object().unwrap().clone(), "", Origin::default());
         judge(
             &Dates::read(&FieldMap::identity(), &r),
@@ -72,35 +72,44 @@ mod tests {
     #[test]
     fn intervals_are_inclusive_and_unknowns_are_kept() {
         let closed = json!({"valid_from": "2025-01-01", "valid_to": "2025-12-31"});
-        assert_eq!(verdict(closed.clone(), "2024-12-31"), Verdict::Expired);
-        assert_eq!(verdict(closed.clone(), "2025-01-01"), Verdict::Valid);
-        assert_eq!(verdict(closed.clone(), "2025-12-31"), Verdict::Valid);
-        assert_eq!(verdict(closed, "2026-01-01"), Verdict::Expired);
+        assert_eq!(
+            verdict(closed.clone(), "2024-12-31"),
+            ValidityVerdict::Expired
+        );
+        assert_eq!(
+            verdict(closed.clone(), "2025-01-01"),
+            ValidityVerdict::Valid
+        );
+        assert_eq!(
+            verdict(closed.clone(), "2025-12-31"),
+            ValidityVerdict::Valid
+        );
+        assert_eq!(verdict(closed, "2026-01-01"), ValidityVerdict::Expired);
         let open = json!({"valid_from": "2025-01-01", "valid_to": null});
-        assert_eq!(verdict(open, "2099-01-01"), Verdict::Valid);
+        assert_eq!(verdict(open, "2099-01-01"), ValidityVerdict::Valid);
         assert_eq!(
             verdict(json!({"valid_from": "2025-01-01"}), "2026-01-01"),
-            Verdict::Unknown
+            ValidityVerdict::Unknown
         );
         assert_eq!(
             verdict(json!({"valid_to": null}), "2026-01-01"),
-            Verdict::Unknown
+            ValidityVerdict::Unknown
         );
         assert_eq!(
             verdict(
                 json!({"valid_from": "soon", "valid_to": null}),
                 "2026-01-01"
             ),
-            Verdict::Unknown
+            ValidityVerdict::Unknown
         );
         // what is known still counts
         assert_eq!(
             verdict(json!({"valid_from": "2027-01-01"}), "2026-01-01"),
-            Verdict::Expired
+            ValidityVerdict::Expired
         );
         assert_eq!(
             verdict(json!({"valid_to": "2025-01-01"}), "2026-01-01"),
-            Verdict::Expired
+            ValidityVerdict::Expired
         );
     }
 }

@@ -19,7 +19,7 @@ pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Res
     src.reader.consume(1);
     src.offset += 1;
     let mut line_start = src.line_start;
-    let mut scan = Scanner::default();
+    let mut scan = ElementScanner::default();
     let mut element: Vec<u8> = Vec::new();
     let mut in_element = false;
     let mut element_start = (0u64, 0u64); // (line, offset)
@@ -208,13 +208,13 @@ fn too_deep(name: &str, line: u64) -> VercyError {
 
 /// Tracks strings and nesting across the bytes of one element.
 #[derive(Default)]
-struct Scanner {
+struct ElementScanner {
     depth: usize,
     in_string: bool,
     escaped: bool,
 }
 
-impl Scanner {
+impl ElementScanner {
     fn step(&mut self, b: u8) {
         if self.in_string {
             if self.escaped {

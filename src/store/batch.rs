@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Bytes per block: large enough that the per-block costs vanish, small enough that a block
-/// and what its lines decode to stay in the reading core's cache (1 MiB of L2 on the machine
-/// measured: 512 KiB blocks took 2 % less CPU than 1 MiB ones, 4 MiB ones 12 % more).
+/// and what its lines decode to stay in the reading core's cache (the sizes tried are in
+/// bench/NOTES.md).
 const BLOCK: usize = 1 << 19;
 
 /// What decodes one line: its bytes (without the `\n`) and origin → a value, or `None` to
@@ -31,11 +31,11 @@ pub type Decode<'a, T> = dyn Fn(&[u8], Origin) -> Result<Option<T>> + Sync + 'a;
 pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
 
 /// A line's result as it waits in a block's list: an error boxed, so each entry is two words
-/// (an error is rare and large: a list of error-sized entries would move ten times the bytes).
+/// (an error is rare and large: a list of error-sized entries would move mostly unused bytes).
 type Item<T> = std::result::Result<Option<T>, Box<VercyError>>;
 
 /// One line of a block: its bytes (without the `\n`) and where it starts in the file.
-struct Line {
+struct BlockLine {
     start: usize,
     end: usize,
     number: u64,
@@ -58,7 +58,7 @@ pub fn for_each_line<T: Send, U: Send>(
     visit: &mut (dyn FnMut(U) -> Result<()> + Send),
 ) -> Result<()> {
     let shared = Shared {
-        reading: Mutex::new(Reading {
+        reading: Mutex::new(BlockSource {
             src,
             next: 0,
             done: false,
@@ -90,7 +90,7 @@ pub fn for_each_line<T: Send, U: Send>(
 
 /// What the workers share.
 struct Shared<'s, 'f, T, U> {
-    reading: Mutex<Reading<'s>>,
+    reading: Mutex<BlockSource<'s>>,
     numbering: Turns<&'f mut (dyn FnMut(&mut T) + Send)>,
     visiting: Turns<Visiting<'f, U>>,
     /// The visitor stopped, or a worker panicked: no more blocks are read.
@@ -98,7 +98,7 @@ struct Shared<'s, 'f, T, U> {
 }
 
 /// The source, and the number the next block read gets.
-struct Reading<'s> {
+struct BlockSource<'s> {
     src: &'s mut Source,
     next: u64,
     /// The source is exhausted, or failed.
@@ -271,12 +271,12 @@ fn run_worker<T: Send, U: Send>(
 
 /// Read the next block (whole lines) and split it; an empty list at the end of the input.
 /// Advances the source's line and offset past the block.
-fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<Line>> {
+fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
     src.read_block(block, BLOCK)?;
     let mut lines = Vec::with_capacity(block.len() / 256 + 1);
     let mut start = 0;
     for nl in memchr::memchr_iter(b'\n', block) {
-        lines.push(Line {
+        lines.push(BlockLine {
             start,
             end: nl,
             number: src.line,
@@ -288,7 +288,7 @@ fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<Line>> {
     }
     if start < block.len() {
         // the last line of a file without a final newline
-        lines.push(Line {
+        lines.push(BlockLine {
             start,
             end: block.len(),
             number: src.line,

@@ -48,9 +48,9 @@ use serde_json::{Map, Value};
 /// The first characters of a compact file's header line.
 pub const HEADER_PREFIX: &str = "# record_id|";
 
-/// How a field is written and read back ([`kind`] of its name).
+/// How a field is written and read back ([`cell_kind`] of its name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum CellKind {
     /// Text; a list is joined with `,` and reads back as one string.
     Text,
     /// valid_to: a bare `~` is null (the interval is open).
@@ -61,12 +61,12 @@ pub enum Kind {
     OneOrMany,
 }
 
-pub fn kind(field: &str) -> Kind {
+pub fn cell_kind(field: &str) -> CellKind {
     match field {
-        "valid_to" => Kind::Open,
-        "release_to" => Kind::List,
-        "supersedes" => Kind::OneOrMany,
-        _ => Kind::Text,
+        "valid_to" => CellKind::Open,
+        "release_to" => CellKind::List,
+        "supersedes" => CellKind::OneOrMany,
+        _ => CellKind::Text,
     }
 }
 
@@ -126,7 +126,7 @@ pub enum Cell<'a> {
 pub fn write_line<'a>(out: &mut String, cells: impl IntoIterator<Item = (Cell<'a>, &'a str)>) {
     let mut line = LineWriter::new(out);
     for (cell, field) in cells {
-        line.cell(cell, kind(field));
+        line.cell(cell, cell_kind(field));
     }
     line.finish();
 }
@@ -153,8 +153,8 @@ impl<'o> LineWriter<'o> {
         }
     }
 
-    /// The next field's value, with the field's [`kind`] (which says how it is written).
-    pub fn cell(&mut self, value: Cell, kind: Kind) {
+    /// The next field's value, with the field's [`cell_kind`] (which says how it is written).
+    pub fn cell(&mut self, value: Cell, kind: CellKind) {
         if !self.first {
             self.out.push('|');
         }
@@ -183,18 +183,18 @@ impl<'o> LineWriter<'o> {
     }
 }
 
-fn write_cell(out: &mut String, value: Cell, kind: Kind) {
-    let in_list = matches!(kind, Kind::List | Kind::OneOrMany);
+fn write_cell(out: &mut String, value: Cell, kind: CellKind) {
+    let in_list = matches!(kind, CellKind::List | CellKind::OneOrMany);
     match value {
         Cell::Absent => {}
         Cell::Text(text) => escape_into(out, text, in_list),
-        Cell::Value(v) if kind == Kind::List && !is_parties(v) => {
+        Cell::Value(v) if kind == CellKind::List && !is_parties(v) => {
             // what the line form cannot type goes as its JSON, marked: it reads back as the
             // same value, so the form withholds it from every reader, as the JSON does
             out.push_str(TYPED);
             escape_into(out, &v.to_string(), true);
         }
-        Cell::Value(Value::Null) if kind == Kind::Open => out.push('~'),
+        Cell::Value(Value::Null) if kind == CellKind::Open => out.push('~'),
         Cell::Value(Value::Null) => {}
         Cell::Value(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
@@ -395,7 +395,7 @@ pub fn parse_line(text: &str, order: &[String]) -> Result<Map<String, Value>, St
         }
         // every field splits into items on unescaped commas, so `\e` marks an empty item
         // wherever it stands; a text field joins its items back
-        if kind(field) == Kind::List {
+        if cell_kind(field) == CellKind::List {
             if let Some(json) = cell.strip_prefix(TYPED) {
                 let value = serde_json::from_str(&unescape(json)).map_err(|e| {
                     format!("`{field}` marked `{TYPED}` does not hold JSON text: {e}")
@@ -408,12 +408,14 @@ pub fn parse_line(text: &str, order: &[String]) -> Result<Map<String, Value>, St
             .into_iter()
             .map(unescape)
             .collect();
-        let value = match kind(field) {
-            Kind::Open if cell == "~" => Value::Null,
-            Kind::List => Value::Array(items.into_iter().map(Value::String).collect()),
-            Kind::OneOrMany if items.len() == 1 => Value::String(items.pop().unwrap_or_default()),
-            Kind::OneOrMany => Value::Array(items.into_iter().map(Value::String).collect()),
-            Kind::Text | Kind::Open => Value::String(items.join(",")),
+        let value = match cell_kind(field) {
+            CellKind::Open if cell == "~" => Value::Null,
+            CellKind::List => Value::Array(items.into_iter().map(Value::String).collect()),
+            CellKind::OneOrMany if items.len() == 1 => {
+                Value::String(items.pop().unwrap_or_default())
+            }
+            CellKind::OneOrMany => Value::Array(items.into_iter().map(Value::String).collect()),
+            CellKind::Text | CellKind::Open => Value::String(items.join(",")),
         };
         fields.insert(field.clone(), value);
     }

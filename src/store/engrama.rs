@@ -7,8 +7,8 @@
 //! (what makes two lines the same node, edge or vector) and the conversion of a flat record
 //! into a node line and back.
 
-use super::Aside;
-use super::{Keep, KeySlots, RawFields};
+use super::NonRecordLine;
+use super::{KeySelection, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
@@ -201,11 +201,11 @@ impl LineKind {
         }
     }
 
-    pub fn of_aside(aside: Aside) -> Option<LineKind> {
-        match aside {
-            Aside::Relation => Some(LineKind::Relation),
-            Aside::Vector => Some(LineKind::Vector),
-            Aside::EngramaHeader => None,
+    pub fn of_non_record(non_record: NonRecordLine) -> Option<LineKind> {
+        match non_record {
+            NonRecordLine::Relation => Some(LineKind::Relation),
+            NonRecordLine::Vector => Some(LineKind::Vector),
+            NonRecordLine::EngramaHeader => None,
         }
     }
 }
@@ -315,8 +315,8 @@ static OWNER_SLOTS: LazyLock<KeySlots> = LazyLock::new(|| KeySlots::new(OWNER_KE
 
 /// How to read lines for [`LineView`]: their text kept and checked whole, nothing built, the
 /// places of the keys that checks and identities read noted.
-pub fn line_keep() -> Keep {
-    Keep::slots(LINE_SLOTS.clone())
+pub fn line_keep() -> KeySelection {
+    KeySelection::slots(LINE_SLOTS.clone())
 }
 
 /// The values of an engrama line that its checks and identities read: from its text at the

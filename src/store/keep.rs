@@ -1,12 +1,12 @@
 //! Which keys of each record the reader builds.
 //!
-//! Commands that rewrite records read them whole ([`Keep::all`]: every key, the raw text).
+//! Commands that rewrite records read them whole ([`KeySelection::all`]: every key, the raw text).
 //! Commands that only look at a few roles (`check`) name the keys they look at
-//! ([`Keep::keys`]); for each JSON line the reader then builds only those keys' values and
+//! ([`KeySelection::keys`]); for each JSON line the reader then builds only those keys' values and
 //! steps over the rest without building them (no strings, no maps, no raw copy). Or they take
 //! the validated raw text alone with the places of the values they want noted
-//! ([`Keep::slots`], `Record::spans`), and read those values from the text, borrowed, on any
-//! core.
+//! ([`KeySelection::slots`], `Record::spans`), and read those values from the text, borrowed, on
+//! any core.
 //!
 //! Stepping over is not skimming: a skipped value goes through serde_json's own `deserialize_any`
 //! path, so it is validated exactly as when the whole record is built (escapes, lone surrogates,
@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 /// The keys to build (all, or a set), and whether to keep each record's raw text.
 #[derive(Debug, Clone)]
-pub struct Keep {
+pub struct KeySelection {
     /// `None`: every key.
     keys: Option<Arc<HashSet<String>>>,
     raw: bool,
@@ -33,22 +33,22 @@ pub struct Keep {
     slots: Option<Arc<KeySlots>>,
 }
 
-/// One line decoded under a [`Keep`]: the kept keys built, the slotted keys' places noted.
+/// One line decoded under a [`KeySelection`]: the kept keys built, the slotted keys' places noted.
 pub struct Decoded {
     pub fields: Map<String, Value>,
     pub spans: Option<Box<[Span]>>,
 }
 
-impl Default for Keep {
+impl Default for KeySelection {
     fn default() -> Self {
-        Keep::all()
+        KeySelection::all()
     }
 }
 
-impl Keep {
+impl KeySelection {
     /// Every key, and the record's raw text: records that may be written back.
-    pub fn all() -> Keep {
-        Keep {
+    pub fn all() -> KeySelection {
+        KeySelection {
             keys: None,
             raw: true,
             slots: None,
@@ -57,12 +57,12 @@ impl Keep {
 
     /// Only these top-level keys (a record lacking one simply lacks it), and no raw text.
     /// Records read this way are for looking at, never for writing back.
-    pub fn keys<I, S>(keys: I) -> Keep
+    pub fn keys<I, S>(keys: I) -> KeySelection
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Keep {
+        KeySelection {
             keys: Some(Arc::new(keys.into_iter().map(Into::into).collect())),
             raw: false,
             slots: None,
@@ -72,8 +72,8 @@ impl Keep {
     /// No keys built; the raw text kept, validated exactly as a whole read validates it, with
     /// the place of each slotted key's value noted (`Record::spans`): a command that only
     /// looks reads those values from the text, borrowed, on any core.
-    pub fn slots(slots: KeySlots) -> Keep {
-        Keep {
+    pub fn slots(slots: KeySlots) -> KeySelection {
+        KeySelection {
             keys: Some(Arc::new(HashSet::new())),
             raw: true,
             slots: Some(Arc::new(slots)),
@@ -81,12 +81,12 @@ impl Keep {
     }
 
     /// This set plus one more key (the reader needs `type` to sort engrama lines).
-    pub fn with(&self, key: &str) -> Keep {
+    pub fn with(&self, key: &str) -> KeySelection {
         match &self.keys {
             Some(keys) if !keys.contains(key) => {
                 let mut keys = HashSet::clone(keys);
                 keys.insert(key.to_string());
-                Keep {
+                KeySelection {
                     keys: Some(Arc::new(keys)),
                     raw: self.raw,
                     slots: self.slots.clone(),
@@ -100,7 +100,7 @@ impl Keep {
         self.raw
     }
 
-    /// The places of some keys' values are noted (`Keep::slots`).
+    /// The places of some keys' values are noted (`KeySelection::slots`).
     pub fn has_slots(&self) -> bool {
         self.slots.is_some()
     }
@@ -491,8 +491,8 @@ impl<'de> Visitor<'de> for Skip {
 mod tests {
     use super::*;
 
-    fn keep(keys: &[&str]) -> Keep {
-        Keep::keys(keys.iter().copied())
+    fn keep(keys: &[&str]) -> KeySelection {
+        KeySelection::keys(keys.iter().copied())
     }
 
     /// A key read from a line finds its slot, whatever other wanted keys share its place,
@@ -590,8 +590,8 @@ mod tests {
         }
         assert!(k.decode_object("[1]").is_none());
         assert!(k.decode_object("17").is_none());
-        assert!(Keep::all().decode_object(r#"{"a": 1}"#).is_none());
-        let slotted = Keep::slots(KeySlots::new(["b", "a"]));
+        assert!(KeySelection::all().decode_object(r#"{"a": 1}"#).is_none());
+        let slotted = KeySelection::slots(KeySlots::new(["b", "a"]));
         for bad in [
             r#"{"a": "\ud800"}"#,
             r#"{"b": [1,]}"#,
@@ -628,7 +628,7 @@ mod tests {
         ) {
             let line = format!(r#"{{"a": {body}, "b": {body}}}"#);
             let whole = serde_json::from_str::<Value>(&line).is_ok();
-            let slotted = Keep::slots(KeySlots::new(["a"]));
+            let slotted = KeySelection::slots(KeySlots::new(["a"]));
             for k in [slotted, keep(&["a"]), keep(&["z"])] {
                 let fast = k.decode_object(&line).is_some();
                 proptest::prop_assert_eq!(fast, whole, "{}", line);

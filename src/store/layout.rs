@@ -3,8 +3,8 @@
 //! bytes from a key's opening quote to its value (`"valid_from": `) are nearly always the
 //! ones that followed the key before it on the last line. The scanner compares the line with
 //! that run, two 16-byte words, and on a match takes the key and its slot without reading the
-//! key, looking it up, or stepping over the colon (about 60 instructions a key, a tenth of a
-//! 1M check's). A line laid out otherwise is read key by key, as always, and teaches the
+//! key, looking it up, or stepping over the colon, which a check does for every key of every
+//! line. A line laid out otherwise is read key by key, as always, and teaches the
 //! layout its own order.
 //!
 //! Taking a run of bytes equal to one the scanner read before is taking the same key: the run

@@ -4,10 +4,10 @@
 
 use super::batch::{self, Work};
 use super::input::Source;
-use super::keep::{Decoded, Keep};
+use super::keep::{Decoded, KeySelection};
 use super::locate::{json_error, not_object, utf8_error};
 use super::pyline::{self, Place};
-use super::{pyjson, scan, Aside, Entry, Look, Shape, View, ENVELOPE_KEYS};
+use super::{pyjson, scan, Entry, Look, NonRecordLine, Shape, View, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
 use crate::record::{is_blank, kind_name, Origin, Record, Span};
 use serde_json::{Map, Value};
@@ -23,7 +23,7 @@ const INLINE_SPANS: usize = 32;
 
 /// A JSON line past the first two: a record built, or already looked at through its view.
 /// (Boxed: a block's lines are moved between stages, and most are looked at, not built.)
-enum Line<T> {
+enum DecodedLine<T> {
     Built(Box<Record>),
     Looked(T),
     /// A line only Python's reading takes (`pyline`): its records, and the error to give if
@@ -52,7 +52,7 @@ struct PyRecords {
 /// gets what it returns in file order.
 pub fn read<T: Send>(
     src: &mut Source,
-    keep: &Keep,
+    keep: &KeySelection,
     look: Option<&Look<'_, T>>,
     work: &Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
@@ -67,7 +67,7 @@ pub fn read<T: Send>(
     let mut head: Vec<Record> = Vec::new();
     let mut unless_last: Option<VercyError> = None;
     // A first line that is a plain record is decoded as the other lines are, only the kept
-    // keys built: a tree of all its keys, built just to look for two of them, took twenty
+    // keys built: a tree of all its keys, built just to look for two of them, took many
     // times the line's bytes (bench/NOTES.md).
     let plain = is_plain_record(&first.text);
     let parsed = match plain {
@@ -148,7 +148,7 @@ pub fn read<T: Send>(
         return Ok(Shape::JsonLines);
     }
     let slots = keep.key_slots().filter(|_| look.is_some());
-    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Line<T>>> {
+    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<DecodedLine<T>>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
@@ -170,51 +170,51 @@ pub fn read<T: Send>(
                     line: origin.line,
                     offset: origin.offset,
                 };
-                return Ok(Some(Line::Looked(look(view)?)));
+                return Ok(Some(DecodedLine::Looked(look(view)?)));
             }
         }
         let decoded = match decode(&name, keep, text, origin.line) {
             Ok(decoded) => decoded,
             Err(refused) => {
                 let py = python_line(&name, keep, text, origin, refused)?;
-                return Ok(Some(Line::Python(Box::new(py))));
+                return Ok(Some(DecodedLine::Python(Box::new(py))));
             }
         };
-        Ok(Some(Line::Built(Box::new(new_record(
+        Ok(Some(DecodedLine::Built(Box::new(new_record(
             keep, decoded, text, origin,
         )))))
     };
-    let mut number = |line: &mut Line<T>| {
+    let mut number = |line: &mut DecodedLine<T>| {
         if let Some(e) = unless_last.take() {
-            *line = Line::Refused(Box::new(e));
+            *line = DecodedLine::Refused(Box::new(e));
             return;
         }
         match line {
-            Line::Built(record) => {
+            DecodedLine::Built(record) => {
                 record.origin.index = index;
                 index += 1;
             }
-            Line::Looked(_) => index += 1,
-            Line::Python(py) => {
+            DecodedLine::Looked(_) => index += 1,
+            DecodedLine::Python(py) => {
                 for record in &mut py.records {
                     record.origin.index = index;
                     index += 1;
                 }
                 unless_last = py.unless_last.take();
             }
-            Line::Refused(_) => {}
+            DecodedLine::Refused(_) => {}
         }
     };
-    let work = |line: Line<T>| match line {
-        Line::Built(record) => work(Entry::Record(*record)).map(Done::One),
-        Line::Looked(done) => Ok(Done::One(done)),
-        Line::Python(py) => py
+    let work = |line: DecodedLine<T>| match line {
+        DecodedLine::Built(record) => work(Entry::Record(*record)).map(Done::One),
+        DecodedLine::Looked(done) => Ok(Done::One(done)),
+        DecodedLine::Python(py) => py
             .records
             .into_iter()
             .map(|record| work(Entry::Record(record)))
             .collect::<Result<Vec<T>>>()
             .map(Done::Many),
-        Line::Refused(e) => Err(*e),
+        DecodedLine::Refused(e) => Err(*e),
     };
     let mut visit_done = |done: Done<T>| match done {
         Done::One(t) => visit(t),
@@ -227,7 +227,7 @@ pub fn read<T: Send>(
 /// A first line that is an ordinary record: a JSON object with neither the engrama header's
 /// key nor an envelope key, checked without building the rest of it.
 fn is_plain_record(text: &str) -> bool {
-    Keep::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
+    KeySelection::keys(ENVELOPE_KEYS.iter().copied().chain(["engrama_export"]))
         .decode_object(text)
         .is_some_and(|d| d.fields.is_empty())
 }
@@ -236,7 +236,7 @@ fn is_plain_record(text: &str) -> bool {
 /// records, or the refusal when Python refuses it too.
 fn python_line(
     name: &str,
-    keep: &Keep,
+    keep: &KeySelection,
     text: &str,
     origin: Origin,
     refused: VercyError,
@@ -253,7 +253,7 @@ fn python_line(
 /// the nesting's).
 fn python_records(
     name: &str,
-    keep: &Keep,
+    keep: &KeySelection,
     text: &str,
     origin: Origin,
     place: Place,
@@ -368,7 +368,7 @@ fn line_text<'a>(name: &str, bytes: &'a [u8], line_no: u64) -> Result<Option<&'a
 /// A line's fields: only the kept keys (and the slotted keys' places) when the fast path takes
 /// the line, else the whole value (which gives the canonical error, and the kind of a
 /// non-object), trimmed to the kept keys.
-fn decode(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> {
+fn decode(name: &str, keep: &KeySelection, text: &str, line_no: u64) -> Result<Decoded> {
     if let Some(decoded) = keep.decode_object(text) {
         return Ok(decoded);
     }
@@ -379,7 +379,7 @@ fn decode(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> 
 
 /// [`decode`], or for a line serde_json refuses, Python's reading of it (NaN, a lone
 /// surrogate, nesting deeper than 128): the lines of an engrama dump, which are not split.
-fn decode_python(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<Decoded> {
+fn decode_python(name: &str, keep: &KeySelection, text: &str, line_no: u64) -> Result<Decoded> {
     let refused = match decode(name, keep, text, line_no) {
         Ok(decoded) => return Ok(decoded),
         Err(refused) => refused,
@@ -392,7 +392,12 @@ fn decode_python(name: &str, keep: &Keep, text: &str, line_no: u64) -> Result<De
 }
 
 /// A record as read: its raw text only when the records may be written back or looked at.
-fn new_record(keep: &Keep, decoded: Decoded, text: impl Into<Box<str>>, origin: Origin) -> Record {
+fn new_record(
+    keep: &KeySelection,
+    decoded: Decoded,
+    text: impl Into<Box<str>>,
+    origin: Origin,
+) -> Record {
     let mut record = if keep.wants_raw() {
         Record::new(decoded.fields, text, origin)
     } else {
@@ -581,20 +586,20 @@ fn read_document(
 }
 
 /// An engrama NDJSON dump: the envelope line, node lines (the records), relation and vector
-/// lines (carried along as asides). The envelope line is kept whole.
+/// lines (carried along as non-record lines). The envelope line is kept whole.
 fn read_engrama<T: Send>(
     src: &mut Source,
     first: FirstLine,
     header: Value,
-    keep: &Keep,
+    keep: &KeySelection,
     work: &Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let name = src.name.clone();
     let header_fields = into_object(&name, &first.text, first.origin.line, header)?;
     // the header is worked on and visited before any other line is read
-    visit(work(Entry::Aside(
-        Aside::EngramaHeader,
+    visit(work(Entry::NonRecord(
+        NonRecordLine::EngramaHeader,
         Record::new(header_fields, first.text, first.origin),
     ))?)?;
     // the reader sorts the lines by their `type`
@@ -604,15 +609,15 @@ fn read_engrama<T: Send>(
             return Ok(None);
         };
         let decoded = decode_python(&name, &keep, text, origin.line)?;
-        let aside = match decoded
+        let non_record = match decoded
             .fields
             .get("type")
             .and_then(Value::as_str)
             .unwrap_or("")
         {
             "node" => None,
-            "relation" => Some(Aside::Relation),
-            "vector" => Some(Aside::Vector),
+            "relation" => Some(NonRecordLine::Relation),
+            "vector" => Some(NonRecordLine::Vector),
             other => {
                 let at = text.find("\"type\"").unwrap_or(0);
                 return Err(VercyError::Shape {
@@ -627,9 +632,9 @@ fn read_engrama<T: Send>(
             }
         };
         let record = new_record(&keep, decoded, text, origin);
-        Ok(Some(match aside {
+        Ok(Some(match non_record {
             None => Entry::Record(record),
-            Some(aside) => Entry::Aside(aside, record),
+            Some(non_record) => Entry::NonRecord(non_record, record),
         }))
     };
     let mut index = 0;

@@ -46,7 +46,7 @@ impl Select {
 
 /// Where a live store lives.
 #[derive(Debug, Clone)]
-pub enum Target {
+pub enum LiveLocation {
     Sqlite(PathBuf),
     /// The URL as given (with its password, if any: never printed; see [`redact`]).
     Postgres(String),
@@ -55,7 +55,7 @@ pub enum Target {
 /// A database named on the command line.
 #[derive(Debug)]
 pub struct Live {
-    pub target: Target,
+    pub target: LiveLocation,
     /// How the rows were read (`engrama SQLite database`, …), once they are.
     described: OnceLock<String>,
 }
@@ -64,11 +64,11 @@ impl Live {
     /// The database `arg` names, if it names one.
     pub fn detect(arg: &str) -> Option<Live> {
         let target = if let Some(path) = arg.strip_prefix("sqlite:") {
-            Target::Sqlite(PathBuf::from(path.strip_prefix("//").unwrap_or(path)))
+            LiveLocation::Sqlite(PathBuf::from(path.strip_prefix("//").unwrap_or(path)))
         } else if arg.starts_with("postgres://") || arg.starts_with("postgresql://") {
-            Target::Postgres(arg.to_string())
+            LiveLocation::Postgres(arg.to_string())
         } else if has_sqlite_header(arg) {
-            Target::Sqlite(PathBuf::from(arg))
+            LiveLocation::Sqlite(PathBuf::from(arg))
         } else {
             return None;
         };
@@ -81,16 +81,16 @@ impl Live {
     /// How to name the store in reports and messages (a URL without its password).
     pub fn display(&self, arg: &str) -> String {
         match &self.target {
-            Target::Sqlite(_) => arg.to_string(),
-            Target::Postgres(url) => redact(url),
+            LiveLocation::Sqlite(_) => arg.to_string(),
+            LiveLocation::Postgres(url) => redact(url),
         }
     }
 
     /// Start reading: the rows of `select`, as lines, from a thread of their own.
     pub fn open(&self, name: &str, select: &Select) -> Result<Pipe> {
         let (described, pipe) = match &self.target {
-            Target::Sqlite(path) => sqlite::start(name, path.clone(), select.clone())?,
-            Target::Postgres(url) => postgres::start(name, url.clone(), select.clone())?,
+            LiveLocation::Sqlite(path) => sqlite::start(name, path.clone(), select.clone())?,
+            LiveLocation::Postgres(url) => postgres::start(name, url.clone(), select.clone())?,
         };
         let _ = self.described.set(described);
         Ok(pipe)
@@ -193,9 +193,9 @@ impl Lines {
 
 /// Said by the database thread once the database is open, its read transaction begun and its
 /// schema understood; an error before that is the open's error.
-pub struct Ready(Option<SyncSender<Result<String>>>);
+pub struct OpenSignal(Option<SyncSender<Result<String>>>);
 
-impl Ready {
+impl OpenSignal {
     pub fn ok(&mut self, described: impl Into<String>) {
         if let Some(tx) = self.0.take() {
             let _ = tx.send(Ok(described.into()));
@@ -203,15 +203,15 @@ impl Ready {
     }
 }
 
-/// Run `job` on a thread of its own: it opens the database, says [`Ready`], and writes lines.
-/// Returns what it said it read and the pipe its lines come through.
+/// Run `job` on a thread of its own: it opens the database, says so ([`OpenSignal`]), and writes
+/// lines. Returns what it said it read and the pipe its lines come through.
 pub fn start(
-    job: impl FnOnce(&mut Ready, &mut Lines) -> Result<()> + Send + 'static,
+    job: impl FnOnce(&mut OpenSignal, &mut Lines) -> Result<()> + Send + 'static,
 ) -> Result<(String, Pipe)> {
     let (ready_tx, ready_rx) = sync_channel(1);
     let (tx, rx) = sync_channel(BLOCKS_IN_FLIGHT);
     std::thread::spawn(move || {
-        let mut ready = Ready(Some(ready_tx));
+        let mut ready = OpenSignal(Some(ready_tx));
         let mut lines = Lines {
             block: Vec::with_capacity(BLOCK_BYTES + 4096),
             tx,
@@ -346,11 +346,11 @@ mod tests {
     fn names_a_database_only_by_its_scheme_or_header() {
         assert!(matches!(
             Live::detect("sqlite:/tmp/x.db").map(|l| l.target),
-            Some(Target::Sqlite(_))
+            Some(LiveLocation::Sqlite(_))
         ));
         assert!(matches!(
             Live::detect("postgresql://h/db").map(|l| l.target),
-            Some(Target::Postgres(_))
+            Some(LiveLocation::Postgres(_))
         ));
         assert!(Live::detect("fixtures/reference-store.jsonl").is_none());
         assert!(Live::detect("-").is_none());

@@ -3,7 +3,7 @@
 //! through the engrama map; every other store through the map given (the identity when none).
 //! The one place this rule is written: `check`, `compact` and `resolve` read through it.
 
-use super::{read_with, Aside, Entry, Keep, Shape};
+use super::{read_with, Entry, KeySelection, NonRecordLine, Shape};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
@@ -41,7 +41,7 @@ impl Maps {
     /// header does, when no map was given. `None`: the records read through the given map.
     pub fn own(&self, entry: &Entry) -> Option<&FieldMap> {
         match entry {
-            Entry::Aside(Aside::EngramaHeader, _) => self.engrama.as_ref(),
+            Entry::NonRecord(NonRecordLine::EngramaHeader, _) => self.engrama.as_ref(),
             _ => None,
         }
     }
@@ -56,15 +56,15 @@ pub fn engrama_map() -> Result<FieldMap> {
 /// returns the shape and the map the store read through.
 pub fn read_mapped<'m>(
     input: &super::Input,
-    keep: &Keep,
+    keep: &KeySelection,
     maps: &'m Maps,
     visit: &mut (dyn FnMut(&FieldMap, Record) -> Result<()> + Send),
 ) -> Result<(Shape, &'m FieldMap)> {
     let mut map = maps.given();
     let shape = read_with(input, keep, &mut |entry| match entry {
         Entry::Record(record) => visit(map, record),
-        aside => {
-            if let Some(own) = maps.own(&aside) {
+        non_record => {
+            if let Some(own) = maps.own(&non_record) {
                 map = own;
             }
             Ok(())

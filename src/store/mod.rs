@@ -6,8 +6,8 @@
 //!
 //! Speed lives here, not in the commands: the line shapes are read in large blocks, split with
 //! memchr and decoded in parallel while the visitor works on the block before (`batch`);
-//! commands that only look at a few keys say which ([`read_with`], [`Keep`]) and the other keys
-//! are stepped over without being built.
+//! commands that only look at a few keys say which ([`read_with`], [`KeySelection`]) and the other
+//! keys are stepped over without being built.
 
 mod array;
 pub mod batch;
@@ -27,7 +27,7 @@ mod scan;
 mod sqlite;
 
 pub use input::{io_reason as input_reason, Input};
-pub use keep::{Decoded, Keep, KeySlots, RawFields};
+pub use keep::{Decoded, KeySelection, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
 pub use maps::{engrama_map, read_mapped, Maps};
 
@@ -67,7 +67,7 @@ impl Shape {
 
 /// Lines of an engrama dump that are not records but travel with them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Aside {
+pub enum NonRecordLine {
     /// The first line: `{"engrama_export": 1, "version": …}`.
     EngramaHeader,
     Relation,
@@ -78,7 +78,7 @@ pub enum Aside {
 #[derive(Debug, Clone)]
 pub enum Entry {
     Record(Record),
-    Aside(Aside, Record),
+    NonRecord(NonRecordLine, Record),
 }
 
 /// Keys under which memory systems wrap their records in one object.
@@ -86,23 +86,23 @@ pub const ENVELOPE_KEYS: [&str; 6] = ["results", "facts", "edges", "memories", "
 
 /// Read a store, calling `visit` for every entry in order. Returns the shape found.
 pub fn read(input: &Input, visit: &mut (dyn FnMut(Entry) -> Result<()> + Send)) -> Result<Shape> {
-    read_with(input, &Keep::all(), visit)
+    read_with(input, &KeySelection::all(), visit)
 }
 
 /// [`read`], building only the keys `keep` names in each record (JSON lines and engrama node
 /// lines; the other shapes are small or built whole, and hand over every key). Records read
-/// with [`Keep::keys`] carry no raw text: they are for looking at, not for writing back.
+/// with [`KeySelection::keys`] carry no raw text: they are for looking at, not for writing back.
 pub fn read_with(
     input: &Input,
-    keep: &Keep,
+    keep: &KeySelection,
     visit: &mut (dyn FnMut(Entry) -> Result<()> + Send),
 ) -> Result<Shape> {
     read_parallel(input, keep, &Ok, visit)
 }
 
-/// [`read_with`], running `work` on every entry (records and asides) on the decoding threads,
-/// several at once, and visiting what it returns in store order (on one of those threads at a
-/// time, the calling thread among them: hence `Send`, and no locking needed): the
+/// [`read_with`], running `work` on every entry (records and non-record lines) on the decoding
+/// threads, several at once, and visiting what it returns in store order (on one of those threads
+/// at a time, the calling thread among them: hence `Send`, and no locking needed): the
 /// place for a command's per-record work (encoding a line, reading a record's facts), so it
 /// runs on every core. Entries carry their final `origin` (index included).
 ///
@@ -112,7 +112,7 @@ pub fn read_with(
 /// compact shapes are read on the calling thread, `work` included.
 pub fn read_parallel<T: Send>(
     input: &Input,
-    keep: &Keep,
+    keep: &KeySelection,
     work: &batch::Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
@@ -149,14 +149,14 @@ impl<'a> View<'a> {
 /// What a command that only looks does with a record seen as a [`View`].
 pub type Look<'a, T> = dyn Fn(View<'_>) -> Result<T> + Sync + 'a;
 
-/// [`read_parallel`] for a command that only looks, reading with [`Keep::slots`]: the lines
+/// [`read_parallel`] for a command that only looks, reading with [`KeySelection::slots`]: the lines
 /// of a JSON-lines store that the reader's scanner takes are handed to `look` as views of the
 /// line, borrowed (no record built, nothing copied); every other entry — the first lines, the
 /// other shapes, a line left to serde_json — goes to `work` as usual. Both run on the decoding
 /// threads; `visit` gets what they return, in store order.
 pub fn read_looking<T: Send>(
     input: &Input,
-    keep: &Keep,
+    keep: &KeySelection,
     look: &Look<'_, T>,
     work: &batch::Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
@@ -167,7 +167,7 @@ pub fn read_looking<T: Send>(
 /// The shape from the first byte, then its reader (only JSON lines give views).
 fn read_shape<T: Send>(
     input: &Input,
-    keep: &Keep,
+    keep: &KeySelection,
     look: Option<&Look<'_, T>>,
     work: &batch::Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
@@ -187,13 +187,14 @@ fn read_shape<T: Send>(
     }
 }
 
-/// Read only the records of a store (asides dropped), for commands that need nothing else.
+/// Read only the records of a store (non-record lines dropped), for commands that need nothing
+/// else.
 pub fn read_records(
     input: &Input,
     visit: &mut (dyn FnMut(Record) -> Result<()> + Send),
 ) -> Result<Shape> {
     read(input, &mut |entry| match entry {
         Entry::Record(r) => visit(r),
-        Entry::Aside(..) => Ok(()),
+        Entry::NonRecord(..) => Ok(()),
     })
 }

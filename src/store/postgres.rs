@@ -8,7 +8,7 @@
 //! that holds an object is that object. A LangGraph `PostgresStore` (`store`) is read as one
 //! record per item. The password is never shown: not in the store's name, not in any error.
 
-use super::live::{self, one_line, quote_ident, Lines, Pipe, Ready, Select};
+use super::live::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
 use crate::error::{Result, VercyError};
 use postgres::types::Type;
 use postgres::{Client, Config, IsolationLevel, NoTls};
@@ -26,8 +26,8 @@ pub fn start(name: &str, url: String, select: Select) -> Result<(String, Pipe)> 
         let scrub = |e: postgres::Error| pg_error(&name, &e, password.as_deref());
         let mut client = config.connect(NoTls).map_err(scrub)?;
         read(&name, &mut client, &select, ready, lines).map_err(|e| match e {
-            Failure::Pg(e) => scrub(e),
-            Failure::Vercy(e) => e,
+            PgFailure::Pg(e) => scrub(e),
+            PgFailure::Vercy(e) => e,
         })
     })
 }
@@ -130,20 +130,20 @@ fn pg_error(name: &str, e: &postgres::Error, password: Option<&str>) -> VercyErr
     live::error(name, scrub_text(&message, password), help)
 }
 
-enum Failure {
+enum PgFailure {
     Pg(postgres::Error),
     Vercy(VercyError),
 }
 
-impl From<postgres::Error> for Failure {
+impl From<postgres::Error> for PgFailure {
     fn from(e: postgres::Error) -> Self {
-        Failure::Pg(e)
+        PgFailure::Pg(e)
     }
 }
 
-impl From<VercyError> for Failure {
+impl From<VercyError> for PgFailure {
     fn from(e: VercyError) -> Self {
-        Failure::Vercy(e)
+        PgFailure::Vercy(e)
     }
 }
 
@@ -151,9 +151,9 @@ fn read(
     name: &str,
     client: &mut Client,
     select: &Select,
-    ready: &mut Ready,
+    ready: &mut OpenSignal,
     lines: &mut Lines,
-) -> std::result::Result<(), Failure> {
+) -> std::result::Result<(), PgFailure> {
     let mut tx = client
         .build_transaction()
         .isolation_level(IsolationLevel::RepeatableRead)

@@ -25,7 +25,7 @@ pub enum Place {
 
 /// One record of a refused line.
 #[derive(Debug)]
-pub struct Piece<'a> {
+pub struct PyRecord<'a> {
     pub value: Value,
     /// Its text in the line (whitespace that `strip()` drops left out).
     pub text: &'a str,
@@ -36,7 +36,7 @@ pub struct Piece<'a> {
 /// What Python reads in a refused line.
 #[derive(Debug)]
 pub struct Records<'a> {
-    pub pieces: Vec<Piece<'a>>,
+    pub pieces: Vec<PyRecord<'a>>,
     /// The last record is followed by whitespace that only `strip()` drops (U+00A0, FS, …):
     /// the line must then be the store's last one that is not blank.
     pub ends_the_text: bool,
@@ -92,7 +92,7 @@ pub fn read(line: &str, place: Place) -> Result<Records<'_>, Refused> {
             (at, text)
         };
         match pyjson::parse(text) {
-            Ok(value) => out.pieces.push(Piece { value, text, at }),
+            Ok(value) => out.pieces.push(PyRecord { value, text, at }),
             Err(refused) => {
                 let body = text.trim_end_matches(is_py_space);
                 let value = match (body.len() < text.len()).then(|| pyjson::parse(body)) {
@@ -104,7 +104,7 @@ pub fn read(line: &str, place: Place) -> Result<Records<'_>, Refused> {
                         })
                     }
                 };
-                out.pieces.push(Piece {
+                out.pieces.push(PyRecord {
                     value,
                     text: body,
                     at,

@@ -1,7 +1,7 @@
 //! A purpose-built scanner for one JSON object on one line: it validates the whole line and
 //! notes where the wanted keys' values lie, building nothing. It is the reader's fast path for
-//! commands that only look ([`super::Keep::slots`]); `check` of a million records spends most
-//! of its time here, so it is written for speed: strings are stepped over with `memchr`, and
+//! commands that only look ([`super::KeySelection::slots`]); `check` of a million records spends
+//! most of its time here, so it is written for speed: strings are stepped over with `memchr`, and
 //! nothing is allocated.
 //!
 //! It takes only what it is sure serde_json takes, with the same result. Anything else — an
@@ -25,7 +25,7 @@ const MAX_DEPTH: usize = 64;
 pub fn object_spans(text: &str, slots: &KeySlots, spans: &mut [Span]) -> Option<u64> {
     u32::try_from(text.len()).ok()?;
     spans.fill((0, 0));
-    let mut s = Scanner {
+    let mut s = ObjectScanner {
         bytes: text.as_bytes(),
         at: 0,
         escaped: false,
@@ -35,7 +35,7 @@ pub fn object_spans(text: &str, slots: &KeySlots, spans: &mut [Span]) -> Option<
     (s.at == s.bytes.len()).then_some(plain)
 }
 
-struct Scanner<'a> {
+struct ObjectScanner<'a> {
     bytes: &'a [u8],
     at: usize,
     /// An escape was stepped over since this was last cleared.
@@ -45,7 +45,7 @@ struct Scanner<'a> {
 /// What the scanner reports when it leaves a line to serde_json.
 type Step = Option<()>;
 
-impl<'a> Scanner<'a> {
+impl<'a> ObjectScanner<'a> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }

@@ -11,7 +11,7 @@
 //! - `--table T` / `--sql SQL`: one record per row (see [`row_line`]).
 
 use super::engrama::exported_at_now;
-use super::live::{self, one_line, quote_ident, Lines, Pipe, Ready, Select};
+use super::live::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
 use crate::error::{Result, VercyError};
 use crate::python::json::{py_json, py_json_str};
 use crate::record::py_float_repr;
@@ -38,7 +38,7 @@ fn read(
     name: &str,
     path: &PathBuf,
     select: &Select,
-    ready: &mut Ready,
+    ready: &mut OpenSignal,
     lines: &mut Lines,
 ) -> Result<()> {
     let meta = std::fs::metadata(path).map_err(|e| VercyError::Read {
@@ -398,7 +398,7 @@ fn rows(
     name: &str,
     conn: &Connection,
     sql: &str,
-    ready: &mut Ready,
+    ready: &mut OpenSignal,
     described: &str,
     lines: &mut Lines,
 ) -> Result<()> {

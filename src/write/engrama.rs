@@ -1,12 +1,12 @@
 //! `--to engrama`: the engrama NDJSON dump's writer, and the maker of its lines.
 
-use super::format::{write_line, LineMaker, Piece, StoreWriter};
+use super::format::{write_line, EntryText, LineMaker, StoreWriter};
 use super::jsonl::into_line;
 use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::engrama::{exported_at_now, flat_envelope, node_line};
-use crate::store::{Aside, Entry};
+use crate::store::{Entry, NonRecordLine};
 use std::sync::OnceLock;
 
 /// `--to engrama`, the per-record half: a dump's lines are written back as they are; the
@@ -31,16 +31,18 @@ impl NodeLines {
 }
 
 impl LineMaker for NodeLines {
-    fn prepare(&self, entry: Entry) -> Result<Piece> {
+    fn prepare(&self, entry: Entry) -> Result<EntryText> {
         let from_dump = *self
             .from_dump
-            .get_or_init(|| matches!(entry, Entry::Aside(Aside::EngramaHeader, _)));
+            .get_or_init(|| matches!(entry, Entry::NonRecord(NonRecordLine::EngramaHeader, _)));
         Ok(match entry {
-            Entry::Aside(Aside::EngramaHeader, header) => Piece::Header(into_line(header)),
-            Entry::Aside(_, line) => Piece::Line(into_line(line)),
-            Entry::Record(node) if from_dump => Piece::Line(into_line(node)),
+            Entry::NonRecord(NonRecordLine::EngramaHeader, header) => {
+                EntryText::Header(into_line(header))
+            }
+            Entry::NonRecord(_, line) => EntryText::Line(into_line(line)),
+            Entry::Record(node) if from_dump => EntryText::Line(into_line(node)),
             Entry::Record(record) => {
-                Piece::Node(node_line(&record, &self.label, &self.map, &self.store)?)
+                EntryText::Node(node_line(&record, &self.label, &self.map, &self.store)?)
             }
         })
     }
@@ -74,15 +76,15 @@ impl EngramaWriter {
 }
 
 impl StoreWriter for EngramaWriter {
-    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+    fn put(&mut self, piece: EntryText, sink: &mut Sink) -> Result<bool> {
         match piece {
-            Piece::Header(text) => {
+            EntryText::Header(text) => {
                 self.header_written = true;
                 write_line(sink, &text)
             }
-            Piece::Line(text) => write_line(sink, &text),
-            Piece::Node(text) => Ok(self.envelope(sink)? && write_line(sink, &text)?),
-            Piece::Dropped(_) => Ok(true),
+            EntryText::Line(text) => write_line(sink, &text),
+            EntryText::Node(text) => Ok(self.envelope(sink)? && write_line(sink, &text)?),
+            EntryText::Dropped(_) => Ok(true),
         }
     }
 

@@ -6,11 +6,11 @@
 use super::jsonl::into_line;
 use super::Sink;
 use crate::error::Result;
-use crate::store::{Aside, Entry};
+use crate::store::{Entry, NonRecordLine};
 
 /// One entry made ready to write.
 #[derive(Debug)]
-pub enum Piece {
+pub enum EntryText {
     /// A line, written as it is.
     Line(String),
     /// The input's own engrama envelope line.
@@ -18,22 +18,22 @@ pub enum Piece {
     /// A flat record as an engrama node line (a dump of a flat store starts with an envelope).
     Node(String),
     /// A line the format has no place for (relation and vector lines outside engrama).
-    Dropped(Aside),
+    Dropped(NonRecordLine),
 }
 
-/// Turns entries into [`Piece`]s; shared by the decoding threads.
+/// Turns entries into [`EntryText`]s; shared by the decoding threads.
 pub trait LineMaker: Sync {
-    fn prepare(&self, entry: Entry) -> Result<Piece>;
+    fn prepare(&self, entry: Entry) -> Result<EntryText>;
 }
 
 /// Records as their own lines; relation and vector lines dropped (JSON lines, JSON array).
 pub struct RecordLines;
 
 impl LineMaker for RecordLines {
-    fn prepare(&self, entry: Entry) -> Result<Piece> {
+    fn prepare(&self, entry: Entry) -> Result<EntryText> {
         Ok(match entry {
-            Entry::Record(r) => Piece::Line(into_line(r)),
-            Entry::Aside(kind, _) => Piece::Dropped(kind),
+            Entry::Record(r) => EntryText::Line(into_line(r)),
+            Entry::NonRecord(kind, _) => EntryText::Dropped(kind),
         })
     }
 }
@@ -41,10 +41,10 @@ impl LineMaker for RecordLines {
 /// A format's writer. `put` returns `Ok(false)` when the output was closed by its reader
 /// (`| head`): the caller stops feeding it and ends with success.
 pub trait StoreWriter: Send {
-    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool>;
+    fn put(&mut self, piece: EntryText, sink: &mut Sink) -> Result<bool>;
     /// Write whatever closes the output (the envelope of an empty dump, a closing `]`).
     fn finish(&mut self, sink: &mut Sink) -> Result<bool>;
-    /// True when a [`Piece::Line`] is written as its text and a line feed, and nothing else
+    /// True when a [`EntryText::Line`] is written as its text and a line feed, and nothing else
     /// (so that lines that follow one another in the input may be copied together).
     fn writes_lines(&self) -> bool {
         false
@@ -64,11 +64,11 @@ pub struct Dropped {
 }
 
 impl Dropped {
-    pub fn count(&mut self, aside: Aside) {
-        match aside {
-            Aside::Relation => self.relations += 1,
-            Aside::Vector => self.vectors += 1,
-            Aside::EngramaHeader => {}
+    pub fn count(&mut self, non_record: NonRecordLine) {
+        match non_record {
+            NonRecordLine::Relation => self.relations += 1,
+            NonRecordLine::Vector => self.vectors += 1,
+            NonRecordLine::EngramaHeader => {}
         }
     }
 }

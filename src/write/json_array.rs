@@ -1,7 +1,7 @@
 //! `--to json`: one JSON array, a record per line (its own bytes when it has them), so the
 //! array reader gives every element back with its line.
 
-use super::format::{Dropped, Piece, StoreWriter};
+use super::format::{Dropped, EntryText, StoreWriter};
 use super::Sink;
 use crate::error::Result;
 
@@ -12,10 +12,10 @@ pub struct JsonArrayWriter {
 }
 
 impl StoreWriter for JsonArrayWriter {
-    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+    fn put(&mut self, piece: EntryText, sink: &mut Sink) -> Result<bool> {
         let text = match piece {
-            Piece::Line(text) | Piece::Header(text) | Piece::Node(text) => text,
-            Piece::Dropped(kind) => {
+            EntryText::Line(text) | EntryText::Header(text) | EntryText::Node(text) => text,
+            EntryText::Dropped(kind) => {
                 self.dropped.count(kind);
                 return Ok(true);
             }

@@ -6,13 +6,13 @@
 //! Python's `json.dumps` does by default, which is how engrama and most memory stores write:
 //! `", "` between items, `": "` after keys, non-ASCII kept as is, numbers as written.
 
-use super::format::{write_line, Dropped, Piece, StoreWriter};
+use super::format::{write_line, Dropped, EntryText, StoreWriter};
 use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
 use crate::record::{is_filled, Record};
-use crate::store::Keep;
+use crate::store::KeySelection;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -33,8 +33,8 @@ pub fn is_json_line(text: &str) -> bool {
 }
 
 /// True when a record's raw text is one JSON line, to be written as it is. The reader
-/// validated the text of a record that carries spans (read with `Keep::slots`): only its shape
-/// is looked at, rather than parsing it once more.
+/// validated the text of a record that carries spans (read with `KeySelection::slots`): only its
+/// shape is looked at, rather than parsing it once more.
 pub fn has_own_line(record: &Record) -> bool {
     if record.spans.is_some() {
         let body = record.raw.trim_matches(is_json_space);
@@ -45,8 +45,8 @@ pub fn has_own_line(record: &Record) -> bool {
 }
 
 /// All of a record's fields: read from its text when that is a JSON object (a record read
-/// with `Keep::slots` carries only some of its keys, or none), else the fields it carries (a
-/// compact line's, say, which are whole).
+/// with `KeySelection::slots` carries only some of its keys, or none), else the fields it carries
+/// (a compact line's, say, which are whole).
 pub fn whole_fields(record: &Record) -> Cow<'_, Map<String, Value>> {
     match serde_json::from_str::<Map<String, Value>>(&record.raw) {
         Ok(fields) => Cow::Owned(fields),
@@ -56,10 +56,10 @@ pub fn whole_fields(record: &Record) -> Cow<'_, Map<String, Value>> {
 
 /// The fields a flat record's identity reads: only the keys its `record_id` role reads when
 /// they hold a filled id, else all of them (a record without an id is identified by its whole
-/// content). Building every key of a line of millions of keys only to read its id took ten
+/// content). Building every key of a line of millions of keys only to read its id took many
 /// times the line's bytes (bench/NOTES.md).
 pub fn identity_fields<'r>(map: &FieldMap, record: &'r Record) -> Cow<'r, Map<String, Value>> {
-    let keys = Keep::keys(map.path("record_id").top_keys());
+    let keys = KeySelection::keys(map.path("record_id").top_keys());
     if let Some(decoded) = keys.decode_object(&record.raw) {
         let id = map.get("record_id", &decoded.fields);
         if id.is_some_and(|v| is_filled(&v)) {
@@ -108,10 +108,12 @@ pub struct JsonlWriter {
 }
 
 impl StoreWriter for JsonlWriter {
-    fn put(&mut self, piece: Piece, sink: &mut Sink) -> Result<bool> {
+    fn put(&mut self, piece: EntryText, sink: &mut Sink) -> Result<bool> {
         match piece {
-            Piece::Line(text) | Piece::Header(text) | Piece::Node(text) => write_line(sink, &text),
-            Piece::Dropped(kind) => {
+            EntryText::Line(text) | EntryText::Header(text) | EntryText::Node(text) => {
+                write_line(sink, &text)
+            }
+            EntryText::Dropped(kind) => {
                 self.dropped.count(kind);
                 Ok(true)
             }

@@ -29,7 +29,7 @@ use std::fs::{File, Metadata};
 use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, Once};
-use target::{Kind, Target, WriteOptions};
+use target::{PathKind, Target, WriteOptions};
 
 /// Temporary files of writes in progress, removed on Ctrl-C.
 static IN_PROGRESS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -97,7 +97,7 @@ impl AtomicFile {
         let target = target.as_ref();
         let failed = |e: io::Error| write_error(target, &e);
         let existing = match target::kind_of(target).map_err(failed)? {
-            Kind::Through => {
+            PathKind::Through => {
                 let scratch = tempfile::tempfile().map_err(failed)?;
                 return Ok(AtomicFile {
                     target: target.to_path_buf(),
@@ -105,14 +105,16 @@ impl AtomicFile {
                     writer: Some(BufWriter::with_capacity(1 << 20, scratch)),
                 });
             }
-            Kind::File(meta) => Some(meta),
-            Kind::Missing => None,
-            Kind::Directory => {
+            PathKind::File(meta) => Some(meta),
+            PathKind::Missing => None,
+            PathKind::Directory => {
                 return Err(VercyError::Directory {
                     path: target.display().to_string(),
                 })
             }
-            Kind::Dangling(to) => return Err(target::dangling(&target.display().to_string(), &to)),
+            PathKind::Dangling(to) => {
+                return Err(target::dangling(&target.display().to_string(), &to))
+            }
         };
         // through a symbolic link, the file it points to is the one replaced
         let target = target::real_path(target).map_err(failed)?;

@@ -64,7 +64,7 @@ impl Target {
 
 /// What a path names now, following symbolic links.
 #[derive(Debug)]
-pub(crate) enum Kind {
+pub(crate) enum PathKind {
     Missing,
     File(Metadata),
     Through,
@@ -73,16 +73,16 @@ pub(crate) enum Kind {
     Dangling(PathBuf),
 }
 
-pub(crate) fn kind_of(path: &Path) -> io::Result<Kind> {
+pub(crate) fn kind_of(path: &Path) -> io::Result<PathKind> {
     match std::fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => Ok(Kind::Directory),
-        Ok(meta) if meta.is_file() => Ok(Kind::File(meta)),
-        Ok(_) => Ok(Kind::Through),
+        Ok(meta) if meta.is_dir() => Ok(PathKind::Directory),
+        Ok(meta) if meta.is_file() => Ok(PathKind::File(meta)),
+        Ok(_) => Ok(PathKind::Through),
         Err(e) if e.kind() == io::ErrorKind::NotFound => match std::fs::symlink_metadata(path) {
             Ok(link) if link.file_type().is_symlink() => {
-                Ok(Kind::Dangling(std::fs::read_link(path)?))
+                Ok(PathKind::Dangling(std::fs::read_link(path)?))
             }
-            _ => Ok(Kind::Missing),
+            _ => Ok(PathKind::Missing),
         },
         Err(e) => Err(e),
     }
@@ -131,20 +131,20 @@ pub fn claim(path: &Path, options: &WriteOptions) -> Result<Claim> {
         reason: crate::store::input_reason(&e),
     };
     match kind_of(path).map_err(failed)? {
-        Kind::Directory => Err(VercyError::Directory { path: shown }),
-        Kind::Dangling(to) => Err(dangling(&shown, &to)),
-        Kind::Through => Ok(Claim {
+        PathKind::Directory => Err(VercyError::Directory { path: shown }),
+        PathKind::Dangling(to) => Err(dangling(&shown, &to)),
+        PathKind::Through => Ok(Claim {
             target: Target::Through(path.to_path_buf()),
             exists: false,
             lock: None,
         }),
-        Kind::Missing | Kind::File(_) => {
+        PathKind::Missing | PathKind::File(_) => {
             let real = real_path(path).map_err(failed)?;
             let lock = StoreLock::acquire(&real, &shown, options.wait)?;
             // decided again under the lock: the file as it is now is the one replaced
             let exists = match kind_of(&real).map_err(failed)? {
-                Kind::Missing => false,
-                Kind::File(meta) => {
+                PathKind::Missing => false,
+                PathKind::File(meta) => {
                     let names = link_count(&meta);
                     if names > 1 && !options.break_hardlinks {
                         return Err(hard_linked(&shown, names));

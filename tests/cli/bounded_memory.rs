@@ -1,5 +1,5 @@
 //! Big inputs in bounded memory: a line of many keys costs compact and import a small multiple
-//! of its bytes (not a tree of every key, twenty times them), and the MCP server refuses a
+//! of its bytes (not a tree of every key, many times them), and the MCP server refuses a
 //! message over its documented limit (16 MiB) without holding it whole.
 //!
 //! Peak memory is each child's own (`wait4`), so tests running beside it do not count.

@@ -31,7 +31,7 @@ pub fn store_read(data: &[u8]) {
     let mut last_line = 0;
     let _ = store::read(&input, &mut |entry| {
         let record = match &entry {
-            Entry::Record(r) | Entry::Aside(_, r) => r,
+            Entry::Record(r) | Entry::NonRecord(_, r) => r,
         };
         assert!(record.origin.line >= last_line, "records out of order");
         assert!(

@@ -38,18 +38,18 @@ pub fn gh_prop(s: &str) -> String {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+enum AnnotationKind {
     Error,
     Warning,
     Notice,
 }
 
-impl Kind {
+impl AnnotationKind {
     fn name(self) -> &'static str {
         match self {
-            Kind::Error => "error",
-            Kind::Warning => "warning",
-            Kind::Notice => "notice",
+            AnnotationKind::Error => "error",
+            AnnotationKind::Warning => "warning",
+            AnnotationKind::Notice => "notice",
         }
     }
 }
@@ -62,8 +62,8 @@ struct Budget {
 }
 
 impl Budget {
-    fn room(&self, kind: Kind) -> usize {
-        let cap = if kind == Kind::Notice {
+    fn room(&self, kind: AnnotationKind) -> usize {
+        let cap = if kind == AnnotationKind::Notice {
             PER_TYPE - 1
         } else {
             PER_TYPE
@@ -75,7 +75,7 @@ impl Budget {
     fn annotate(
         &mut self,
         out: &mut dyn Write,
-        kind: Kind,
+        kind: AnnotationKind,
         properties: &[(&str, String)],
         message: &str,
     ) -> io::Result<()> {
@@ -111,10 +111,14 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
             props.push(("col", col.to_string()));
         }
         props.push(("title", "vercy check: the store cannot be read".to_string()));
-        budget.annotate(out, Kind::Error, &props, &f.message)?;
+        budget.annotate(out, AnnotationKind::Error, &props, &f.message)?;
     }
     for r in reports {
-        let kind = if r.pass { Kind::Notice } else { Kind::Error };
+        let kind = if r.pass {
+            AnnotationKind::Notice
+        } else {
+            AnnotationKind::Error
+        };
         let title = format!("vercy check: level {} of {top}", r.level);
         let message = format!(
             "{} records, level {} (needs {}): {}",
@@ -133,9 +137,9 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
     for r in reports {
         for f in &r.findings {
             let kind = if f.requirement == "SHOULD" {
-                Kind::Notice
+                AnnotationKind::Notice
             } else {
-                Kind::Warning
+                AnnotationKind::Warning
             };
             let mut named: Vec<&str> = f.offenders.iter().take(OFFENDERS_NAMED).collect();
             if f.offenders.len() > OFFENDERS_NAMED {
@@ -176,8 +180,10 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
                     .peekable()
             })
             .collect();
-        let before = budget.used[Kind::Warning as usize];
-        while budget.room(Kind::Warning) > 0 && rounds.iter_mut().any(|r| r.peek().is_some()) {
+        let before = budget.used[AnnotationKind::Warning as usize];
+        while budget.room(AnnotationKind::Warning) > 0
+            && rounds.iter_mut().any(|r| r.peek().is_some())
+        {
             for next in rounds.iter_mut() {
                 let Some((code, message, name, line)) = next.next() else {
                     continue;
@@ -192,12 +198,12 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
                 } else {
                     format!("{message} (record {name})")
                 };
-                budget.annotate(out, Kind::Warning, &props, &text)?;
+                budget.annotate(out, AnnotationKind::Warning, &props, &text)?;
             }
         }
         // every record of every warning would have been one annotation
         let total: usize = r.warnings.iter().map(|w| w.count().max(1)).sum();
-        let shown = budget.used[Kind::Warning as usize] - before;
+        let shown = budget.used[AnnotationKind::Warning as usize] - before;
         budget.left_out += total.saturating_sub(shown);
     }
     summary_annotation(reports, failures, &budget, out)?;

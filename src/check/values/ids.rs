@@ -3,15 +3,15 @@
 //! one (`value.duplicate_id`), and which id each pointer names (for `supersession.rs`).
 //!
 //! Why not a hash table of ids during the pass: at a million records it spans tens of
-//! megabytes, and nearly every record's lookup missed the cache (measured on a 1M check: the
-//! value checks' tables were half of the folding thread's time). Here each id goes, with 32
-//! bits of its hash, to one of [`PARTS`] partitions by the hash's top bits, in store order; at
-//! the end each partition is matched up alone, in a table of a few hundred kilobytes that
-//! stays in cache, and the partitions on every core.
+//! megabytes, and nearly every record's lookup missed the cache, on the thread that folds
+//! the records in store order. Here each id goes, with 32 bits of its hash, to one of
+//! [`PARTS`] partitions by the hash's top bits, in store order; at the end each partition is
+//! matched up alone, in a table of a few hundred kilobytes that stays in cache, and the
+//! partitions on every core.
 //!
 //! An id's text is kept in its partition too, not in one list for all: matching a target
 //! compares it with an id's text, and read from one list in store order each comparison
-//! missed the cache (measured on a 1M check: the matching took 20-30 ms instead of 5-10 ms).
+//! missed the cache.
 //!
 //! Memory: per id its text, its line, 8 bytes of key and 5 of place; per pointer its target's
 //! text and 8 bytes: linear in the store.
@@ -155,6 +155,11 @@ impl Ids {
             .map_or(0, |l| l & !VALID_TO_WRITTEN)
     }
 
+    /// Let the sought texts go (once every pointer's target is named): the ids stay.
+    pub fn forget_sought(&mut self) {
+        self.sought = Vec::new();
+    }
+
     /// The record that has the id at `i` carries a written valid_to.
     pub fn carries_valid_to(&self, i: u32) -> bool {
         self.lines
@@ -250,12 +255,8 @@ impl super::ValueChecks {
         let mut repeats = matched.repeats().peekable();
         if repeats.peek().is_some() {
             let message = "record_id used by more than one record (each repeat is named)";
-            out.push(
-                Code::DuplicateId,
-                message,
-                "",
-                repeats.map(|i| self.id_name(i)),
-            );
+            // an id's index is its record's `who`
+            out.push_named(Code::DuplicateId, message, "", repeats);
         }
     }
 }

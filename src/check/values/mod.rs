@@ -17,8 +17,7 @@
 //! Memory: per record we keep at most its id (for duplicates, supersession and the register),
 //! its supersedes targets, its concept and owner, and one text per policy. Ids and concepts
 //! are gathered in store order and matched up once at the end, a partition at a time
-//! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory, and a million
-//! records need a few tens of megabytes.
+//! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory.
 
 mod capture;
 mod code;
@@ -30,13 +29,14 @@ mod policy;
 mod release;
 mod supersession;
 
+use super::record_names::{RecordNames, NAMED};
 use super::roles::{Role, RoleValue, Roles};
-use super::table::{self, Names};
+use super::table;
 use super::warnings::Warnings;
 use crate::record::{is_filled, py_str};
 pub use capture::CAPTURE_KEYS;
 pub use code::Code;
-use ids::{small, Ids};
+use ids::small;
 use owners::ConceptOwners;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -145,7 +145,7 @@ pub struct PackedFacts {
     /// The ids a filled supersedes names (sorted, distinct).
     targets: Vec<Packed>,
     /// What few records have, boxed: the facts cross from core to core, and every byte of
-    /// them costs (measured: 256 bytes more made a 1M check 8 % slower).
+    /// them costs.
     rare: Option<Box<RareFacts>>,
     held: Option<(u64, i128, Option<i128>)>,
 }
@@ -171,10 +171,6 @@ impl Packed {
     }
 }
 
-/// A record a warning may name, as the concept owners keep it: the index of its id in `ids`
-/// (its name is its id), or with this bit, its index in `named`.
-const NAMED: u32 = 1 << 31;
-
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
 #[derive(Default)]
 struct Settled {
@@ -186,16 +182,9 @@ struct Settled {
 pub struct ValueChecks {
     records: usize,
     dates: dates::Dates,
-    /// Every record id and every supersedes target, matched up at the end (`ids.rs`): the
-    /// repeated ids, the pointers' targets.
-    ids: Ids,
-    /// Names of records named otherwise than by their id (without one, or one the reference
-    /// names otherwise), kept when a warning may name them, and by the same index their
-    /// lines.
-    named: Names,
-    named_lines: Vec<u64>,
-    /// Ids whose record is named otherwise: (its index in `ids`, in `named`), in store order.
-    renamed: Vec<(u32, u32)>,
+    /// Every record id and every supersedes target, matched up at the end (`ids.rs`), and
+    /// the names the warnings give records.
+    names: RecordNames,
     /// Every supersedes pointer, in store order. One entry per pointer: linear.
     pointers: Vec<Pointer>,
     nameless: Vec<Nameless>,
@@ -347,7 +336,7 @@ impl ValueChecks {
         pointers: usize,
         concept_bytes: usize,
     ) {
-        self.ids.reserve(records, id_bytes, pointers);
+        self.names.ids.reserve(records, id_bytes, pointers);
         self.pointers.reserve(pointers);
         self.concepts.reserve(records, concept_bytes);
     }
@@ -366,15 +355,14 @@ impl ValueChecks {
         if let Some(id) = &facts.id {
             let text = facts.text(id);
             let i = self
+                .names
                 .ids
                 .push(text, id.hash, facts.line, facts.valid_to_written);
             own = Some(i);
             if name == text {
                 who = Some(i.min(NAMED - 1));
             } else {
-                let j = self.name_aside(name, facts.line);
-                self.renamed.push((i, j));
-                who = Some(j | NAMED);
+                who = Some(self.names.rename(i, name, facts.line) | NAMED);
             }
         }
         self.fold_pointers(facts, name, own, &mut who);
@@ -382,7 +370,7 @@ impl ValueChecks {
             if let Some((value, from, to)) = facts.held {
                 let me = match who {
                     Some(who) => who,
-                    None => self.name_aside(name, facts.line) | NAMED,
+                    None => self.names.name_aside(name, facts.line) | NAMED,
                 };
                 let held = conflicts::Held {
                     concept: concept.hash,
@@ -399,7 +387,7 @@ impl ValueChecks {
             let who = match (owner, who) {
                 (None, _) => 0,
                 (Some(_), Some(who)) => who,
-                (Some(_), None) => self.name_aside(name, facts.line) | NAMED,
+                (Some(_), None) => self.names.name_aside(name, facts.line) | NAMED,
             };
             self.concepts
                 .note(facts.text(concept), concept.hash, owner, who);
@@ -407,37 +395,6 @@ impl ValueChecks {
         self.policy.fold(facts, name);
         self.release.fold(facts, name);
         self.capture.fold(facts, name);
-    }
-
-    /// Keep a record's name and line for a warning that may name it; its index in `named`
-    /// (below [`NAMED`]: past it, a store far beyond any memory, the index saturates).
-    fn name_aside(&mut self, name: &str, line: u64) -> u32 {
-        self.named_lines.push(line);
-        small(self.named.push(name)).min(NAMED - 1)
-    }
-
-    /// The name and line of the record `who` (see [`NAMED`]).
-    fn name_of(&self, who: u32) -> (&str, u64) {
-        if who & NAMED != 0 {
-            self.named_at((who & !NAMED) as usize)
-        } else {
-            self.id_name(who)
-        }
-    }
-
-    /// The name and line of the record whose id is at `i`.
-    fn id_name(&self, i: u32) -> (&str, u64) {
-        match self.renamed.binary_search_by_key(&i, |&(id, _)| id) {
-            Ok(at) => self.named_at(self.renamed[at].1 as usize),
-            Err(_) => (self.ids.text(i), self.ids.line(i)),
-        }
-    }
-
-    fn named_at(&self, j: usize) -> (&str, u64) {
-        (
-            self.named.get(j),
-            self.named_lines.get(j).copied().unwrap_or(0),
-        )
     }
 
     /// Add concepts from `--expected FILE`.
@@ -460,15 +417,16 @@ impl ValueChecks {
             .filter(|c| seen.insert(c.as_str()))
             .cloned()
             .collect();
-        let (shared, held) = self.concepts.settle(&register);
-        let conflicts = std::mem::take(&mut self.conflicts).settle(|who| self.name_of(who).1)?;
+        // the ids' keys go first (what matching found is all that is left of them), so what
+        // comes next has their memory
+        let matched = self.names.ids.match_up();
+        // the conflicts before the shared concepts, so the two are never made at once
+        let conflicts = std::mem::take(&mut self.conflicts).settle(|who| self.names.line(who))?;
         let conflict_concept = conflicts.as_ref().map(|found| {
             let concept = self.concepts.text(found.concept());
             concept.unwrap_or_default().to_string()
         });
-        // the concepts are done with (their owners' names are all the warnings need): let
-        // them go before the warnings are kept
-        let owners = std::mem::take(&mut self.concepts).into_owners();
+        let (shared, held, owners) = std::mem::take(&mut self.concepts).settle(&register);
         let expected = (!register.is_empty()).then(|| {
             let missing = register
                 .iter()
@@ -478,7 +436,6 @@ impl ValueChecks {
                 .collect();
             (register, missing)
         });
-        let matched = self.ids.match_up();
         let mut out = Warnings::default();
         self.dates.warnings(&mut out);
         self.duplicate_id_warnings(&matched, &mut out);
@@ -493,10 +450,12 @@ impl ValueChecks {
         self.nameless = Vec::new();
         if let (Some(found), Some(concept)) = (conflicts, conflict_concept) {
             let (a, b) = found.first();
-            let message = found.message(&concept, self.name_of(a).0, self.name_of(b).0);
-            let records = found.records().map(|who| self.name_of(who));
-            out.push(Code::Conflict, &message, "", records);
+            let message = found.message(&concept, self.names.name(a).0, self.names.name(b).0);
+            out.push_named(Code::Conflict, &message, "", found.records());
         }
+        // the warnings name records by `who`: the names go with them
+        self.names.ids.forget_sought();
+        out.keep_names(std::mem::take(&mut self.names));
         *self = ValueChecks {
             settled: Some(Settled {
                 warnings: out,

@@ -4,8 +4,7 @@
 //!
 //! Gathered by partition and matched up one partition at a time, in a table that stays in
 //! cache, for the reason `ids.rs` gives: a table of every concept looked up as each record
-//! comes missed the cache on nearly every record (a 1M check spent 0.16 s of its 1.1 s of CPU
-//! there).
+//! comes missed the cache on nearly every record.
 //!
 //! Memory: per record with a concept, the concept's text and 12 bytes: linear in the store.
 
@@ -75,11 +74,12 @@ impl Shared {
     }
 }
 
-/// One partition's concepts with more than one owner: each concept by the index of its text
-/// in the partition, and where its owners end in `owners`.
+/// One partition's concepts with more than one owner: each concept's text, and by the same
+/// index where its owners end in `owners`.
 #[derive(Default)]
 struct PartShared {
-    concepts: Vec<(u32, u32)>,
+    texts: Names,
+    ends: Vec<u32>,
     owners: Vec<Owner>,
 }
 
@@ -117,51 +117,33 @@ impl ConceptOwners {
             .find(|text| super::super::table::hash(text) == hash)
     }
 
-    /// The owners' names, by the numbers [`Shared`] gives them; the concepts are let go.
-    pub fn into_owners(self) -> Interner {
-        self.owners
-    }
-
-    /// The name of owner `i`.
-    #[cfg(test)]
-    pub fn owner(&self, i: u32) -> &str {
-        self.owners.get(i as usize)
-    }
-
-    /// The concepts with more than one owner, by concept; and, for each of `asked`, whether
-    /// a record holds it. One partition at a time, on every core.
-    pub fn settle(&self, asked: &[String]) -> (Shared, Vec<bool>) {
+    /// The concepts with more than one owner, by concept; for each of `asked`, whether a
+    /// record holds it; and the owners' names, by the numbers [`Shared`] gives them. One
+    /// partition at a time, on every core, each let go once matched up, so the concepts and
+    /// what is made from them are never all kept at once.
+    pub fn settle(self, asked: &[String]) -> (Shared, Vec<bool>, Interner) {
         let mut asked_parts: Vec<Vec<(u32, usize)>> = vec![Vec::new(); PARTS];
         for (n, concept) in asked.iter().enumerate() {
             let hash = super::super::table::hash(concept);
             asked_parts[part_of(hash)].push((key_of(hash), n));
         }
-        let empty = Part::default();
-        let per_part: Vec<(PartShared, Vec<usize>)> = asked_parts
+        let mut parts = self.parts;
+        parts.resize_with(PARTS, Part::default);
+        let per_part: Vec<(PartShared, Vec<usize>)> = parts
             .into_par_iter()
-            .enumerate()
-            .map(|(p, asked_here)| {
-                let part = self.parts.get(p).unwrap_or(&empty);
-                part.settle(&asked_here, asked)
-            })
+            .zip(asked_parts)
+            .map(|(part, asked_here)| part.settle(&asked_here, asked))
             .collect();
         let mut held = vec![false; asked.len()];
         // every shared concept by partition and place there, sorted by its text
         let mut order: Vec<(u32, u32)> = Vec::new();
         for (p, (part_shared, part_held)) in per_part.iter().enumerate() {
-            order.extend((0..part_shared.concepts.len()).map(|i| (p as u32, i as u32)));
+            order.extend((0..part_shared.ends.len()).map(|i| (p as u32, i as u32)));
             for &n in part_held {
                 held[n] = true;
             }
         }
-        let text = |&(p, i): &(u32, u32)| {
-            let at = per_part[p as usize].0.concepts[i as usize].0;
-            self.parts
-                .get(p as usize)
-                .unwrap_or(&empty)
-                .texts
-                .get(at as usize)
-        };
+        let text = |&(p, i): &(u32, u32)| per_part[p as usize].0.texts.get(i as usize);
         order.sort_by(|a, b| text(a).cmp(text(b)));
         let bytes: usize = order.iter().map(|c| text(c).len()).sum();
         let mut concepts = Names::default();
@@ -172,8 +154,8 @@ impl ConceptOwners {
                 concepts.push(text(c));
                 let part = &per_part[c.0 as usize].0;
                 let i = c.1 as usize;
-                let start = if i == 0 { 0 } else { part.concepts[i - 1].1 };
-                (c.0, start, part.concepts[i].1)
+                let start = if i == 0 { 0 } else { part.ends[i - 1] };
+                (c.0, start, part.ends[i])
             })
             .collect();
         let owners = per_part.into_iter().map(|(part, _)| part.owners).collect();
@@ -182,14 +164,14 @@ impl ConceptOwners {
             owners,
             places,
         };
-        (shared, held)
+        (shared, held, self.owners)
     }
 }
 
 impl Part {
     /// This partition's concepts with more than one owner, and which of the concepts asked
     /// here (`asked_here`: key and index into `asked`) it holds.
-    fn settle(&self, asked_here: &[(u32, usize)], asked: &[String]) -> (PartShared, Vec<usize>) {
+    fn settle(self, asked_here: &[(u32, usize)], asked: &[String]) -> (PartShared, Vec<usize>) {
         // a concept is known by the index of its first record here; the table and `first`
         // are sized by this partition's records, and each entry of `more` is a record's
         // owner: all linear in the partition
@@ -226,8 +208,8 @@ impl Part {
             };
             shared.owners.push(first);
             shared.owners.extend(others);
-            let end = small(shared.owners.len());
-            shared.concepts.push((small(concept), end));
+            shared.ends.push(small(shared.owners.len()));
+            shared.texts.push(self.texts.get(concept));
         }
         let held = asked_here
             .iter()
@@ -262,8 +244,7 @@ impl super::ValueChecks {
                 .iter()
                 .map(|o| owners.get(o.owner as usize))
                 .collect();
-            let records = held_by.iter().map(|o| self.name_of(o.who));
-            out.push_owners(concept, &names, records);
+            out.push_owners(concept, &names, held_by.iter().map(|o| o.who));
         }
     }
 }
@@ -292,11 +273,13 @@ mod tests {
             concepts.note(concept, hash(concept), owner, who as u32);
         }
         let asked = ["budget", "travel", "hiring"].map(String::from);
-        let (shared, held) = concepts.settle(&asked);
+        let (shared, held, owner_names) = concepts.settle(&asked);
         let shared: Vec<(&str, Vec<(&str, u32)>)> = shared
             .iter()
             .map(|(concept, owners)| {
-                let owners = owners.iter().map(|o| (concepts.owner(o.owner), o.who));
+                let owners = owners
+                    .iter()
+                    .map(|o| (owner_names.get(o.owner as usize), o.who));
                 (concept, owners.collect())
             })
             .collect();
@@ -331,11 +314,11 @@ mod tests {
                     }
                 }
             }
-            let (shared, held_asked) = concepts.settle(&asked);
+            let (shared, held_asked, owner_names) = concepts.settle(&asked);
             let got: Vec<(&str, Vec<(&str, u32)>)> = shared
                 .iter()
                 .map(|(concept, owners)| {
-                    let owners = owners.iter().map(|o| (concepts.owner(o.owner), o.who));
+                    let owners = owners.iter().map(|o| (owner_names.get(o.owner as usize), o.who));
                     (concept, owners.collect())
                 })
                 .collect();

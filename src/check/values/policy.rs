@@ -6,8 +6,8 @@ use super::super::warnings::{RecordList, Warnings};
 use super::{Code, PackedFacts, ValueFacts, ValueRoles};
 use std::collections::HashSet;
 
-/// The records that state a policy, and the hashes of the distinct policy texts (8 bytes a
-/// distinct text: a store of a million different policies keeps 8 MB, not the texts).
+/// The records that state a policy, and the hashes of the distinct policy texts (one hash per
+/// distinct text, not the texts).
 #[derive(Default)]
 pub(super) struct Policy {
     records: RecordList,

@@ -3,6 +3,7 @@
 //! superseded record whose valid_to was written by hand (`value.superseded_valid_to`). The
 //! ids and the targets are matched up in `ids.rs`; here the pointers between them.
 
+use super::super::record_names::NAMED;
 use super::super::roles::{RoleValue, Roles};
 use super::super::table;
 use super::super::warnings::{RecordList, Warnings};
@@ -74,10 +75,10 @@ impl ValueChecks {
             let from = match own {
                 Some(i) => Superseder::Id(i),
                 None => {
-                    let named = self.name_aside(name, facts.line);
-                    *who = Some(named | super::NAMED);
-                    let ids_before = small(self.ids.len());
-                    let sought = self.ids.seek(name, table::hash(name));
+                    let named = self.names.name_aside(name, facts.line);
+                    *who = Some(named | NAMED);
+                    let ids_before = small(self.names.ids.len());
+                    let sought = self.names.ids.seek(name, table::hash(name));
                     self.nameless.push(Nameless {
                         named,
                         sought,
@@ -87,7 +88,7 @@ impl ValueChecks {
                 }
             };
             for packed in &facts.targets {
-                let target = self.ids.seek(facts.text(packed), packed.hash);
+                let target = self.names.ids.seek(facts.text(packed), packed.hash);
                 self.pointers.push(Pointer {
                     from,
                     target,
@@ -106,7 +107,7 @@ impl ValueChecks {
                 let n = self.nameless[k as usize];
                 match matched.found(n.sought) {
                     Some(i) if i < n.ids_before => i as usize,
-                    _ => self.ids.len() + k as usize,
+                    _ => self.names.ids.len() + k as usize,
                 }
             }
         }
@@ -114,12 +115,12 @@ impl ValueChecks {
 
     /// The name of graph node `n` (see [`Self::node`]).
     fn node_name(&self, n: usize) -> &str {
-        match n.checked_sub(self.ids.len()) {
-            None => self.ids.text(small(n)),
+        match n.checked_sub(self.names.ids.len()) {
+            None => self.names.ids.text(small(n)),
             Some(k) => self
                 .nameless
                 .get(k)
-                .map_or("", |n| self.named.get(n.named as usize)),
+                .map_or("", |n| self.names.named_at(n.named as usize).0),
         }
     }
 
@@ -134,11 +135,15 @@ impl ValueChecks {
             let from = self.node(p.from, matched);
             match matched.found(p.target) {
                 None => unknown.push(
-                    &format!("{} → {}", self.node_name(from), self.ids.sought(p.target)),
+                    &format!(
+                        "{} → {}",
+                        self.node_name(from),
+                        self.names.ids.sought(p.target)
+                    ),
                     p.line,
                 ),
                 Some(target) => {
-                    if self.ids.carries_valid_to(target) {
+                    if self.names.ids.carries_valid_to(target) {
                         written.push(target);
                     }
                     edges.push((small(from), target));
@@ -149,7 +154,7 @@ impl ValueChecks {
             let message = "supersedes names a record that is not in the store";
             out.push(Code::SupersedesUnknown, message, "", unknown.iter());
         }
-        let ids = self.ids.len();
+        let ids = self.names.ids.len();
         let nodes = ids + self.nameless.len();
         let name = |n: usize| self.node_name(n);
         // one warning per cycle the search finds: a node is on the search's path once, so
@@ -157,7 +162,7 @@ impl ValueChecks {
         for cycle in find_cycles(nodes, &edges, &name) {
             let records = cycle[..cycle.len() - 1].iter().map(|&node| {
                 let line = if node < ids {
-                    self.ids.line(small(node))
+                    self.names.ids.line(small(node))
                 } else {
                     0
                 };
@@ -174,12 +179,12 @@ impl ValueChecks {
         if !written.is_empty() {
             // by line, each record once (one id a line: its text goes with it)
             let mut written = written;
-            written.sort_by_key(|&t| self.ids.line(t));
-            written.dedup_by_key(|t| self.ids.line(*t));
+            written.sort_by_key(|&t| self.names.ids.line(t));
+            written.dedup_by_key(|t| self.names.ids.line(*t));
             let message = "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched";
             let records = written
                 .iter()
-                .map(|&t| (self.ids.text(t), self.ids.line(t)));
+                .map(|&t| (self.names.ids.text(t), self.names.ids.line(t)));
             out.push(Code::SupersededValidTo, message, "", records);
         }
     }
@@ -196,8 +201,8 @@ fn find_cycles<'n>(
     // When every edge points to a lower number than its source, that numbering is itself a
     // topological order: there is no cycle, and nothing to search. It is the common case (a
     // record supersedes one written before it, and ids are numbered in first-seen order),
-    // and one sequential pass over the edges replaces a search across every node (21-33 ms
-    // on a 1M store, all of it after the last record is read).
+    // and one sequential pass over the edges replaces a search across every node, which
+    // would all run after the last record is read, when nothing else is left to overlap it.
     if edges.iter().all(|&(from, to)| to < from) {
         return Vec::new();
     }

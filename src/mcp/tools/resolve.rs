@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 /// What the server was started with.
 #[derive(Debug)]
-pub struct Session {
+pub struct ResolveConfig {
     pub store: String,
     pub map: FieldMap,
     pub map_given: bool,
@@ -25,11 +25,11 @@ pub struct Session {
     pub caller: String,
 }
 
-static SESSION: OnceLock<Session> = OnceLock::new();
+static SESSION: OnceLock<ResolveConfig> = OnceLock::new();
 
 /// Fix the session for the life of the process (the first call wins: the caller can never
 /// be changed once the server serves).
-pub fn configure(session: Session) {
+pub fn configure(session: ResolveConfig) {
     let _ = SESSION.set(session);
 }
 

@@ -1,0 +1,92 @@
+//! The names of the records the value warnings name, by `who`: a record's id (its index in
+//! [`Ids`]) or, for a record named otherwise, its place among the names kept aside. The
+//! warnings keep each record as that number and the report reads the name here when it
+//! writes it, so naming a record costs 4 bytes a warning however long its id.
+
+use super::table::Names;
+use super::values::ids::{small, Ids};
+
+/// A record a warning may name, as the value checks keep it: the index of its id in `ids`
+/// (its name is its id), or with this bit, its index in `named`.
+pub const NAMED: u32 = 1 << 31;
+
+/// Every name a value warning may give a record, and its line.
+#[derive(Default)]
+pub struct RecordNames {
+    /// Every record id and every supersedes target (`ids.rs`).
+    pub ids: Ids,
+    /// Names of records named otherwise than by their id (without one, or one the reference
+    /// names otherwise), kept when a warning may name them, and by the same index their
+    /// lines.
+    named: Names,
+    named_lines: Vec<u64>,
+    /// Ids whose record is named otherwise: (its index in `ids`, in `named`), in store order.
+    renamed: Vec<(u32, u32)>,
+}
+
+impl std::fmt::Debug for RecordNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordNames")
+            .field("ids", &self.ids.len())
+            .field("named", &self.named.len())
+            .field("renamed", &self.renamed.len())
+            .finish()
+    }
+}
+
+impl RecordNames {
+    /// Keep `name` (on `line`) for a record that is not named by its id: its `who` without
+    /// the [`NAMED`] bit.
+    pub fn name_aside(&mut self, name: &str, line: u64) -> u32 {
+        self.named_lines.push(line);
+        small(self.named.push(name)).min(NAMED - 1)
+    }
+
+    /// The record whose id is at `i` is named `name` instead (ids come in store order): its
+    /// `who` without the [`NAMED`] bit.
+    pub fn rename(&mut self, i: u32, name: &str, line: u64) -> u32 {
+        let j = self.name_aside(name, line);
+        self.renamed.push((i, j));
+        j
+    }
+
+    /// The name and line (0: not known) of the record `who`.
+    pub fn name(&self, who: u32) -> (&str, u64) {
+        if who & NAMED != 0 {
+            self.named_at((who & !NAMED) as usize)
+        } else {
+            self.id_name(who)
+        }
+    }
+
+    /// The name and line of the record whose id is at `i`.
+    pub fn id_name(&self, i: u32) -> (&str, u64) {
+        match self.renamed.binary_search_by_key(&i, |&(id, _)| id) {
+            Ok(at) => self.named_at(self.renamed[at].1 as usize),
+            Err(_) => (self.ids.text(i), self.ids.line(i)),
+        }
+    }
+
+    /// The line of the record `who`, without reading its name.
+    pub fn line(&self, who: u32) -> u64 {
+        if who & NAMED != 0 {
+            let j = (who & !NAMED) as usize;
+            return self.named_lines.get(j).copied().unwrap_or(0);
+        }
+        match self.renamed.binary_search_by_key(&who, |&(id, _)| id) {
+            Ok(at) => {
+                let j = self.renamed[at].1 as usize;
+                self.named_lines.get(j).copied().unwrap_or(0)
+            }
+            Err(_) => self.ids.line(who),
+        }
+    }
+
+    /// A name kept aside, by its place.
+    pub fn named_at(&self, j: usize) -> (&str, u64) {
+        (
+            self.named.get(j),
+            self.named_lines.get(j).copied().unwrap_or(0),
+        )
+    }
+}
