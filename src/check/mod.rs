@@ -3,10 +3,7 @@
 //! [`rules`] is the reference checker's behaviour (presence), [`values`] goes further (values),
 //! [`report`] assembles both into the `vercy-check/1` report, [`format`] prints it.
 
-mod conflicts;
 pub mod format;
-mod ids;
-mod owners;
 mod record_names;
 pub mod report;
 mod roles;

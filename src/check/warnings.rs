@@ -9,10 +9,10 @@
 //! warnings (one per code at most, except a record in several supersedes cycles), so the
 //! whole is linear in the store with small constants.
 
-use super::ids::small;
 use super::record_names::RecordNames;
 use super::table::Names;
-use super::values::CODES;
+use super::values::ids::small;
+use super::values::Code;
 use std::borrow::Cow;
 
 /// Records named by a warning (or gathered for one): their names and lines, in one arena.
@@ -44,10 +44,10 @@ impl RecordList {
     }
 }
 
-/// One warning: its code (an index into [`CODES`]) and where its records start.
+/// One warning: its code and where its records start.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    code: u8,
+    code: Code,
     /// Its records are named by `who` ([`Warnings::named`]), not kept as text.
     by_who: bool,
     /// Where its records start, in `records` or `named`.
@@ -144,29 +144,22 @@ pub struct Group {
     pub records: usize,
 }
 
-/// The index of `code` in [`CODES`]; a code not listed there is a bug caught by every test.
-fn code_index(code: &str) -> u8 {
-    let at = CODES.iter().position(|c| c.0 == code);
-    debug_assert!(at.is_some(), "unknown warning code {code}");
-    at.unwrap_or(0) as u8
-}
-
 /// What a warning code means, in a few words.
 pub fn meaning(code: &str) -> &'static str {
-    CODES.iter().find(|c| c.0 == code).map_or("", |c| c.3)
+    Code::named(code).map_or("", Code::meaning)
 }
 
 impl Warnings {
     /// Add a warning naming `records`; `subject` may be empty.
     pub fn push<'r>(
         &mut self,
-        code: &'static str,
+        code: Code,
         message: &str,
         subject: &str,
         records: impl IntoIterator<Item = (&'r str, u64)>,
     ) {
         self.entries.push(Entry {
-            code: code_index(code),
+            code,
             by_who: false,
             first_record: self.records.len(),
             concept_len: 0,
@@ -182,13 +175,13 @@ impl Warnings {
     /// [`Self::keep_names`]); `subject` may be empty.
     pub fn push_named(
         &mut self,
-        code: &'static str,
+        code: Code,
         message: &str,
         subject: &str,
         records: impl IntoIterator<Item = u32>,
     ) {
         self.entries.push(Entry {
-            code: code_index(code),
+            code,
             by_who: true,
             first_record: self.named.len(),
             concept_len: 0,
@@ -212,7 +205,7 @@ impl Warnings {
         records: impl IntoIterator<Item = u32>,
     ) {
         let subject = format!("{concept} ({})", owners.join(", "));
-        self.push_named("value.owners", "", &subject, records);
+        self.push_named(Code::Owners, "", &subject, records);
         if let Some(last) = self.entries.last_mut() {
             // a concept is never empty (only filled ones are held): 0 stays "not derived"
             last.concept_len = small(concept.len());
@@ -241,11 +234,10 @@ impl Warnings {
             .iter()
             .find(|e| e.by_who == entry.by_who)
             .map_or(all, |e| e.first_record);
-        let (code, field, caps_level, _) = CODES[entry.code as usize];
         Some(Warning {
-            code,
-            field,
-            caps_level,
+            code: entry.code.code(),
+            field: entry.code.field(),
+            caps_level: entry.code.caps_level(),
             message: self.messages.get(i),
             concept_len: entry.concept_len as usize,
             subject: self.subjects.get(i),
@@ -264,7 +256,7 @@ impl Warnings {
     }
 
     /// The codes found, in the order first found, each with its counts: one entry per code
-    /// of [`CODES`] at most.
+    /// of [`Code::ALL`] at most.
     pub fn groups(&self) -> Vec<Group> {
         let mut groups: Vec<Group> = Vec::new();
         for w in self.iter() {
@@ -294,13 +286,13 @@ mod tests {
     fn warnings_keep_their_own_records_and_group_by_code() {
         let mut w = Warnings::default();
         w.push(
-            "value.owners",
+            Code::Owners,
             "concept a",
             "a (x, y)",
             [("R-1", 1), ("R-2", 2)],
         );
-        w.push("value.interval", "inverted", "", []);
-        w.push("value.owners", "concept b", "b (x, z)", [("R-3", 7)]);
+        w.push(Code::Interval, "inverted", "", []);
+        w.push(Code::Owners, "concept b", "b (x, z)", [("R-3", 7)]);
         let all: Vec<_> = w.iter().collect();
         assert_eq!(all.len(), 3);
         assert_eq!(
@@ -339,11 +331,11 @@ mod tests {
         let aside = names.name_aside("line 9", 9) | super::super::record_names::NAMED;
         let renamed = names.rename(2, "R-3 (again)", 3) | super::super::record_names::NAMED;
         let mut w = Warnings::default();
-        w.push("value.date", "bad", "", [("R-1", 1)]);
-        w.push_named("value.duplicate_id", "repeated", "", [1, aside]);
-        w.push("value.interval", "inverted", "", [("R-2", 2), ("R-3", 3)]);
+        w.push(Code::Date, "bad", "", [("R-1", 1)]);
+        w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);
+        w.push(Code::Interval, "inverted", "", [("R-2", 2), ("R-3", 3)]);
         w.push_owners("c", &["x", "y"], [0, renamed]);
-        w.push("value.release_to", "bad", "", []);
+        w.push(Code::ReleaseTo, "bad", "", []);
         w.keep_names(names);
         let all: Vec<Vec<(&str, u64)>> = w.iter().map(|w| w.records().collect()).collect();
         assert_eq!(

@@ -8,7 +8,7 @@
 //! notification.
 
 use super::super::report::{plural, Report};
-use super::super::values::CODES;
+use super::super::values::Code;
 use super::human::thousands;
 use super::Failure;
 use crate::profile::Profile;
@@ -89,7 +89,9 @@ fn rules() -> Vec<Value> {
                    "defaultConfiguration": {"level": level}})
         })
         .collect();
-    for (code, field, _, text) in CODES {
+    for code in Code::ALL {
+        let (field, text) = (code.field(), code.meaning());
+        let code = code.code();
         rules.push(
             json!({"id": code, "name": field, "shortDescription": {"text": text},
             "help": {"text": format!("{code}: {text}. The records are named with their lines; \

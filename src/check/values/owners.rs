@@ -1,6 +1,6 @@
 //! One owner per concept: every concept a record holds, with its owner, gathered in store
 //! order while the records stream past, and matched up once at the end: which concepts have
-//! more than one owner, and which concepts of the register no record holds.
+//! more than one owner (`value.owners`), and which concepts of the register no record holds.
 //!
 //! Gathered by partition and matched up one partition at a time, in a table that stays in
 //! cache, for the reason `ids.rs` gives: a table of every concept looked up as each record
@@ -8,8 +8,13 @@
 //!
 //! Memory: per record with a concept, the concept's text and 12 bytes: linear in the store.
 
+use super::super::roles::Roles;
+use super::super::table::{
+    key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS,
+};
+use super::super::warnings::Warnings;
 use super::ids::small;
-use super::table::{key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS};
+use super::{ValueFacts, ValueRoles};
 use crate::bytes::same;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -87,7 +92,7 @@ impl ConceptOwners {
         }
     }
 
-    /// Note that the record `who` holds `concept` (`hash`: its [`super::table::hash`]),
+    /// Note that the record `who` holds `concept` (`hash`: its [`super::super::table::hash`]),
     /// owned by `owner` (its text and hash) when it names one.
     pub fn note(&mut self, concept: &str, hash: u64, owner: Option<(&str, u64)>, who: u32) {
         let owner = owner.map_or(NO_OWNER, |(text, hash)| {
@@ -109,7 +114,7 @@ impl ConceptOwners {
         (0..part.held.len())
             .filter(|&i| part.held[i].key == key)
             .map(|i| part.texts.get(i))
-            .find(|text| super::table::hash(text) == hash)
+            .find(|text| super::super::table::hash(text) == hash)
     }
 
     /// The concepts with more than one owner, by concept; for each of `asked`, whether a
@@ -119,7 +124,7 @@ impl ConceptOwners {
     pub fn settle(self, asked: &[String]) -> (Shared, Vec<bool>, Interner) {
         let mut asked_parts: Vec<Vec<(u32, usize)>> = vec![Vec::new(); PARTS];
         for (n, concept) in asked.iter().enumerate() {
-            let hash = super::table::hash(concept);
+            let hash = super::super::table::hash(concept);
             asked_parts[part_of(hash)].push((key_of(hash), n));
         }
         let mut parts = self.parts;
@@ -220,9 +225,33 @@ impl Part {
     }
 }
 
+/// Read the record's concept, and its owner when it has a concept (an owner counts only with
+/// one).
+#[inline(always)]
+pub(super) fn read<'a>(roles: &'a Roles, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
+    facts.concept = roles.filled_str(r.concept);
+    if facts.concept.is_some() {
+        facts.owner = roles.filled_str(r.concept_owner);
+    }
+}
+
+impl super::ValueChecks {
+    /// `value.owners`: one warning per concept with several owners: each names one record per
+    /// owner, so together they name each record once at most. `owners` are the owners' names.
+    pub(super) fn owner_warnings(&self, shared: Shared, owners: &Interner, out: &mut Warnings) {
+        for (concept, held_by) in shared.iter() {
+            let names: Vec<&str> = held_by
+                .iter()
+                .map(|o| owners.get(o.owner as usize))
+                .collect();
+            out.push_owners(concept, &names, held_by.iter().map(|o| o.who));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::table::hash;
+    use super::super::super::table::hash;
     use super::*;
 
     #[test]

@@ -1,6 +1,6 @@
 //! Every record id of a store and every id a supersedes pointer names, gathered in store order
 //! while the records stream past, and matched up once at the end: which ids repeat an earlier
-//! one, and which id each pointer names.
+//! one (`value.duplicate_id`), and which id each pointer names (for `supersession.rs`).
 //!
 //! Why not a hash table of ids during the pass: at a million records it spans tens of
 //! megabytes, and nearly every record's lookup missed the cache, on the thread that folds
@@ -16,7 +16,9 @@
 //! Memory: per id its text, its line, 8 bytes of key and 5 of place; per pointer its target's
 //! text and 8 bytes: linear in the store.
 
-use super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
+use super::super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
+use super::super::warnings::Warnings;
+use super::Code;
 use crate::bytes::same;
 use rayon::prelude::*;
 
@@ -100,7 +102,7 @@ impl Ids {
         }
     }
 
-    /// Note a record's id (`hash`: its [`super::table::hash`]); returns its index.
+    /// Note a record's id (`hash`: its [`super::super::table::hash`]); returns its index.
     pub fn push(&mut self, text: &str, hash: u64, line: u64, valid_to_written: bool) -> u32 {
         let i = small(self.lines.len());
         let written = if valid_to_written {
@@ -246,9 +248,22 @@ impl Matched {
     }
 }
 
+impl super::ValueChecks {
+    /// `value.duplicate_id`: one warning naming every record whose id repeats an earlier one.
+    pub(super) fn duplicate_id_warnings(&self, matched: &Matched, out: &mut Warnings) {
+        // a repeat at a time: each name is built and kept compact, not gathered as Strings
+        let mut repeats = matched.repeats().peekable();
+        if repeats.peek().is_some() {
+            let message = "record_id used by more than one record (each repeat is named)";
+            // an id's index is its record's `who`
+            out.push_named(Code::DuplicateId, message, "", repeats);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::table::hash;
+    use super::super::super::table::hash;
     use super::*;
 
     #[test]

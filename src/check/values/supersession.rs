@@ -1,0 +1,311 @@
+//! Ids and supersession: supersedes names no record in the store
+//! (`value.supersedes_unknown`), supersedes forms a cycle (`value.supersedes_cycle`), a
+//! superseded record whose valid_to was written by hand (`value.superseded_valid_to`). The
+//! ids and the targets are matched up in `ids.rs`; here the pointers between them.
+
+use super::super::record_names::NAMED;
+use super::super::roles::{RoleValue, Roles};
+use super::super::table;
+use super::super::warnings::{RecordList, Warnings};
+use super::ids::{small, Matched, Sought};
+use super::{Code, PackedFacts, ValueChecks, ValueFacts, ValueRoles};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// A supersedes pointer: which record points (its line), and at what (a text sought among
+/// the ids, see `ids.rs`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pointer {
+    from: Superseder,
+    target: Sought,
+    line: u64,
+}
+
+/// A superseding record: by its id's index in `ids`, or, without an id, by its index in
+/// `ValueChecks::nameless`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Superseder {
+    Id(u32),
+    Nameless(u32),
+}
+
+/// A record without an id that supersedes: its name (in `named`), that name sought among the
+/// ids, and how many ids came before it (its name counts as an id only if one of those had
+/// it).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Nameless {
+    named: u32,
+    sought: Sought,
+    ids_before: u32,
+}
+
+/// Read the ids the record's supersedes names (sorted, distinct), and whether it carries a
+/// written valid_to.
+#[inline(always)]
+pub(super) fn read<'a>(roles: &'a Roles, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
+    facts.valid_to_written = roles.presence(r.valid_to).is_filled();
+    if let Some(v) = roles.filled(r.supersedes) {
+        let mut targets: Vec<Cow<str>> = match &v {
+            // one id, as written
+            RoleValue::Text(_) => vec![v.text()],
+            RoleValue::Json(json) => {
+                let mut ids = HashSet::new();
+                super::super::rules::collect_ids(json, &mut ids);
+                ids.into_iter().map(Cow::Owned).collect()
+            }
+        };
+        targets.sort();
+        targets.dedup();
+        facts.supersedes = Some(targets);
+    }
+}
+
+impl ValueChecks {
+    /// Add one record's supersedes pointers, in store order: `own` is the index of its id
+    /// (when it has one); `who` becomes the record as a nameless pointer keeps it.
+    #[inline(always)]
+    pub(super) fn fold_pointers(
+        &mut self,
+        facts: &PackedFacts,
+        name: &str,
+        own: Option<u32>,
+        who: &mut Option<u32>,
+    ) {
+        if facts.supersedes {
+            let from = match own {
+                Some(i) => Superseder::Id(i),
+                None => {
+                    let named = self.names.name_aside(name, facts.line);
+                    *who = Some(named | NAMED);
+                    let ids_before = small(self.names.ids.len());
+                    let sought = self.names.ids.seek(name, table::hash(name));
+                    self.nameless.push(Nameless {
+                        named,
+                        sought,
+                        ids_before,
+                    });
+                    Superseder::Nameless(small(self.nameless.len() - 1))
+                }
+            };
+            for packed in &facts.targets {
+                let target = self.names.ids.seek(facts.text(packed), packed.hash);
+                self.pointers.push(Pointer {
+                    from,
+                    target,
+                    line: facts.line,
+                });
+            }
+        }
+    }
+
+    /// The graph node of a superseding record: its id's first index, or past every id, its
+    /// name's place among the records without one (when no earlier id has that name).
+    fn node(&self, from: Superseder, matched: &Matched) -> usize {
+        match from {
+            Superseder::Id(i) => matched.first(i) as usize,
+            Superseder::Nameless(k) => {
+                let n = self.nameless[k as usize];
+                match matched.found(n.sought) {
+                    Some(i) if i < n.ids_before => i as usize,
+                    _ => self.names.ids.len() + k as usize,
+                }
+            }
+        }
+    }
+
+    /// The name of graph node `n` (see [`Self::node`]).
+    fn node_name(&self, n: usize) -> &str {
+        match n.checked_sub(self.names.ids.len()) {
+            None => self.names.ids.text(small(n)),
+            Some(k) => self
+                .nameless
+                .get(k)
+                .map_or("", |n| self.names.named_at(n.named as usize).0),
+        }
+    }
+
+    pub(super) fn supersession(&self, matched: &Matched, out: &mut Warnings) {
+        let mut unknown = RecordList::default();
+        let mut written = Vec::new();
+        // The graph's nodes are numbers: the store's ids by the index of their first record,
+        // then the records that supersede without an id of their own. Edges are pairs, kept
+        // in store order: linear memory, no map keyed by text.
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(self.pointers.len());
+        for p in &self.pointers {
+            let from = self.node(p.from, matched);
+            match matched.found(p.target) {
+                None => unknown.push(
+                    &format!(
+                        "{} → {}",
+                        self.node_name(from),
+                        self.names.ids.sought(p.target)
+                    ),
+                    p.line,
+                ),
+                Some(target) => {
+                    if self.names.ids.carries_valid_to(target) {
+                        written.push(target);
+                    }
+                    edges.push((small(from), target));
+                }
+            }
+        }
+        if !unknown.is_empty() {
+            let message = "supersedes names a record that is not in the store";
+            out.push(Code::SupersedesUnknown, message, "", unknown.iter());
+        }
+        let ids = self.names.ids.len();
+        let nodes = ids + self.nameless.len();
+        let name = |n: usize| self.node_name(n);
+        // one warning per cycle the search finds: a node is on the search's path once, so
+        // the cycles name each record once at most
+        for cycle in find_cycles(nodes, &edges, &name) {
+            let records = cycle[..cycle.len() - 1].iter().map(|&node| {
+                let line = if node < ids {
+                    self.names.ids.line(small(node))
+                } else {
+                    0
+                };
+                (name(node), line)
+            });
+            let path = cycle
+                .iter()
+                .map(|&node| name(node))
+                .collect::<Vec<_>>()
+                .join(" → ");
+            let message = format!("supersedes forms a cycle: {path}");
+            out.push(Code::SupersedesCycle, &message, &path, records);
+        }
+        if !written.is_empty() {
+            // by line, each record once (one id a line: its text goes with it)
+            let mut written = written;
+            written.sort_by_key(|&t| self.names.ids.line(t));
+            written.dedup_by_key(|t| self.names.ids.line(*t));
+            let message = "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched";
+            let records = written
+                .iter()
+                .map(|&t| (self.names.ids.text(t), self.names.ids.line(t)));
+            out.push(Code::SupersededValidTo, message, "", records);
+        }
+    }
+}
+
+/// The cycles of a supersedes graph of `nodes` numbered nodes, given its edges in order
+/// (iterative depth-first search from each node with edges, in the order of their names,
+/// following each node's edges in the order given: linear in the graph's size).
+fn find_cycles<'n>(
+    nodes: usize,
+    edges: &[(u32, u32)],
+    name: &dyn Fn(usize) -> &'n str,
+) -> Vec<Vec<usize>> {
+    // When every edge points to a lower number than its source, that numbering is itself a
+    // topological order: there is no cycle, and nothing to search. It is the common case (a
+    // record supersedes one written before it, and ids are numbered in first-seen order),
+    // and one sequential pass over the edges replaces a search across every node, which
+    // would all run after the last record is read, when nothing else is left to overlap it.
+    if edges.iter().all(|&(from, to)| to < from) {
+        return Vec::new();
+    }
+    // each node's targets, in the order given (a counting sort by source); u32 positions:
+    // a graph of more than 2^32 edges is beyond any memory this pass could have
+    let mut first = vec![0u32; nodes + 1];
+    for &(from, _) in edges {
+        first[from as usize + 1] += 1;
+    }
+    for i in 0..nodes {
+        first[i + 1] += first[i];
+    }
+    let mut fill = first.clone();
+    let mut targets = vec![0u32; edges.len()];
+    for &(from, to) in edges {
+        let from = from as usize;
+        targets[fill[from] as usize] = to;
+        fill[from] += 1;
+    }
+    drop(fill);
+    let out_of = |node: usize| &targets[first[node] as usize..first[node + 1] as usize];
+    let starts: Vec<usize> = (0..nodes).filter(|&n| !out_of(n).is_empty()).collect();
+    // A graph has a cycle whatever order a search starts in; only when it has one does the
+    // order matter (which cycles are reported, from where): then search in name order.
+    if search(&starts, nodes, &out_of).is_empty() {
+        return Vec::new();
+    }
+    let mut starts = starts;
+    starts.sort_by(|a, b| name(*a).cmp(name(*b)));
+    search(&starts, nodes, &out_of)
+}
+
+/// The cycles a depth-first search finds, starting from each of `starts` in turn.
+fn search<'t>(
+    starts: &[usize],
+    nodes: usize,
+    out_of: &dyn Fn(usize) -> &'t [u32],
+) -> Vec<Vec<usize>> {
+    const NEW: u8 = 0;
+    const ACTIVE: u8 = 1;
+    let mut marks = vec![NEW; nodes];
+    let mut cycles = Vec::new();
+    for &start in starts {
+        if marks[start] != NEW {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        marks[start] = ACTIVE;
+        while let Some(&(node, i)) = stack.last() {
+            match out_of(node).get(i).map(|&n| n as usize) {
+                Some(n) => {
+                    if let Some(top) = stack.last_mut() {
+                        top.1 += 1;
+                    }
+                    match marks[n] {
+                        NEW => {
+                            marks[n] = ACTIVE;
+                            stack.push((n, 0));
+                        }
+                        ACTIVE => {
+                            let from = stack.iter().position(|(s, _)| *s == n).unwrap_or(0);
+                            let mut cycle: Vec<usize> =
+                                stack[from..].iter().map(|(s, _)| *s).collect();
+                            cycle.push(n);
+                            cycles.push(cycle);
+                        }
+                        _ => {}
+                    }
+                }
+                None => {
+                    marks[node] = 2; // done
+                    stack.pop();
+                }
+            }
+        }
+    }
+    cycles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_are_found_once() {
+        let names = ["a", "b", "c", "d"];
+        let name = |n: usize| names[n];
+        let c = find_cycles(4, &[(0, 1), (1, 2), (2, 0), (3, 0)], &name);
+        assert_eq!(c, vec![vec![0, 1, 2, 0]]);
+    }
+
+    /// Edges that all point back are no cycle; a self-loop, or one edge pointing forward
+    /// that closes a loop of backward ones, is still found.
+    #[test]
+    fn backward_edges_alone_make_no_cycle() {
+        let names = ["a", "b", "c", "d"];
+        let name = |n: usize| names[n];
+        assert!(find_cycles(4, &[(1, 0), (2, 0), (3, 2), (3, 1)], &name).is_empty());
+        assert_eq!(find_cycles(4, &[(1, 0), (2, 2)], &name), vec![vec![2, 2]]);
+        assert_eq!(
+            find_cycles(4, &[(3, 2), (2, 1), (1, 3)], &name),
+            vec![vec![1, 3, 2, 1]]
+        );
+        assert!(find_cycles(4, &[(1, 3), (3, 2)], &name).is_empty());
+    }
+}
