@@ -4,7 +4,6 @@
 //! [`report`] assembles both into the `vercy-check/1` report, [`format`] prints it.
 
 pub mod format;
-mod record_names;
 pub mod report;
 mod roles;
 pub mod rules;

@@ -9,9 +9,9 @@
 //! warnings (one per code at most, except a record in several supersedes cycles), so the
 //! whole is linear in the store with small constants.
 
-use super::record_names::RecordNames;
 use super::table::Names;
 use super::values::ids::small;
+use super::values::record_names::RecordNames;
 use super::values::Code;
 use std::borrow::Cow;
 
@@ -328,8 +328,8 @@ mod tests {
                 .ids
                 .push(id, super::super::table::hash(id), line as u64 + 1, false);
         }
-        let aside = names.name_aside("line 9", 9) | super::super::record_names::NAMED;
-        let renamed = names.rename(2, "R-3 (again)", 3) | super::super::record_names::NAMED;
+        let aside = names.name_aside("line 9", 9) | super::super::values::record_names::NAMED;
+        let renamed = names.rename(2, "R-3 (again)", 3) | super::super::values::record_names::NAMED;
         let mut w = Warnings::default();
         w.push(Code::Date, "bad", "", [("R-1", 1)]);
         w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);

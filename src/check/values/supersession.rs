@@ -3,11 +3,11 @@
 //! superseded record whose valid_to was written by hand (`value.superseded_valid_to`). The
 //! ids and the targets are matched up in `ids.rs`; here the pointers between them.
 
-use super::super::record_names::NAMED;
 use super::super::roles::{RoleValue, Roles};
 use super::super::table;
 use super::super::warnings::{RecordList, Warnings};
 use super::ids::{small, Matched, Sought};
+use super::record_names::NAMED;
 use super::{Code, PackedFacts, ValueChecks, ValueFacts, ValueRoles};
 use std::borrow::Cow;
 use std::collections::HashSet;

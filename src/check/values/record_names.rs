@@ -3,8 +3,8 @@
 //! warnings keep each record as that number and the report reads the name here when it
 //! writes it, so naming a record costs 4 bytes a warning however long its id.
 
-use super::table::Names;
-use super::values::ids::{small, Ids};
+use super::super::table::Names;
+use super::ids::{small, Ids};
 
 /// A record a warning may name, as the value checks keep it: the index of its id in `ids`
 /// (its name is its id), or with this bit, its index in `named`.
