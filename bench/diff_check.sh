@@ -11,35 +11,15 @@
 set -u
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); shift 2
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export SOURCE_DATE_EPOCH=1764633600 NO_COLOR=1 VERCY_PROGRESS=0
 
 # shellcheck source=diff_inputs.sh
 source "$HERE/bench/diff_inputs.sh"
 diff_inputs 100 -- "$@"
 printf 'concept_000001\nretention\nnot_held_anywhere\n' >"$WORK/expected.txt"
 
-runs=0; diffs=0
-# run LABEL STDIN ARGS...: both binaries in their own fresh folder, stdin from STDIN
-# (/dev/null for none), compared
-run() {
-  local label=$1 stdin=$2; shift 2
-  runs=$((runs + 1))
-  for side in a b; do
-    local bin=$OLD; [ $side = b ] && bin=$NEW
-    rm -rf "$WORK/$side"; mkdir -p "$WORK/$side"
-    (cd "$WORK/$side" && GITHUB_STEP_SUMMARY=$WORK/$side/summary.md "$bin" "$@" <"$stdin" \
-      >out 2>err; echo $? >rc)
-  done
-  for f in out err rc summary.md; do
-    if [ -e "$WORK/a/$f" ] || [ -e "$WORK/b/$f" ]; then
-      if ! cmp -s "$WORK/a/$f" "$WORK/b/$f"; then
-        diffs=$((diffs + 1)); echo "DIFF $label: $f"; return
-      fi
-    fi
-  done
-}
+# the GitHub step summary, written in each run's folder
+export GITHUB_STEP_SUMMARY=summary.md COMPARED=summary.md
+run() { diff_run "$@"; }
 
 for in in "${inputs[@]}"; do
   N=/dev/null

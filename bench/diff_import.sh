@@ -14,9 +14,6 @@
 set -u
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); shift 2
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export SOURCE_DATE_EPOCH=1764633600 NO_COLOR=1 VERCY_PROGRESS=0
 
 # shellcheck source=diff_inputs.sh
 source "$HERE/bench/diff_inputs.sh"
@@ -27,23 +24,9 @@ mkdir -p "$WORK/base"
 python3 "$HERE/bench/gen_store.py" --out "$WORK/base" 60 >/dev/null 2>&1
 FLAT="$WORK/base/store-60.jsonl"; GRAPH="$WORK/base/engrama-60.ndjson"
 
-runs=0; diffs=0
-# run LABEL ARGS...: both binaries in their own folder (same relative names), compared
-run() {
-  local label=$1; shift
-  runs=$((runs + 1))
-  for side in a b; do
-    local bin=$OLD; [ $side = b ] && bin=$NEW
-    (cd "$WORK/$side" && "$bin" "$@" >out 2>err; echo $? >rc)
-  done
-  for f in out err rc store.jsonl; do
-    if [ -e "$WORK/a/$f" ] || [ -e "$WORK/b/$f" ]; then
-      if ! cmp -s "$WORK/a/$f" "$WORK/b/$f"; then
-        diffs=$((diffs + 1)); echo "DIFF $label: $f"; return
-      fi
-    fi
-  done
-}
+# run LABEL ARGS...: both builds in the folders `reset` made, compared (with the store)
+COMPARED=store.jsonl KEEP_DIRS=1
+run() { local label=$1; shift; diff_run "$label" /dev/null "$@"; }
 reset() { for side in a b; do rm -rf "$WORK/$side"; mkdir -p "$WORK/$side"; [ -n "${1:-}" ] && cp "$1" "$WORK/$side/store.jsonl"; done; true; }
 
 for in in "${inputs[@]}"; do

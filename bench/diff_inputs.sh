@@ -1,4 +1,33 @@
-# Sourced by the differential scripts (bench/diff_*.sh): the inputs both builds are run on.
+# Sourced by the differential scripts (bench/diff_*.sh), after they set OLD, NEW and HERE: a
+# scratch folder WORK (removed on exit), a fixed environment, the inputs both builds are run
+# on (diff_inputs) and one run of both compared (diff_run).
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+export SOURCE_DATE_EPOCH=1764633600 NO_COLOR=1 VERCY_PROGRESS=0
+runs=0; diffs=0
+
+# diff_run LABEL STDIN ARGS...: both builds, each in its folder ($WORK/a, $WORK/b; made afresh
+# unless KEEP_DIRS=1, the same relative names in both), stdin from STDIN (/dev/null for none);
+# stdout, stderr, the exit code and the files COMPARED names compared byte for byte.
+diff_run() {
+  local label=$1 stdin=$2; shift 2
+  runs=$((runs + 1))
+  for side in a b; do
+    local bin=$OLD; [ $side = b ] && bin=$NEW
+    if [ "${KEEP_DIRS:-0}" != 1 ]; then rm -rf "${WORK:?}/$side"; mkdir -p "$WORK/$side"; fi
+    (cd "$WORK/$side" && "$bin" "$@" <"$stdin" >out 2>err; echo $? >rc)
+  done
+  local f
+  for f in out err rc ${COMPARED:-}; do
+    if [ -e "$WORK/a/$f" ] || [ -e "$WORK/b/$f" ]; then
+      if ! cmp -s "$WORK/a/$f" "$WORK/b/$f"; then
+        diffs=$((diffs + 1)); echo "DIFF $label: $f"; return
+      fi
+    fi
+  done
+}
+
+# The inputs:
 #   diff_inputs DEFAULT_COUNT [FIND_TEST ...] -- [INPUT ...]
 # fills the array `inputs`: the INPUTs given (as absolute paths, since each run happens in its
 # own folder), or else every file under fixtures/ and DATA (default ../shared/data/) that
