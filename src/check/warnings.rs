@@ -158,14 +158,7 @@ impl Warnings {
         subject: &str,
         records: impl IntoIterator<Item = (&'r str, u64)>,
     ) {
-        self.entries.push(Entry {
-            code,
-            by_who: false,
-            first_record: self.records.len(),
-            concept_len: 0,
-        });
-        self.messages.push(message);
-        self.subjects.push(subject);
+        self.open(code, false, message, subject);
         for (name, line) in records {
             self.records.push(name, line);
         }
@@ -180,15 +173,25 @@ impl Warnings {
         subject: &str,
         records: impl IntoIterator<Item = u32>,
     ) {
+        self.open(code, true, message, subject);
+        self.named.extend(records);
+    }
+
+    /// Start a warning whose records come next, kept as text or named by `who`.
+    fn open(&mut self, code: Code, by_who: bool, message: &str, subject: &str) {
+        let first_record = if by_who {
+            self.named.len()
+        } else {
+            self.records.len()
+        };
         self.entries.push(Entry {
             code,
-            by_who: true,
-            first_record: self.named.len(),
+            by_who,
+            first_record,
             concept_len: 0,
         });
         self.messages.push(message);
         self.subjects.push(subject);
-        self.named.extend(records);
     }
 
     /// The names of the records the warnings name by `who`.
