@@ -309,7 +309,7 @@ fn deep(cmd: Cmd) {
     }
 }
 
-/// A bad line after megabytes of good ones (the reader works in blocks of about a megabyte):
+/// A bad line after megabytes of good ones (the reader works in blocks of half a megabyte):
 /// the diagnostic still names the right line and column, from a file and from stdin, with
 /// LF and CRLF line ends; the good lines alone are all read.
 fn bad_line_after_megabytes(cmd: Cmd) {
