@@ -49,7 +49,7 @@ impl Report {
             warnings
                 .groups()
                 .iter()
-                .map(|g| g.caps_level)
+                .map(|g| g.code.caps_level())
                 .fold(reference_level, u8::min)
         } else {
             reference_level
@@ -100,7 +100,7 @@ impl Report {
         if self.strict {
             // one line a code, however many warnings it has
             for g in self.warnings.groups() {
-                if g.caps_level >= next {
+                if g.code.caps_level() >= next {
                     continue;
                 }
                 let first = self.warnings.of_code(g.code).next();
@@ -112,7 +112,7 @@ impl Report {
                         "{} warnings of {} ({}) under --strict",
                         g.warnings,
                         g.code,
-                        super::warnings::meaning(g.code)
+                        g.code.meaning()
                     )),
                 }
             }
@@ -211,10 +211,10 @@ impl Serialize for WarningJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let w = &self.0;
         let mut m = serializer.serialize_map(Some(6))?;
-        m.serialize_entry("code", w.code)?;
-        m.serialize_entry("field", w.field)?;
+        m.serialize_entry("code", w.code.code())?;
+        m.serialize_entry("field", w.code.field())?;
         m.serialize_entry("message", &w.message())?;
-        m.serialize_entry("caps_level", &w.caps_level)?;
+        m.serialize_entry("caps_level", &w.code.caps_level())?;
         m.serialize_entry("count", &w.count())?;
         m.serialize_entry("records", &Each(|| w.records().map(RecordJson)))?;
         m.end()

@@ -1,10 +1,13 @@
-//! The value warnings of one store, kept compact: every warning's message and the names of
-//! the records it names live in shared arenas ([`Names`]), so a store with a quarter of a
+//! The value warnings of one store, kept compact: every warning's message lives in a shared
+//! arena ([`Names`]), and the records it names are either kept there too (name and line) or,
+//! for the warnings that name records by the hundred thousand, kept as numbers whose names
+//! are read from [`RecordNames`] when a report writes them. A store with a quarter of a
 //! million warnings (one per concept with several owners) keeps a few bytes per warning and
 //! per record named, never a struct, a `Vec` and a `String` each. Every output format reads
 //! the warnings from here, one at a time, and writes them as it goes.
 //!
-//! Memory: one entry and one message per warning, one name and one line per record named.
+//! Memory: one entry and one message per warning, and per record named a name and a line or
+//! 4 bytes.
 //! Each warning names records of the store, and each record is named by a bounded number of
 //! warnings (one per code at most, except a record in several supersedes cycles), so the
 //! whole is linear in the store with small constants.
@@ -79,11 +82,8 @@ pub struct Warnings {
 /// One warning, as the formats read it.
 #[derive(Debug, Clone, Copy)]
 pub struct Warning<'a> {
-    /// Stable code, e.g. `value.date`.
-    pub code: &'static str,
-    pub field: &'static str,
-    /// Under `--strict`, the level can be no higher than this.
-    pub caps_level: u8,
+    /// Its code (the field it concerns, the level it caps, what it means).
+    pub code: Code,
     message: &'a str,
     concept_len: usize,
     /// What the warning is about in a few words (empty: the message says it).
@@ -135,18 +135,11 @@ impl<'a> Warning<'a> {
 /// The warnings of one code, counted.
 #[derive(Debug, Clone, Copy)]
 pub struct Group {
-    pub code: &'static str,
-    pub field: &'static str,
-    pub caps_level: u8,
+    pub code: Code,
     /// How many warnings of this code ...
     pub warnings: usize,
     /// ... and how many records they name in all.
     pub records: usize,
-}
-
-/// What a warning code means, in a few words.
-pub fn meaning(code: &str) -> &'static str {
-    Code::named(code).map_or("", Code::meaning)
 }
 
 impl Warnings {
@@ -238,9 +231,7 @@ impl Warnings {
             .find(|e| e.by_who == entry.by_who)
             .map_or(all, |e| e.first_record);
         Some(Warning {
-            code: entry.code.code(),
-            field: entry.code.field(),
-            caps_level: entry.code.caps_level(),
+            code: entry.code,
             message: self.messages.get(i),
             concept_len: entry.concept_len as usize,
             subject: self.subjects.get(i),
@@ -254,7 +245,7 @@ impl Warnings {
     }
 
     /// The warnings of one code, in the order found.
-    pub fn of_code<'s>(&'s self, code: &'s str) -> impl Iterator<Item = Warning<'s>> + 's {
+    pub fn of_code(&self, code: Code) -> impl Iterator<Item = Warning<'_>> + '_ {
         self.iter().filter(move |w| w.code == code)
     }
 
@@ -270,8 +261,6 @@ impl Warnings {
                 }
                 None => groups.push(Group {
                     code: w.code,
-                    field: w.field,
-                    caps_level: w.caps_level,
                     warnings: 1,
                     records: w.count(),
                 }),
@@ -305,7 +294,7 @@ mod tests {
         assert_eq!(all[1].count(), 0);
         assert_eq!(all[2].records().collect::<Vec<_>>(), [("R-3", 7)]);
         assert_eq!(all[2].subject, "b (x, z)");
-        assert_eq!(all[0].field, "concept_owner");
+        assert_eq!(all[0].code.field(), "concept_owner");
         assert_eq!(all[0].message(), "concept a");
         w.push_owners("c (1)", &["x", "y (z)"], [0, 1]);
         let owners = w.get(3).unwrap();
@@ -317,10 +306,10 @@ mod tests {
         let groups = w.groups();
         assert_eq!(groups.len(), 2);
         assert_eq!(
-            (groups[0].code, groups[0].warnings, groups[0].records),
+            (groups[0].code.code(), groups[0].warnings, groups[0].records),
             ("value.owners", 3, 5)
         );
-        assert_eq!(w.of_code("value.owners").count(), 3);
+        assert_eq!(w.of_code(Code::Owners).count(), 3);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! is never split. Every text read from the store goes through [`terminal_safe`].
 
 use super::super::report::{plural, Report};
-use super::super::warnings::{meaning, Group, Warning};
+use super::super::values::Code;
+use super::super::warnings::{Group, Warning};
 use crate::output::{paint, terminal_safe, Paint};
 use crate::profile::Profile;
 use std::io::{self, Write};
@@ -253,7 +254,7 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
 /// several owners, a cycle: one warning each), their count and first subjects.
 fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::Result<()> {
     let lead = format!("    {}", paint(&format!("{:<26}", g.code), Paint::Warn));
-    let visible = 4 + 26.max(g.code.len());
+    let visible = 4 + 26.max(g.code.code().len());
     let mut w = Wrapped::new(lead);
     let mut of_code = r.warnings.of_code(g.code);
     if g.warnings == 1 {
@@ -262,7 +263,7 @@ fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::R
         };
         let message = one.message();
         let message = if message.chars().count() > MESSAGE_SHOWN {
-            meaning(one.code)
+            one.code.meaning()
         } else {
             &message
         };
@@ -278,9 +279,9 @@ fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::R
     } else {
         let n = thousands(g.warnings);
         match g.code {
-            "value.owners" => w.words(&format!("{n} concepts have more than one owner:")),
-            "value.supersedes_cycle" => w.words(&format!("{n} supersedes cycles:")),
-            code => w.words(&format!("{n} warnings: {}:", meaning(code))),
+            Code::Owners => w.words(&format!("{n} concepts have more than one owner:")),
+            Code::SupersedesCycle => w.words(&format!("{n} supersedes cycles:")),
+            code => w.words(&format!("{n} warnings: {}:", code.meaning())),
         };
         let subjects = of_code.map(|x| {
             if x.subject.is_empty() {

@@ -148,17 +148,17 @@ fn results_of(r: &Report) -> Vec<Value> {
             Some(w) => format!(
                 "{} warnings ({}), first: {}",
                 thousands(g.warnings),
-                super::super::warnings::meaning(g.code),
+                g.code.meaning(),
                 w.message()
             ),
             None => String::new(),
         };
         let mut result = json!({
-            "ruleId": g.code,
+            "ruleId": g.code.code(),
             "level": "warning",
             "message": {"text": format!("{text} ({} record{})", thousands(g.records), plural(g.records))},
             "locations": [location(&r.store, first_line)],
-            "partialFingerprints": {"vercyResult/v1": stable_hash(&[g.code, &r.store])},
+            "partialFingerprints": {"vercyResult/v1": stable_hash(&[g.code.code(), &r.store])},
             "properties": {"warnings": g.warnings, "count": g.records,
                            "relatedLocationsShown": related.len()},
         });

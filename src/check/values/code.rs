@@ -150,8 +150,16 @@ impl Code {
     }
 
     /// The code named `code`, if there is one.
-    pub fn named(code: &str) -> Option<Code> {
+    #[cfg(test)]
+    fn named(code: &str) -> Option<Code> {
         Code::ALL.into_iter().find(|c| c.code() == code)
+    }
+}
+
+/// The stable code, padded as asked (the reports line codes up in columns).
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.code())
     }
 }
 

@@ -223,7 +223,7 @@ fn summary(r: &Report) -> Value {
                 .of_code(g.code)
                 .next()
                 .map(|w| w.message().into_owned());
-            json!({"code": g.code, "field": g.field, "caps_level": g.caps_level,
+            json!({"code": g.code.code(), "field": g.code.field(), "caps_level": g.code.caps_level(),
                    "warnings": g.warnings, "count": g.records, "records": records,
                    "first_message": first})
         })
