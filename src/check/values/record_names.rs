@@ -10,6 +10,12 @@ use super::ids::{small, Ids};
 /// (its name is its id), or with this bit, its index in `named`.
 pub const NAMED: u32 = 1 << 31;
 
+/// Where a record's name is kept (see [`RecordNames::place`]).
+enum Place {
+    Aside(usize),
+    Id(u32),
+}
+
 /// Every name a value warning may give a record, and its line.
 #[derive(Default)]
 pub struct RecordNames {
@@ -52,33 +58,29 @@ impl RecordNames {
 
     /// The name and line (0: not known) of the record `who`.
     pub fn name(&self, who: u32) -> (&str, u64) {
-        if who & NAMED != 0 {
-            self.named_at((who & !NAMED) as usize)
-        } else {
-            self.id_name(who)
-        }
-    }
-
-    /// The name and line of the record whose id is at `i`.
-    pub fn id_name(&self, i: u32) -> (&str, u64) {
-        match self.renamed.binary_search_by_key(&i, |&(id, _)| id) {
-            Ok(at) => self.named_at(self.renamed[at].1 as usize),
-            Err(_) => (self.ids.text(i), self.ids.line(i)),
+        match self.place(who) {
+            Place::Aside(j) => self.named_at(j),
+            Place::Id(i) => (self.ids.text(i), self.ids.line(i)),
         }
     }
 
     /// The line of the record `who`, without reading its name.
     pub fn line(&self, who: u32) -> u64 {
+        match self.place(who) {
+            Place::Aside(j) => self.named_lines.get(j).copied().unwrap_or(0),
+            Place::Id(i) => self.ids.line(i),
+        }
+    }
+
+    /// Where the name of the record `who` is kept: among the names kept aside (it has the
+    /// [`NAMED`] bit, or its id was renamed), or as its id.
+    fn place(&self, who: u32) -> Place {
         if who & NAMED != 0 {
-            let j = (who & !NAMED) as usize;
-            return self.named_lines.get(j).copied().unwrap_or(0);
+            return Place::Aside((who & !NAMED) as usize);
         }
         match self.renamed.binary_search_by_key(&who, |&(id, _)| id) {
-            Ok(at) => {
-                let j = self.renamed[at].1 as usize;
-                self.named_lines.get(j).copied().unwrap_or(0)
-            }
-            Err(_) => self.ids.line(who),
+            Ok(at) => Place::Aside(self.renamed[at].1 as usize),
+            Err(_) => Place::Id(who),
         }
     }
 
