@@ -12,31 +12,107 @@
 //!
 //! Every role is read through the [`FieldMap`], so `--map` applies to selection too.
 
-use crate::check::rules::collect_ids;
-use crate::mapping::FieldMap;
-use crate::record::{is_filled, py_str, Record};
+use crate::check::rules::collect_role_ids;
+use crate::mapping::{FieldMap, FieldPath};
+use crate::store::{RecordView, Role, RoleSet, RoleValue};
 use crate::time::{self, Timestamp, Validity};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
+/// The roles selection reads.
+pub const ROLES: [&str; 8] = [
+    "concept",
+    "recorded_at",
+    "expired_at",
+    "valid_from",
+    "valid_to",
+    "record_id",
+    "release_to",
+    "supersedes",
+];
+
+/// The roles selection reads, numbered in a command's [`RoleSet`] once.
+#[derive(Debug, Clone, Copy)]
+pub struct SelectRoles {
+    concept: Role,
+    recorded_at: Role,
+    expired_at: Role,
+    valid_from: Role,
+    valid_to: Role,
+    record_id: Role,
+    release_to: Role,
+    supersedes: Role,
+}
+
+impl SelectRoles {
+    /// The roles as `set` numbers them (a role it lacks is read by name).
+    pub fn of(set: &RoleSet) -> SelectRoles {
+        SelectRoles::with(|name| set.role(name))
+    }
+
+    /// The roles read by name, for records read whole.
+    pub fn by_name() -> SelectRoles {
+        SelectRoles::with(Role::by_name)
+    }
+
+    fn with(role: impl Fn(&'static str) -> Role) -> SelectRoles {
+        let [concept, recorded_at, expired_at, valid_from, valid_to, record_id, release_to, supersedes] =
+            ROLES.map(role);
+        SelectRoles {
+            concept,
+            recorded_at,
+            expired_at,
+            valid_from,
+            valid_to,
+            record_id,
+            release_to,
+            supersedes,
+        }
+    }
+
+    pub fn record_id(&self) -> Role {
+        self.record_id
+    }
+
+    pub fn supersedes(&self) -> Role {
+        self.supersedes
+    }
+}
+
+/// The roles [`judge`] reads for these criteria.
+pub fn roles_for(criteria: &Criteria) -> Vec<&'static str> {
+    let mut roles = Vec::new();
+    if criteria.concept.is_some() {
+        roles.push("concept");
+    }
+    if criteria.as_of.is_some() {
+        roles.extend(["valid_from", "valid_to", "record_id"]);
+    }
+    if criteria.reader.is_some() {
+        roles.push("release_to");
+    }
+    if criteria.known_at.is_some() {
+        roles.extend(["recorded_at", "expired_at"]);
+    }
+    roles
+}
+
 /// The id a record is named by in supersedes: its record_id as Python prints it (`17`,
 /// `D-101`), the same text `check` compares.
-pub fn record_id(map: &FieldMap, record: &Record) -> Option<String> {
-    map.get("record_id", &record.fields)
-        .filter(|v| is_filled(v))
-        .map(|v| py_str(&v))
+pub fn record_id(r: &SelectRoles, view: &RecordView) -> Option<String> {
+    view.filled(r.record_id).map(|v| v.py_str())
 }
 
 /// A record's validity, read for selection. `None` when a date cannot be trusted: valid_from
 /// missing or not a date, or valid_to present, not null and not a date. Such a record is never
 /// in force (fail-closed: an unreadable end must not make a record open for ever). A missing
 /// or null valid_to is open.
-pub fn validity(map: &FieldMap, record: &Record) -> Option<Validity> {
-    let from = time::parse_value(&*map.get("valid_from", &record.fields)?).ok()?;
-    let to = match map.get("valid_to", &record.fields) {
+pub fn validity(r: &SelectRoles, view: &RecordView) -> Option<Validity> {
+    let from = view.get(r.valid_from)?.parse_time().ok()?;
+    let to = match view.get(r.valid_to) {
         None => None,
         Some(v) if v.is_null() => None,
-        Some(v) => Some(time::parse_value(&v).ok()?),
+        Some(v) => Some(v.parse_time().ok()?),
     };
     Some(Validity {
         from: Some(from),
@@ -46,9 +122,8 @@ pub fn validity(map: &FieldMap, record: &Record) -> Option<Validity> {
 
 /// A record's valid_from as a superseder: `None` when missing or not a date (such a record
 /// has not begun, so it ends nothing).
-fn valid_from(map: &FieldMap, record: &Record) -> Option<Timestamp> {
-    map.get("valid_from", &record.fields)
-        .and_then(|v| time::parse_value(&v).ok())
+fn valid_from(r: &SelectRoles, view: &RecordView) -> Option<Timestamp> {
+    view.get(r.valid_from).and_then(|v| v.parse_time().ok())
 }
 
 /// Who supersedes whom, across a whole store: for each superseded id, the valid_from of every
@@ -67,8 +142,8 @@ pub struct Supersession {
 /// Builds a [`Supersession`] from one pass over the store.
 #[derive(Debug)]
 pub struct SupersessionBuilder {
-    map: FieldMap,
-    inverse: Option<crate::mapping::FieldPath>,
+    roles: SelectRoles,
+    inverse: Option<FieldPath>,
     index: Supersession,
     /// Inverse maps only: (old id, successor ids) and each id's valid_from.
     successors: Vec<(String, Vec<String>)>,
@@ -76,9 +151,10 @@ pub struct SupersessionBuilder {
 }
 
 impl SupersessionBuilder {
-    pub fn new(map: &FieldMap) -> Self {
+    /// For records read through `map`, their roles numbered as `roles`.
+    pub fn new(map: &FieldMap, roles: SelectRoles) -> Self {
         SupersessionBuilder {
-            map: map.clone(),
+            roles,
             inverse: map.inverse_path("supersedes"),
             index: Supersession::default(),
             successors: Vec::new(),
@@ -86,12 +162,12 @@ impl SupersessionBuilder {
         }
     }
 
-    pub fn observe(&mut self, record: &Record) {
-        let from = valid_from(&self.map, record);
-        let id = record_id(&self.map, record);
+    pub fn observe(&mut self, view: &RecordView) {
+        let r = &self.roles;
+        let from = valid_from(r, view);
         match &self.inverse {
             None => {
-                let Some(v) = self.map.get("supersedes", &record.fields) else {
+                let Some(v) = view.get(r.supersedes) else {
                     return;
                 };
                 for target in sorted_ids(&v) {
@@ -99,14 +175,14 @@ impl SupersessionBuilder {
                 }
             }
             Some(path) => {
-                if let Some(id) = &id {
-                    self.from_of.entry(id.clone()).or_default().push(from);
-                    if let Some(v) = path.get(&record.fields) {
+                if let Some(id) = record_id(r, view) {
+                    if let Some(v) = view.path(path) {
                         let next = sorted_ids(&v);
                         if !next.is_empty() {
                             self.successors.push((id.clone(), next));
                         }
                     }
+                    self.from_of.entry(id).or_default().push(from);
                 }
             }
         }
@@ -133,9 +209,9 @@ impl SupersessionBuilder {
     }
 }
 
-fn sorted_ids(value: &Value) -> Vec<String> {
+fn sorted_ids(value: &RoleValue) -> Vec<String> {
     let mut set = HashSet::new();
-    collect_ids(value, &mut set);
+    collect_role_ids(value, &mut set);
     let mut ids: Vec<String> = set.into_iter().collect();
     ids.sort();
     ids
@@ -157,23 +233,32 @@ impl Supersession {
 /// In force on `at` (DESIGN.md, "In force on a date"): `None` when the record's dates cannot be
 /// read (see [`validity`]), which callers count and treat as not in force.
 pub fn in_force(
-    map: &FieldMap,
-    record: &Record,
+    r: &SelectRoles,
+    view: &RecordView,
     supersession: &Supersession,
     at: &Timestamp,
 ) -> Option<bool> {
-    let validity = validity(map, record)?;
-    let ended = record_id(map, record)
+    let validity = validity(r, view)?;
+    let ended = record_id(r, view)
         .map(|id| supersession.superseders_from(&id))
         .unwrap_or(&[]);
     Some(time::in_force(&validity, ended, at))
 }
 
 /// The record's concept is exactly `name` (a list of concepts: any of them).
-pub fn holds_concept(value: Option<&Value>, name: &str) -> bool {
+pub fn holds_concept(r: &SelectRoles, view: &RecordView, name: &str) -> bool {
+    match view.get(r.concept) {
+        Some(RoleValue::Text(s)) => !crate::record::is_blank(&s) && s == name,
+        Some(RoleValue::Json(v)) => concept_is(Some(&v), name),
+        None => false,
+    }
+}
+
+/// A concept's value is exactly `name` (a list of concepts: any of them).
+fn concept_is(value: Option<&Value>, name: &str) -> bool {
     match value {
-        Some(Value::Array(items)) => items.iter().any(|i| holds_concept(Some(i), name)),
-        Some(v) if is_filled(v) => py_str(v) == name,
+        Some(Value::Array(items)) => items.iter().any(|i| concept_is(Some(i), name)),
+        Some(v) if crate::record::is_filled(v) => crate::record::py_str(v) == name,
         _ => false,
     }
 }
@@ -182,16 +267,23 @@ pub fn holds_concept(value: Option<&Value>, name: &str) -> bool {
 /// (its `recorded_at` role) and had not expired by then (its `expired_at` role, absent or null:
 /// not expired). Fail-closed: a record whose recorded_at is missing or not a date, or whose
 /// expired_at is not a date, is not known to the store at `t`.
-pub fn known_at(map: &FieldMap, record: &Record, t: &Timestamp) -> bool {
-    let recorded = map
-        .get("recorded_at", &record.fields)
-        .and_then(|v| time::parse_value(&v).ok());
-    let expired = match map.get("expired_at", &record.fields) {
+pub fn known_at(r: &SelectRoles, view: &RecordView, t: &Timestamp) -> bool {
+    let recorded = view.get(r.recorded_at).and_then(|v| v.parse_time().ok());
+    let expired = match view.get(r.expired_at) {
         None => Some(false),
         Some(v) if v.is_null() => Some(false),
-        Some(v) => time::parse_value(&v).ok().map(|e| time::begun(&e, t)),
+        Some(v) => v.parse_time().ok().map(|e| time::begun(&e, t)),
     };
     recorded.is_some_and(|r| time::begun(&r, t)) && expired == Some(false)
+}
+
+/// The record's release_to names `party` exactly (see [`releases_to`]).
+pub fn released_to(r: &SelectRoles, view: &RecordView, party: &str) -> bool {
+    match view.get(r.release_to) {
+        Some(RoleValue::Text(s)) => s == party,
+        Some(RoleValue::Json(v)) => releases_to(Some(&v), party),
+        None => false,
+    }
 }
 
 /// release_to names `party` exactly: a string equal to it, or a list with a string item equal
@@ -215,6 +307,14 @@ pub struct Criteria {
 }
 
 impl Criteria {
+    /// No selection: every record is kept.
+    pub fn is_empty(&self) -> bool {
+        self.as_of.is_none()
+            && self.concept.is_none()
+            && self.reader.is_none()
+            && self.known_at.is_none()
+    }
+
     /// Selection needs the whole store before it can judge one record.
     pub fn needs_supersession(&self) -> bool {
         self.as_of.is_some()
@@ -240,29 +340,29 @@ pub enum Verdict {
 /// `criteria.as_of` is set.
 pub fn judge(
     criteria: &Criteria,
-    map: &FieldMap,
+    r: &SelectRoles,
     supersession: &Supersession,
-    record: &Record,
+    view: &RecordView,
 ) -> Verdict {
     if let Some(name) = &criteria.concept {
-        if !holds_concept(map.get("concept", &record.fields).as_deref(), name) {
+        if !holds_concept(r, view, name) {
             return Verdict::OtherConcept;
         }
     }
     if let Some(t) = &criteria.known_at {
-        if !known_at(map, record, t) {
+        if !known_at(r, view, t) {
             return Verdict::NotKnown;
         }
     }
     if let Some(at) = &criteria.as_of {
-        match in_force(map, record, supersession, at) {
+        match in_force(r, view, supersession, at) {
             None => return Verdict::Undated,
             Some(false) => return Verdict::NotInForce,
             Some(true) => {}
         }
     }
     if let Some(party) = &criteria.reader {
-        if !releases_to(map.get("release_to", &record.fields).as_deref(), party) {
+        if !released_to(r, view, party) {
             return Verdict::Withheld;
         }
     }
@@ -298,7 +398,8 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Origin;
+    use crate::record::{Origin, Record};
+    use crate::store::ViewPlan;
     use serde_json::json;
 
     fn rec(v: Value) -> Record {
@@ -310,9 +411,28 @@ mod tests {
     }
 
     fn index(map: &FieldMap, records: &[Record]) -> Supersession {
-        let mut b = SupersessionBuilder::new(map);
-        records.iter().for_each(|r| b.observe(r));
+        let plan = ViewPlan::fields(map);
+        let mut b = SupersessionBuilder::new(map, SelectRoles::by_name());
+        records.iter().for_each(|r| b.observe(&plan.view(r, true)));
         b.finish()
+    }
+
+    /// [`super::in_force`] of a record read whole through `map`.
+    fn in_force(map: &FieldMap, r: &Record, idx: &Supersession, at: &Timestamp) -> Option<bool> {
+        let plan = ViewPlan::fields(map);
+        super::in_force(&SelectRoles::by_name(), &plan.view(r, true), idx, at)
+    }
+
+    /// [`super::known_at`] of a record read whole through `map`.
+    fn known_at(map: &FieldMap, r: &Record, t: &Timestamp) -> bool {
+        let plan = ViewPlan::fields(map);
+        super::known_at(&SelectRoles::by_name(), &plan.view(r, true), t)
+    }
+
+    /// [`super::judge`] of a record read whole through `map`.
+    fn judge(c: &Criteria, map: &FieldMap, idx: &Supersession, r: &Record) -> Verdict {
+        let plan = ViewPlan::fields(map);
+        super::judge(c, &SelectRoles::by_name(), idx, &plan.view(r, true))
     }
 
     #[test]

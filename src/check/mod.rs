@@ -12,17 +12,15 @@ pub mod values;
 pub mod warnings;
 
 use crate::error::Result;
-use crate::mapping::FieldMap;
 use crate::progress;
-use crate::store::{self, Entry, Input, KeySelection, View};
+use crate::store::{self, Input, RecordView, RoleReading};
 use report::Report;
-use roles::{RawPlan, Roles};
 use std::sync::OnceLock;
 
 /// What a check run was asked.
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub map: FieldMap,
+    pub map: crate::mapping::FieldMap,
     /// `--map` was given (else a store's native map may apply, e.g. engrama's).
     pub map_given: bool,
     pub policy_outside_records: bool,
@@ -37,37 +35,23 @@ pub struct Options {
 /// by doubling.
 const SIZING_RECORDS: usize = 2048;
 
-/// How the records of one store are read: through the map given, or engrama's for a dump
-/// when none was given; from the raw text when every role is a plain key (`plan`).
-struct FactReader {
-    map: FieldMap,
-    plan: Option<RawPlan>,
-    /// The read-only half of the rules (which fields, which markers): it reads each record.
-    rules: rules::ReferenceRules,
-}
-
-impl FactReader {
-    fn new(map: FieldMap, plan: Option<RawPlan>) -> FactReader {
-        let rules = rules::ReferenceRules::new(map.clone());
-        FactReader { map, plan, rules }
+/// One record's facts, with nothing borrowed: they travel to the folding thread. `rules` is
+/// the read-only half of the rules (which fields, which markers) for the map the record
+/// reads through.
+fn facts(rules: &rules::ReferenceRules, view: &RecordView) -> Facts {
+    let mut rule_facts = rules.facts(view);
+    let values = values::ValueChecks::facts(view, view.origin.line);
+    // the name the reference gives a record is nearly always its id: one copy travels
+    let name_is_id = rule_facts.name.is_some() && rule_facts.name.as_deref() == values.id();
+    if name_is_id {
+        rule_facts.name = None;
     }
-
-    /// One record's facts, with nothing borrowed: they travel to the folding thread.
-    fn facts(&self, roles: &Roles, line: u64, offset: u64) -> Facts {
-        let mut rules = self.rules.facts(roles);
-        let values = values::ValueChecks::facts(roles, line);
-        // the name the reference gives a record is nearly always its id: one copy travels
-        let name_is_id = rules.name.is_some() && rules.name.as_deref() == values.id();
-        if name_is_id {
-            rules.name = None;
-        }
-        Box::new(RecordFacts {
-            rules: rules.into_owned(),
-            values: values.pack(),
-            offset,
-            name_is_id,
-        })
-    }
+    Box::new(RecordFacts {
+        rules: rule_facts.into_owned(),
+        values: values.pack(),
+        offset: view.origin.offset,
+        name_is_id,
+    })
 }
 
 /// What one record contributes to the report, read on any core, folded in store order.
@@ -83,60 +67,37 @@ struct RecordFacts {
 /// Boxed: the facts pass through a few queues, and a pointer moves for free.
 type Facts = Box<RecordFacts>;
 
+/// How the checks read a store: their roles and the capture-time keys, through the map given
+/// or the store's own, each view sized up at once (the rules ask how every role counts).
+fn role_reading(opts: &Options) -> Result<RoleReading> {
+    let maps = store::Maps::new(opts.map.clone(), opts.map_given)?;
+    Ok(RoleReading::new(
+        maps,
+        roles::role_set(),
+        &values::CAPTURE_KEYS,
+        true,
+    ))
+}
+
 /// Check one store: a single streaming pass through both rule sets.
 ///
-/// Each record is read on whichever core decoded it (`store::read_looking`): its facts, a
-/// few flags and texts, are all that travel on; they are folded in store order (by one
-/// worker at a time, see `store/batch.rs`), so the report is the one a record-by-record pass gives. When every role the checks
-/// read is one plain top-level key, a JSON line is not built at all: the reader's scanner
-/// validates it and notes where the wanted values lie, and the checks read them from the line,
-/// borrowed (`roles.rs`); otherwise the reader builds only the keys the checks look at.
+/// Each record is read on whichever core decoded it, as the reader's view of it
+/// (`store::read_views`: a JSON line seen in place, nothing built, when every role is one
+/// plain key): its facts, a few flags and texts, are all that travel on; they are folded in
+/// store order (by one worker at a time, see `store/batch.rs`), so the report is the one a
+/// record-by-record pass gives.
 ///
 /// Memory: the fold keeps what `rules.rs` and `values.rs` describe (ids, concepts, pointers,
 /// offenders: each at most one entry per record, so linear); the reading side holds a few
 /// blocks of the file and their facts at a time, whatever the store's size.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
-    let maps = store::Maps::new(opts.map.clone(), opts.map_given)?;
-    let roles = roles::role_names();
-    let given_plan = RawPlan::new(&opts.map, &values::CAPTURE_KEYS);
-    let keep = match &given_plan {
-        Some(plan) => KeySelection::slots(plan.slots.clone()),
-        None => keys_looked_at(maps.each(), roles),
-    };
-    let raw_only = given_plan.is_some();
-    // settled by the first entry, which is read before any other: an engrama dump's header
-    let reading: OnceLock<FactReader> = OnceLock::new();
-    let work = |entry: Entry| -> Result<Option<Facts>> {
-        let reading = reading.get_or_init(|| match maps.own(&entry) {
-            Some(own) => FactReader::new(own.clone(), None),
-            None => FactReader::new(opts.map.clone(), given_plan.clone()),
-        });
-        let Entry::Record(record) = entry else {
-            return Ok(None);
-        };
-        let roles = Roles::of(&record, &reading.map, reading.plan.as_ref(), raw_only);
-        Ok(Some(reading.facts(
-            &roles,
-            record.origin.line,
-            record.origin.offset,
-        )))
-    };
-    // a JSON line the reader's scanner took: read in place (the first lines came as entries,
-    // so `reading` is settled; views come only with `KeySelection::slots`, that is with a plan:
-    // the built fallback is for completeness)
-    let look = |view: View| -> Result<Option<Facts>> {
-        let reading = reading.get_or_init(|| FactReader::new(opts.map.clone(), given_plan.clone()));
-        let roles = match &reading.plan {
-            Some(plan) => Roles::spans(plan, view),
-            None => {
-                let fields = serde_json::from_str(view.text).unwrap_or_default();
-                Roles::Built {
-                    map: &reading.map,
-                    fields: std::borrow::Cow::Owned(fields),
-                }
-            }
-        };
-        Ok(Some(reading.facts(&roles, view.line, view.offset)))
+    let reading = role_reading(opts)?;
+    // the rules' read-only half, for the map the records read through (the same for every
+    // record: the reader settles it before the first)
+    let reader: OnceLock<rules::ReferenceRules> = OnceLock::new();
+    let work = |view: &RecordView| -> Result<Facts> {
+        let rules = reader.get_or_init(|| rules::ReferenceRules::new(view.map().clone()));
+        Ok(facts(rules, view))
     };
 
     let mut rules: Option<rules::ReferenceRules> = None;
@@ -152,7 +113,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let mut expected = 0;
     let mut fold = |facts: Facts, values: &mut values::ValueChecks, expected: usize| {
         let rules = rules.get_or_insert_with(|| {
-            let map = reading.get().map_or(&opts.map, |r| &r.map);
+            let map = reader.get().map_or(&opts.map, |r| r.map());
             let mut rules = rules::ReferenceRules::new(map.clone());
             rules.expect_records(expected);
             rules
@@ -175,10 +136,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             }
         }
     };
-    let shape = store::read_looking(input, &keep, &look, &work, &mut |facts| {
-        let Some(facts) = facts else {
-            return Ok(());
-        };
+    let (shape, plan) = store::read_views(input, &reading, &work, &mut |facts| {
         match &mut early {
             Some(held) if held.len() < SIZING_RECORDS => held.push(facts),
             Some(_) => {
@@ -202,8 +160,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let map = reading.get().map_or(&opts.map, |r| &r.map).clone();
-    let rules = rules.unwrap_or_else(|| rules::ReferenceRules::new(map));
+    let rules = rules.unwrap_or_else(|| rules::ReferenceRules::new(plan.map().clone()));
     values.expect(opts.expected.iter().cloned());
     // the value checks' tables go before the report's lists of offenders are built
     values
@@ -241,45 +198,46 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
     records
 }
 
-/// The top-level keys the checks read under these maps: the keys their roles' paths start
-/// with (and the literal keys, which win), plus the capture-time keys.
-fn keys_looked_at<'m>(maps: impl Iterator<Item = &'m FieldMap>, roles: &[&str]) -> KeySelection {
-    let mut keys: Vec<String> = values::CAPTURE_KEYS.iter().map(|k| k.to_string()).collect();
-    for map in maps {
-        for role in roles {
-            keys.extend(map.path(role).top_keys().map(str::to_string));
-        }
-    }
-    KeySelection::keys(keys)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Every record's facts, read the fast way (values borrowed from the raw text at the
-    /// places the reader noted) and the general way (fields built, read through the map).
+    /// places the reader noted) and the general way (every record built whole, read through
+    /// the map).
     fn facts_both_ways(path: &str) -> Option<Vec<(String, String)>> {
-        let map = FieldMap::identity();
-        let plan = RawPlan::new(&map, &values::CAPTURE_KEYS).expect("identity plan");
-        let rules = rules::ReferenceRules::new(map.clone());
-        let read = |keep: &KeySelection, plan: Option<&RawPlan>| -> Option<Vec<String>> {
+        let opts = Options {
+            map: crate::mapping::FieldMap::identity(),
+            map_given: false,
+            policy_outside_records: false,
+            min_level: 1,
+            strict: false,
+            expected: Vec::new(),
+        };
+        let rules = rules::ReferenceRules::new(opts.map.clone());
+        let read = |reading: &RoleReading| -> Option<Vec<String>> {
+            let work = |view: &RecordView| {
+                Ok(format!(
+                    "{:?} {:?}",
+                    rules.facts(view),
+                    values::ValueChecks::facts(view, view.origin.line)
+                ))
+            };
             let mut out = Vec::new();
-            let read = store::read_with(&Input::new(path), keep, &mut |entry| {
-                if let Entry::Record(record) = entry {
-                    let roles = Roles::of(&record, &map, plan, plan.is_some());
-                    out.push(format!(
-                        "{:?} {:?}",
-                        rules.facts(&roles),
-                        values::ValueChecks::facts(&roles, record.origin.line)
-                    ));
-                }
+            let read = store::read_views(&Input::new(path), reading, &work, &mut |facts| {
+                out.push(facts);
                 Ok(())
             });
             read.ok().map(|_| out)
         };
-        let fast = read(&KeySelection::slots(plan.slots.clone()), Some(&plan));
-        let general = read(&KeySelection::all(), None);
+        let fast = role_reading(&opts).expect("the identity map");
+        assert!(fast.given().key_slots().is_some(), "the fast way");
+        let fast = read(&fast);
+        let general = read(
+            &role_reading(&opts)
+                .expect("the identity map")
+                .whole_records(),
+        );
         // a store one way cannot read, the other cannot read either
         assert_eq!(fast.is_some(), general.is_some(), "{path}");
         let (fast, general) = (fast?, general?);

@@ -10,11 +10,12 @@
 //! in one arena per field, and, for an inverse-mapped role, the ids pointed at. Each grows at
 //! most by one entry per record: linear, and nothing else grows with the store.
 
-use super::roles::{Presence, PresenceBits, Role, RoleValue, Roles};
+use super::roles;
 use super::table::Names;
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
-use crate::record::{is_filled, py_str, Record};
+use crate::record::{is_filled, py_str};
+use crate::store::{Presence, PresenceBits, RecordView, Role, RoleValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -174,7 +175,7 @@ impl ReferenceRules {
             .filter(|f| !f.is_experimental())
             .map(|field| FieldState {
                 field,
-                role: Role::named(field.id.as_str()),
+                role: roles::named(field.id.as_str()),
                 inverse: map.inverse_path(&field.id),
                 offenders: Names::default(),
                 first_line: 0,
@@ -183,7 +184,7 @@ impl ReferenceRules {
             .collect();
         assert!(fields.len() <= 64, "the profile's fields fit a u64 bit set");
         let markers = |names: &'static [String]| -> Vec<Role> {
-            names.iter().map(|m| Role::named(m.as_str())).collect()
+            names.iter().map(|m| roles::named(m.as_str())).collect()
         };
         let mut applies = AppliesTo::default();
         for (i, state) in fields.iter().enumerate() {
@@ -207,7 +208,7 @@ impl ReferenceRules {
             map,
             rule_markers,
             restriction_markers,
-            record_id: Role::named("record_id"),
+            record_id: roles::named("record_id"),
             fields,
             pointed_at: HashSet::new(),
             policy_in_records: false,
@@ -284,15 +285,7 @@ impl ReferenceRules {
             .collect()
     }
 
-    /// The name the reference gives a record: its record_id as Python prints it, or `#index`.
-    pub fn name_of(map: &FieldMap, record: &Record) -> String {
-        match Self::name(&Roles::built(map, &record.fields), Role::named("record_id")) {
-            Some(name) => name.into_owned(),
-            None => unnamed(record.origin.index),
-        }
-    }
-
-    fn name<'a>(roles: &'a Roles, record_id: Role) -> Option<Cow<'a, str>> {
+    fn name<'a>(roles: &'a RecordView, record_id: Role) -> Option<Cow<'a, str>> {
         if roles.presence(record_id) != Presence::Truthy {
             return None;
         }
@@ -300,7 +293,7 @@ impl ReferenceRules {
     }
 
     /// Read one record (no shared state: safe to run on many records at once).
-    pub fn facts<'a>(&self, roles: &'a Roles) -> RuleFacts<'a> {
+    pub fn facts<'a>(&self, roles: &'a RecordView) -> RuleFacts<'a> {
         if let (Some(counts), Some(plan)) = (roles.counts(), &self.count_plan) {
             return self.facts_counted(roles, counts, plan);
         }
@@ -356,7 +349,7 @@ impl ReferenceRules {
     /// operations a field.
     fn facts_counted<'a>(
         &self,
-        roles: &'a Roles,
+        roles: &'a RecordView,
         counts: PresenceBits,
         plan: &CountPlan,
     ) -> RuleFacts<'a> {

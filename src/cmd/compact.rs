@@ -38,15 +38,10 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         Sink::open(args.output.as_deref(), &(&args.write).into())?,
         args.stats,
     );
-    let done = compact::write_lines(
-        &input,
-        &request,
-        args.stats,
-        &mut |record, text| match record {
-            Some(record) => out.record(record, text),
-            None => out.line(text),
-        },
-    )?;
+    let done = compact::write_lines(&input, &request, args.stats, &mut |size, text| match size {
+        Some(size) => out.record(size, text),
+        None => out.line(text),
+    })?;
     match (&request.criteria.reader, done.policy) {
         (_, PolicyLine::Written | PolicyLine::NotAsked) => {}
         (Some(party), PolicyLine::Withheld) => output::notice(&format!(

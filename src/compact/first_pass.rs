@@ -1,17 +1,16 @@
 //! The first pass, for what must be known of the whole store before the first line.
 
 use crate::error::Result;
-use crate::mapping::FieldMap;
-use crate::record::{is_truthy, py_str, Record};
-use crate::select::{self, Supersession, SupersessionBuilder};
-use crate::store::{self, Input, KeySelection, Shape};
+use crate::record::Record;
+use crate::select::{self, SelectRoles, Supersession, SupersessionBuilder};
+use crate::store::{self, Input, Role, RoleReading, RoleSet, Shape, ViewPlan};
 use crate::time;
 use std::collections::HashSet;
 
 /// What the first pass learns: who supersedes whom, the store's policy, and (inputs that read
-/// once only) the records themselves with the map they read through.
+/// once only) the records themselves.
 #[derive(Default)]
-pub(super) struct FirstPass {
+pub(super) struct FirstPass<'r> {
     pub(super) supersession: Supersession,
     /// With a reader: the ids of the records not released to them.
     pub(super) hidden: HashSet<String>,
@@ -19,50 +18,54 @@ pub(super) struct FirstPass {
     pub(super) policy: Option<String>,
     /// A policy exists, but only on records not released to the reader.
     pub(super) policy_withheld: bool,
-    pub(super) buffered: Option<(Shape, FieldMap, Vec<Record>)>,
+    /// Inputs that read once only: the shape, the plan the records read through, and the
+    /// records, as the first pass's reading built them.
+    pub(super) buffered: Option<(Shape, &'r ViewPlan, Vec<Record>)>,
 }
 
-impl FirstPass {
-    /// `keep_keys`: what the reader builds of each record (and what buffered records hold).
-    /// `policy_for`: find the policy, for this reader (`Some(None)`: no reader, anyone).
-    /// With a reader, the policy is taken only from a record whose release_to names them:
-    /// absence is never permission, for the policy line too.
+impl<'r> FirstPass<'r> {
+    /// `reading`: how the records are read (built; what buffered records hold), through
+    /// `set`, which holds selection's roles and the policy. `policy_for`: find the policy, for this reader
+    /// (`Some(None)`: no reader, anyone). With a reader, the policy is taken only from a
+    /// record whose release_to names them: absence is never permission, for the policy line
+    /// too.
     pub(super) fn read(
         input: &Input,
-        keep_keys: &KeySelection,
-        maps: &store::Maps,
+        reading: &'r RoleReading,
+        set: &RoleSet,
         policy_for: Option<Option<&str>>,
         known_at: Option<&time::Timestamp>,
         hide_from: Option<&str>,
     ) -> Result<Self> {
+        let roles = SelectRoles::of(set);
+        let policy_role: Role = set.role("conflict_policy");
         let mut hidden = HashSet::new();
         let mut builder: Option<SupersessionBuilder> = None;
         let mut policy = None;
         let mut policy_withheld = false;
         let mut records = Vec::new();
-        let mut last_map = maps.given().clone();
         let keep = read_once(input);
-        let (shape, _) = store::read_mapped(input, keep_keys, maps, &mut |map, record| {
+        let (shape, plan) = store::read_mapped(input, reading, &mut |plan, record| {
+            let view = reading.view(plan, &record);
             if let Some(party) = hide_from {
-                if !select::releases_to(map.get("release_to", &record.fields).as_deref(), party) {
-                    hidden.extend(select::record_id(map, &record));
+                if !select::released_to(&roles, &view, party) {
+                    hidden.extend(select::record_id(&roles, &view));
                 }
             }
             // a record the store did not know yet at --known-at supersedes nothing
-            if known_at.is_none_or(|t| select::known_at(map, &record, t)) {
+            if known_at.is_none_or(|t| select::known_at(&roles, &view, t)) {
                 builder
-                    .get_or_insert_with(|| SupersessionBuilder::new(map))
-                    .observe(&record);
+                    .get_or_insert_with(|| SupersessionBuilder::new(plan.map(), roles))
+                    .observe(&view);
             }
             if let (Some(reader), None) = (policy_for, &policy) {
-                if let Some(text) = map
-                    .get("conflict_policy", &record.fields)
-                    .filter(|v| is_truthy(v))
-                    .map(|v| py_str(&v))
+                if let Some(text) = view
+                    .get(policy_role)
+                    .filter(|v| v.is_truthy())
+                    .map(|v| v.py_str())
                 {
-                    let released = reader.is_none_or(|party| {
-                        select::releases_to(map.get("release_to", &record.fields).as_deref(), party)
-                    });
+                    let released =
+                        reader.is_none_or(|party| select::released_to(&roles, &view, party));
                     if released {
                         policy = Some(text);
                     } else {
@@ -70,10 +73,8 @@ impl FirstPass {
                     }
                 }
             }
+            drop(view);
             if keep {
-                if records.is_empty() {
-                    last_map = map.clone();
-                }
                 records.push(record);
             }
             Ok(())
@@ -83,7 +84,7 @@ impl FirstPass {
             policy,
             policy_withheld,
             hidden,
-            buffered: keep.then_some((shape, last_map, records)),
+            buffered: keep.then_some((shape, plan, records)),
         })
     }
 }

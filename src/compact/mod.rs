@@ -21,6 +21,7 @@ mod request;
 mod stats;
 mod write;
 
+pub use encode::RecordSize;
 pub use request::{criteria, Request};
 pub use stats::{CountingSink, Stats};
 pub use write::{write, write_lines, PolicyLine, Written};

@@ -1,16 +1,13 @@
 //! The entry point: a store's compact form, line by line.
 
-use super::encode::{Encoded, Encoder, SpanPlan};
+use super::encode::{Encoded, Encoder, RecordSize};
 use super::first_pass::FirstPass;
 use super::Request;
 use crate::error::Result;
-use crate::mapping::FieldMap;
 use crate::profile::Profile;
-use crate::record::Record;
-use crate::select::Tally;
+use crate::select::{self, SelectRoles, Tally};
 use crate::store::compact;
-use crate::store::{self, Entry, Input, KeySelection, Shape};
-use std::sync::OnceLock;
+use crate::store::{self, Input, RoleReading, RoleSet, Shape};
 
 /// What [`write()`] did.
 pub struct Written {
@@ -33,52 +30,60 @@ pub enum PolicyLine {
 /// The compact form of a store, line by line (without `\n`) through `emit`: the header, the
 /// policy line when asked for, then each selected record's line. The library entry point:
 /// `vercy compact`, `vercy export --to compact` and the MCP server's `compact_records` all
-/// write through it. The first
-/// argument of `emit` is always `None` here (see [`write_lines`]).
+/// write through it. The first argument of `emit` is always `None` here (see
+/// [`write_lines`]).
 pub fn write(
     input: &Input,
     request: &Request,
-    emit: &mut (dyn FnMut(Option<&Record>, &str) -> Result<()> + Send),
+    emit: &mut (dyn FnMut(Option<RecordSize>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
     write_lines(input, request, false, emit)
 }
 
-/// [`write`]; with `with_records`, each record's line comes with its record (read whole), for
-/// `--stats`. Without, each line is encoded on the decoding threads from only the fields the
-/// form holds (borrowed from the line when the map reads plain keys) and only the finished
-/// line reaches `emit`.
+/// [`write`]; with `sizes`, each record's line comes with its sizes (the record read whole),
+/// for `--stats`. Each line is encoded on the decoding threads from the reader's view of its
+/// record, and only the finished line reaches `emit`.
 pub fn write_lines(
     input: &Input,
     request: &Request,
-    with_records: bool,
-    emit: &mut (dyn FnMut(Option<&Record>, &str) -> Result<()> + Send),
+    sizes: bool,
+    emit: &mut (dyn FnMut(Option<RecordSize>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
-    let (given, map_given, criteria) = (&request.map, request.map_given, &request.criteria);
+    let criteria = &request.criteria;
     let order = &Profile::embedded().serialisation.field_order;
-    let inverse_supersedes = given.inverse_path("supersedes").is_some();
-
-    let maps = store::Maps::new(given.clone(), map_given)?;
-
-    // the keys the roles read (every key, and the raw text, when records go on to --stats)
-    let role_keep = match with_records {
-        true => KeySelection::all(),
-        false => KeySelection::keys(maps.each().flat_map(|map| role_keys(map, order))),
-    };
-
-    // First pass, when something needs the whole store before the first line.
-    let mut first = FirstPass::default();
+    let inverse_supersedes = request.map.inverse_path("supersedes").is_some();
     // with a reader, the first pass also finds the ids withheld from them, which a visible
     // record's supersedes must not name either
-    if criteria.needs_supersession()
+    let first_pass = criteria.needs_supersession()
         || request.policy_line
         || inverse_supersedes
-        || criteria.reader.is_some()
-    {
+        || criteria.reader.is_some();
+
+    // the roles read: the form's fields, what selection asks, and what a first pass reads
+    let mut roles: Vec<&'static str> = order.iter().map(String::as_str).collect();
+    roles.extend(select::roles_for(criteria));
+    if first_pass {
+        roles.extend(select::ROLES.into_iter().chain(["conflict_policy"]));
+    }
+    let set = RoleSet::new(roles);
+    let maps = store::Maps::new(request.map.clone(), request.map_given)?;
+    let mut reading = RoleReading::new(maps, &set, &[], false);
+    if sizes {
+        reading = reading.whole_records();
+    }
+
+    // First pass, when something needs the whole store before the first line.
+    let first_reading = match sizes {
+        true => reading.clone(),
+        false => reading.clone().built(),
+    };
+    let mut first = FirstPass::default();
+    if first_pass {
         let policy_for = request.policy_line.then_some(criteria.reader.as_deref());
         first = FirstPass::read(
             input,
-            &role_keep,
-            &maps,
+            &first_reading,
+            &set,
             policy_for,
             criteria.known_at.as_ref(),
             criteria.reader.as_deref(),
@@ -101,71 +106,31 @@ pub fn write_lines(
 
     let encoder = Encoder {
         criteria,
+        roles: SelectRoles::of(&set),
         supersession: &first.supersession,
         inverse_supersedes,
-        order,
-        plain: SpanPlan::new(
-            given,
-            order,
-            criteria,
-            inverse_supersedes,
-            with_records || !first.hidden.is_empty(),
-        ),
+        cells: Encoder::cells(&set, order),
         hidden: &first.hidden,
-        input_name: &input.display,
-        engrama_keep: KeySelection::keys(role_keys(&store::engrama_map()?, order)),
+        sizes,
     };
     let mut tally = Tally::default();
-    let mut visit = |done: Option<Encoded>| -> Result<()> {
-        let Some(done) = done else {
-            return Ok(());
-        };
+    let mut visit = |done: Encoded| -> Result<()> {
         tally.count(done.verdict);
         match &done.line {
-            Some(text) => emit(done.record.as_deref(), text),
+            Some(text) => emit(done.size, text),
             None => Ok(()),
         }
     };
     let shape = match first.buffered.take() {
-        Some((shape, map, records)) => {
-            for record in records {
-                visit(Some(encoder.encode(&map, record, with_records)?))?;
+        Some((shape, plan, records)) => {
+            for record in &records {
+                visit(encoder.encode(&first_reading.view(plan, record)))?;
             }
             shape
         }
         None => {
-            let keep = encoder.keep(&role_keep);
-            // the store's own map (an engrama dump's, unless `--map` was given), from its
-            // header, which is worked on before any record
-            let own_map: OnceLock<&FieldMap> = OnceLock::new();
-            let work = |entry: Entry| -> Result<Option<Encoded>> {
-                match entry {
-                    Entry::Record(record) => match own_map.get() {
-                        Some(map) if encoder.plain.is_some() => encoder
-                            .encode(map, encoder.rebuild(record)?, false)
-                            .map(Some),
-                        Some(map) => encoder.encode(map, record, with_records).map(Some),
-                        None => match &encoder.plain {
-                            Some(plain) => encoder.encode_plain(plain, record).map(Some),
-                            None => encoder.encode(given, record, with_records).map(Some),
-                        },
-                    },
-                    non_record => {
-                        if let Some(own) = maps.own(&non_record) {
-                            let _ = own_map.set(own);
-                        }
-                        Ok(None)
-                    }
-                }
-            };
-            match &encoder.plain {
-                // JSON lines the reader's scanner takes are looked at where they lie
-                Some(plain) => {
-                    let look = |view: store::View| encoder.encode_view(plain, view);
-                    store::read_looking(input, &keep, &look, &work, &mut visit)?
-                }
-                None => store::read_parallel(input, &keep, &work, &mut visit)?,
-            }
+            let encode = |view: &store::RecordView| Ok(encoder.encode(view));
+            store::read_views(input, &reading, &encode, &mut visit)?.0
         }
     };
     Ok(Written {
@@ -173,28 +138,4 @@ pub fn write_lines(
         tally,
         policy,
     })
-}
-
-/// The top-level keys the roles of the order, selection and the first pass read through a map.
-fn role_keys(map: &FieldMap, order: &[String]) -> Vec<String> {
-    let roles = order.iter().map(String::as_str).chain([
-        "record_id",
-        "concept",
-        "valid_from",
-        "valid_to",
-        "release_to",
-        "supersedes",
-        "conflict_policy",
-        "recorded_at",
-        "expired_at",
-    ]);
-    let mut keys = Vec::new();
-    for role in roles {
-        let path = map.path(role);
-        keys.extend(path.top_keys().map(str::to_string));
-        if let Some(forward) = map.inverse_path(role) {
-            keys.extend(forward.top_keys().map(str::to_string));
-        }
-    }
-    keys
 }

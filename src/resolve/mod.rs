@@ -21,8 +21,8 @@ pub mod validity;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
-use crate::select;
-use crate::store::{self, Input, KeySelection};
+use crate::select::{self, SelectRoles};
+use crate::store::{self, Input, RoleReading, RoleSet, ViewPlan};
 use crate::time::{self, Timestamp};
 use answer::{Answer, Asked, Code, Decision, Reasons};
 use disclosure::Access;
@@ -77,17 +77,17 @@ pub fn resolve(
         None => None,
     };
     let (records, map) = records_of(input, map, map_given, &question.concept, known_at.as_ref())?;
-    let ids: HashSet<String> = records
-        .iter()
-        .filter_map(|r| select::record_id(&map, r))
-        .collect();
+    let plan = ViewPlan::fields(&map);
+    let id_of =
+        |record: &Record| select::record_id(&SelectRoles::by_name(), &plan.view(record, true));
+    let ids: HashSet<String> = records.iter().filter_map(id_of).collect();
     let writers = host.writers_of(&ids)?;
     let owner = host.owner_of(&question.concept);
     let readers = host.readers_for(&question.caller);
     let all: Vec<Candidate> = records
         .into_iter()
         .map(|record| {
-            let id = select::record_id(&map, &record);
+            let id = id_of(&record);
             let dates = Dates::read(&map, &record);
             Candidate {
                 name: id
@@ -184,16 +184,21 @@ fn records_of(
     known_at: Option<&Timestamp>,
 ) -> Result<(Vec<Record>, FieldMap)> {
     let maps = store::Maps::new(given.clone(), map_given)?;
+    let set = RoleSet::new(select::ROLES);
+    let roles = SelectRoles::of(&set);
+    let reading = RoleReading::new(maps, &set, &[], false).whole_records();
     let mut kept = Vec::new();
-    let (_, map) = store::read_mapped(input, &KeySelection::all(), &maps, &mut |map, record| {
-        let of_concept =
-            select::holds_concept(map.get("concept", &record.fields).as_deref(), concept);
-        if of_concept && known_at.is_none_or(|t| select::known_at(map, &record, t)) {
+    let (_, plan) = store::read_mapped(input, &reading, &mut |plan, record| {
+        let view = reading.view(plan, &record);
+        let wanted = select::holds_concept(&roles, &view, concept)
+            && known_at.is_none_or(|t| select::known_at(&roles, &view, t));
+        drop(view);
+        if wanted {
             kept.push(record);
         }
         Ok(())
     })?;
-    Ok((kept, map.clone()))
+    Ok((kept, plan.map().clone()))
 }
 
 fn parse_date(what: &str, text: &str) -> Result<Timestamp> {

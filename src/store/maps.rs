@@ -1,12 +1,15 @@
 //! The map a store's records read through: the one given (`--map`), or, when none was given,
 //! the store's own. An engrama dump, known by its header (always its first entry), reads
 //! through the engrama map; every other store through the map given (the identity when none).
-//! The one place this rule is written: `check`, `compact` and `resolve` read through it.
+//! The one place this rule is written: `check`, `compact` and `resolve` read through it, the
+//! looking commands as record views ([`read_views`]).
 
-use super::{read_with, Entry, KeySelection, NonRecordLine, Shape};
+use super::view::{RecordView, RoleSet, ViewPlan};
+use super::{read_shape, read_with, Entry, KeySelection, NonRecordLine, Shape, View};
 use crate::error::Result;
 use crate::mapping::FieldMap;
-use crate::record::Record;
+use crate::record::{Origin, Record};
+use std::sync::OnceLock;
 
 /// The maps one read may go through, before its first entry says which.
 #[derive(Debug, Clone)]
@@ -47,28 +50,166 @@ impl Maps {
     }
 }
 
+/// What a looking command reads of each record (a [`RoleSet`] and literal keys), planned for
+/// every map the store may read through: the reader builds, of each record, only what the
+/// plans read, and hands the command one [`RecordView`] a record.
+#[derive(Debug, Clone)]
+pub struct RoleReading {
+    maps: Maps,
+    given: ViewPlan,
+    /// The plan through a store's own map, when none was given.
+    own: Option<ViewPlan>,
+    keep: KeySelection,
+}
+
+impl RoleReading {
+    /// Read `roles` and the `literal` top-level keys through `maps`; with `sized`, each view
+    /// sizes up every role as it is made ([`RecordView::counts`]).
+    pub fn new(maps: Maps, roles: &RoleSet, literal: &[&'static str], sized: bool) -> RoleReading {
+        let given = ViewPlan::new(&maps.given, roles, literal, sized);
+        let own = maps
+            .engrama
+            .as_ref()
+            .map(|map| ViewPlan::new(map, roles, literal, sized));
+        let reading = RoleReading {
+            maps,
+            given,
+            own,
+            keep: KeySelection::all(),
+        };
+        // a line is seen in place when every role is one plain key under the map given;
+        // else the keys the roles start with are built, under every map
+        match reading.given.key_slots() {
+            Some(slots) => RoleReading {
+                keep: KeySelection::slots(slots.clone()),
+                ..reading
+            },
+            None => reading.built(),
+        }
+    }
+
+    /// The same roles, each record built: only the keys the roles start with, read through
+    /// the map (for a command that keeps records, or reads them in order).
+    pub fn built(self) -> RoleReading {
+        let keep = KeySelection::keys(
+            std::iter::once(&self.given)
+                .chain(&self.own)
+                .flat_map(ViewPlan::top_keys),
+        );
+        self.without_slots(keep)
+    }
+
+    /// The same roles, every record built whole (every key, and its text), for a command that
+    /// also looks at the records themselves.
+    pub fn whole_records(self) -> RoleReading {
+        self.without_slots(KeySelection::all())
+    }
+
+    fn without_slots(self, keep: KeySelection) -> RoleReading {
+        RoleReading {
+            given: self.given.without_slots(),
+            own: self.own.as_ref().map(ViewPlan::without_slots),
+            keep,
+            maps: self.maps,
+        }
+    }
+
+    pub fn maps(&self) -> &Maps {
+        &self.maps
+    }
+
+    /// The plan the records of a store read through: its own map's, when `entry` (a store's
+    /// first) names one; `None`: the map given.
+    fn own_plan(&self, entry: &Entry) -> Option<&ViewPlan> {
+        self.maps.own(entry).and(self.own.as_ref())
+    }
+
+    /// The view of a record read by this reading (or kept from it) through `plan`.
+    pub fn view<'a>(&'a self, plan: &'a ViewPlan, record: &'a Record) -> RecordView<'a> {
+        // with slots, the reader built none of the keys: the fields are in the text
+        plan.view(record, !self.keep.has_slots())
+    }
+
+    /// The plan through the map given.
+    pub fn given(&self) -> &ViewPlan {
+        &self.given
+    }
+}
+
+/// Read a looking command's records as views: `work` runs on each record's view on the
+/// decoding threads, several at once, and `visit` gets what it returns in store order (see
+/// [`super::read_parallel`]). Each record reads through the map given, or through the
+/// store's own (an engrama dump's header settles it before any record); a JSON line the
+/// reader's scanner takes is seen in place, built into nothing. Returns the shape and the
+/// plan the records read through.
+pub fn read_views<'r, T: Send>(
+    input: &super::Input,
+    reading: &'r RoleReading,
+    work: &(dyn Fn(&RecordView<'_>) -> Result<T> + Sync),
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
+) -> Result<(Shape, &'r ViewPlan)> {
+    let settled: OnceLock<&ViewPlan> = OnceLock::new();
+    let entry = |entry: Entry| -> Result<Option<T>> {
+        match entry {
+            Entry::Record(record) => {
+                let plan = *settled.get_or_init(|| &reading.given);
+                work(&reading.view(plan, &record)).map(Some)
+            }
+            other => {
+                if let Some(own) = reading.own_plan(&other) {
+                    let _ = settled.set(own);
+                }
+                Ok(None)
+            }
+        }
+    };
+    // lines are seen in place only through the map given (a dump's lines are read as entries)
+    let look = |line: View| -> Result<Option<T>> {
+        let origin = Origin {
+            line: line.line,
+            offset: line.offset,
+            index: 0,
+        };
+        let view = reading
+            .given
+            .spans_view(line.text, line.spans, line.plain, origin, None);
+        work(&view).map(Some)
+    };
+    let shape = read_shape(
+        input,
+        &reading.keep,
+        Some(&look),
+        &entry,
+        &mut |done| match done {
+            Some(done) => visit(done),
+            None => Ok(()),
+        },
+    )?;
+    Ok((shape, settled.get().copied().unwrap_or(&reading.given)))
+}
+
 /// The engrama map: the one an engrama dump reads through unless a map was given.
 pub fn engrama_map() -> Result<FieldMap> {
     FieldMap::parse(&["engrama".to_string()])
 }
 
-/// [`read_with`], each record handed on with the map it reads through (see [`Maps`]);
-/// returns the shape and the map the store read through.
-pub fn read_mapped<'m>(
+/// The records of a store built as `reading` builds them (see [`RoleReading::built`]), in
+/// store order, each handed on with the plan it reads through ([`RoleReading::view`] gives its
+/// view); returns the shape and that plan.
+pub fn read_mapped<'r>(
     input: &super::Input,
-    keep: &KeySelection,
-    maps: &'m Maps,
-    visit: &mut (dyn FnMut(&FieldMap, Record) -> Result<()> + Send),
-) -> Result<(Shape, &'m FieldMap)> {
-    let mut map = maps.given();
-    let shape = read_with(input, keep, &mut |entry| match entry {
-        Entry::Record(record) => visit(map, record),
+    reading: &'r RoleReading,
+    visit: &mut (dyn FnMut(&'r ViewPlan, Record) -> Result<()> + Send),
+) -> Result<(Shape, &'r ViewPlan)> {
+    let mut plan = &reading.given;
+    let shape = read_with(input, &reading.keep, &mut |entry| match entry {
+        Entry::Record(record) => visit(plan, record),
         non_record => {
-            if let Some(own) = maps.own(&non_record) {
-                map = own;
+            if let Some(own) = reading.own_plan(&non_record) {
+                plan = own;
             }
             Ok(())
         }
     })?;
-    Ok((shape, map))
+    Ok((shape, plan))
 }

@@ -25,11 +25,13 @@ pub mod pyjson;
 mod pyline;
 mod scan;
 mod sqlite;
+pub mod view;
 
 pub use input::{io_reason as input_reason, Input};
 pub use keep::{Decoded, KeySelection, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
-pub use maps::{engrama_map, read_mapped, Maps};
+pub use maps::{engrama_map, read_mapped, read_views, Maps, RoleReading};
+pub use view::{Presence, PresenceBits, RecordView, Role, RoleSet, RoleValue, ViewPlan};
 
 use crate::error::Result;
 use crate::record::{Record, Span};
@@ -119,12 +121,11 @@ pub fn read_parallel<T: Send>(
     read_shape(input, keep, None, work, visit)
 }
 
-/// A record as it lies in a JSON line, for commands that only look ([`read_looking`]): its
+/// A JSON line as the reader's scanner left it, for the looking commands ([`read_views`]): its
 /// text (validated), where each slotted key's value lies in it (`(0, 0)`: absent), and where
-/// the line starts. Its index among the records is not known yet where views are read: count
-/// the records as they are visited.
+/// the line starts. The reader makes it a [`RecordView`].
 #[derive(Debug, Clone, Copy)]
-pub struct View<'a> {
+struct View<'a> {
     pub text: &'a str,
     pub spans: &'a [Span],
     /// Slots known to hold a plain string, one without escapes (a bit per slot, the first 64;
@@ -134,35 +135,8 @@ pub struct View<'a> {
     pub offset: u64,
 }
 
-impl<'a> View<'a> {
-    /// The raw JSON text of the value in a slot.
-    pub fn slot_text(&self, slot: usize) -> Option<&'a str> {
-        crate::record::slot_text(self.text, self.spans, slot)
-    }
-
-    /// The slot is known to hold a plain string: its value is the text between the quotes.
-    pub fn is_plain(&self, slot: usize) -> bool {
-        slot < 64 && self.plain & (1 << slot) != 0
-    }
-}
-
-/// What a command that only looks does with a record seen as a [`View`].
-pub type Look<'a, T> = dyn Fn(View<'_>) -> Result<T> + Sync + 'a;
-
-/// [`read_parallel`] for a command that only looks, reading with [`KeySelection::slots`]: the lines
-/// of a JSON-lines store that the reader's scanner takes are handed to `look` as views of the
-/// line, borrowed (no record built, nothing copied); every other entry — the first lines, the
-/// other shapes, a line left to serde_json — goes to `work` as usual. Both run on the decoding
-/// threads; `visit` gets what they return, in store order.
-pub fn read_looking<T: Send>(
-    input: &Input,
-    keep: &KeySelection,
-    look: &Look<'_, T>,
-    work: &batch::Work<'_, Entry, T>,
-    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
-) -> Result<Shape> {
-    read_shape(input, keep, Some(look), work, visit)
-}
+/// What the reader does with a line its scanner took (see [`read_views`]).
+type Look<'a, T> = dyn Fn(View<'_>) -> Result<T> + Sync + 'a;
 
 /// The shape from the first byte, then its reader (only JSON lines give views).
 fn read_shape<T: Send>(

@@ -1,9 +1,9 @@
 //! Validity time is not capture time: valid_from equal to the capture timestamp on most
 //! records (`value.capture_time`).
 
-use super::super::roles::Roles;
 use super::super::warnings::{RecordList, Warnings};
 use super::{Code, PackedFacts, ValueFacts};
+use crate::store::RecordView;
 use crate::time::Timestamp;
 
 /// Keys where stores keep the capture (write) time of a record.
@@ -25,7 +25,7 @@ pub(super) struct Capture {
 
 /// Read whether the record's capture time, when it has one, equals `from` (its valid_from).
 #[inline(always)]
-pub(super) fn read(roles: &Roles, from: Option<Timestamp>, facts: &mut ValueFacts<'_>) {
+pub(super) fn read(roles: &RecordView, from: Option<Timestamp>, facts: &mut ValueFacts<'_>) {
     if let Some(f) = from {
         if let Some(captured) = CAPTURE_KEYS
             .iter()

@@ -1,9 +1,9 @@
 //! Dates and intervals: a valid_from or valid_to that is not a date (`value.date`), and
 //! valid_to before valid_from (`value.interval`).
 
-use super::super::roles::Roles;
 use super::super::warnings::{RecordList, Warnings};
 use super::{Code, PackedFacts, ValueFacts, ValueRoles};
+use crate::store::RecordView;
 use crate::time::Timestamp;
 
 /// The records with a date that does not parse (twice when both do not) and with an inverted
@@ -20,7 +20,7 @@ pub(super) struct Dates {
 /// absent or not a date) to the checks that compare other times with them.
 #[inline(always)]
 pub(super) fn read(
-    roles: &Roles,
+    roles: &RecordView,
     r: &ValueRoles,
     facts: &mut ValueFacts<'_>,
 ) -> (Option<Timestamp>, Option<Timestamp>) {

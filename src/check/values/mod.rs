@@ -30,10 +30,11 @@ pub(super) mod record_names;
 mod release;
 mod supersession;
 
-use super::roles::{Role, RoleValue, Roles};
+use super::roles;
 use super::table;
 use super::warnings::Warnings;
 use crate::record::{is_filled, py_str};
+use crate::store::{RecordView, Role, RoleValue};
 pub use capture::CAPTURE_KEYS;
 pub use code::Code;
 use ids::small;
@@ -83,7 +84,7 @@ fn value_roles() -> &'static ValueRoles {
     static ROLE_KEYS: OnceLock<ValueRoles> = OnceLock::new();
     ROLE_KEYS.get_or_init(|| {
         let [record_id, valid_from, valid_to, supersedes, concept, concept_owner, conflict_policy, release_to, expected_concepts, value] =
-            ROLES.map(Role::named);
+            ROLES.map(roles::named);
         ValueRoles {
             record_id,
             valid_from,
@@ -295,7 +296,7 @@ impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
     #[inline(always)]
-    pub fn facts<'a>(roles: &'a Roles, line: u64) -> ValueFacts<'a> {
+    pub fn facts<'a>(roles: &'a RecordView, line: u64) -> ValueFacts<'a> {
         let r = value_roles();
         let get = |role: Role| roles.filled(role);
         let mut facts = ValueFacts {

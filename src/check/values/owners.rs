@@ -8,7 +8,6 @@
 //!
 //! Memory: per record with a concept, the concept's text and 12 bytes: linear in the store.
 
-use super::super::roles::Roles;
 use super::super::table::{
     key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS,
 };
@@ -16,6 +15,7 @@ use super::super::warnings::Warnings;
 use super::ids::small;
 use super::{ValueFacts, ValueRoles};
 use crate::bytes::same;
+use crate::store::RecordView;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -228,7 +228,7 @@ impl Part {
 /// Read the record's concept, and its owner when it has a concept (an owner counts only with
 /// one).
 #[inline(always)]
-pub(super) fn read<'a>(roles: &'a Roles, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
+pub(super) fn read<'a>(roles: &'a RecordView, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
     facts.concept = roles.filled_str(r.concept);
     if facts.concept.is_some() {
         facts.owner = roles.filled_str(r.concept_owner);

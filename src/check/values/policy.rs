@@ -1,9 +1,9 @@
 //! One conflict policy per store, stated once: more than one policy (`value.policies`), the
 //! policy repeated on every record (`value.policy_repeated`).
 
-use super::super::roles::{RoleValue, Roles};
 use super::super::warnings::{RecordList, Warnings};
 use super::{Code, PackedFacts, ValueFacts, ValueRoles};
+use crate::store::{RecordView, RoleValue};
 use std::collections::HashSet;
 
 /// The records that state a policy, and the hashes of the distinct policy texts (one hash per
@@ -16,7 +16,7 @@ pub(super) struct Policy {
 
 /// Read the record's conflict policy, when it states one.
 #[inline(always)]
-pub(super) fn read<'a>(roles: &'a Roles, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
+pub(super) fn read<'a>(roles: &'a RecordView, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
     facts.policy = roles
         .filled(r.conflict_policy)
         .filter(RoleValue::is_truthy)

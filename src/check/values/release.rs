@@ -1,8 +1,8 @@
 //! release_to is a list of parties (`value.release_to`).
 
-use super::super::roles::{RoleValue, Roles};
 use super::super::warnings::{RecordList, Warnings};
 use super::{Code, PackedFacts, ValueFacts, ValueRoles};
+use crate::store::{RecordView, RoleValue};
 
 /// The records whose release_to is not a list of parties (once each: linear in the store).
 #[derive(Default)]
@@ -13,7 +13,7 @@ pub(super) struct Release {
 /// Read whether the record's release_to, when filled, is not a list of parties (from the raw
 /// text when it is at hand).
 #[inline(always)]
-pub(super) fn read(roles: &Roles, r: &ValueRoles, facts: &mut ValueFacts<'_>) {
+pub(super) fn read(roles: &RecordView, r: &ValueRoles, facts: &mut ValueFacts<'_>) {
     let raw = roles.filled_text(r.release_to);
     facts.bad_release = match raw.map(|text| text.map(list_of_parties)) {
         Some(None) => false,

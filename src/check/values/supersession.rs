@@ -3,12 +3,12 @@
 //! superseded record whose valid_to was written by hand (`value.superseded_valid_to`). The
 //! ids and the targets are matched up in `ids.rs`; here the pointers between them.
 
-use super::super::roles::{RoleValue, Roles};
 use super::super::table;
 use super::super::warnings::{RecordList, Warnings};
 use super::ids::{small, Matched, Sought};
 use super::record_names::NAMED;
 use super::{Code, PackedFacts, ValueChecks, ValueFacts, ValueRoles};
+use crate::store::{RecordView, RoleValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -42,7 +42,7 @@ pub(super) struct Nameless {
 /// Read the ids the record's supersedes names (sorted, distinct), and whether it carries a
 /// written valid_to.
 #[inline(always)]
-pub(super) fn read<'a>(roles: &'a Roles, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
+pub(super) fn read<'a>(roles: &'a RecordView, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
     facts.valid_to_written = roles.presence(r.valid_to).is_filled();
     if let Some(v) = roles.filled(r.supersedes) {
         let mut targets: Vec<Cow<str>> = match &v {

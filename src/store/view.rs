@@ -1,0 +1,870 @@
+//! The record view: a record's roles as a command reads them, whatever form the reader found
+//! the record in. The reader hands every looking command (`check`, `compact`, selection) one
+//! [`RecordView`] per record, and the command asks it for roles by number:
+//!
+//! - a JSON line the reader's scanner took is seen in place: each role's value is read from
+//!   the line's text at the place the scanner noted, and a plain string — most values — is
+//!   never copied;
+//! - a record whose values were found by parsing its text (an escaped line, a compact line
+//!   read back) is read the same way, from the text;
+//! - a record built as fields (a nested path in the map, an engrama dump, an array element) is
+//!   read through the field map.
+//!
+//! All give the same answers: a role's value is the same JSON value either way, only held
+//! differently ([`RoleValue`]). Which map applies — the one given, or a store's own — is the
+//! reader's to settle (`maps.rs`), once per store.
+
+use super::keep::{KeySlots, RawFields};
+use crate::mapping::{FieldMap, FieldPath};
+use crate::record::{is_blank, is_filled, is_truthy, py_str, Origin, Record, Span};
+use crate::time::{self, DateError, Timestamp};
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+/// One role's value: a string borrowed from the record's text, or a JSON value.
+#[derive(Debug, Clone)]
+pub enum RoleValue<'a> {
+    Text(Cow<'a, str>),
+    Json(Cow<'a, Value>),
+}
+
+impl<'a> RoleValue<'a> {
+    /// The value of a role from its raw JSON text.
+    pub fn of_raw(text: &'a str) -> RoleValue<'a> {
+        if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {
+            return RoleValue::Text(Cow::Borrowed(&text[1..text.len() - 1]));
+        }
+        // the literals most records hold (an open valid_to is `null`), without a parser
+        let literal = match text {
+            "null" => Some(Value::Null),
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        };
+        if let Some(value) = literal {
+            return RoleValue::Json(Cow::Owned(value));
+        }
+        // the reader validated the text with the same parser, so this cannot fail
+        // (or, for a lone surrogate escape, the Python reading that took the line)
+        RoleValue::Json(Cow::Owned(
+            serde_json::from_str(text)
+                .or_else(|_| super::pyjson::parse(text))
+                .unwrap_or(Value::Null),
+        ))
+    }
+
+    /// [`RoleValue::of_raw`] of a text known to be a string without escapes when `plain`
+    /// (the scanner noted it), which is then the text between the quotes, no search needed.
+    #[inline(always)]
+    fn of_raw_known(text: &'a str, plain: bool) -> RoleValue<'a> {
+        match inside_quotes(text) {
+            Some(inside) if plain => RoleValue::Text(Cow::Borrowed(inside)),
+            _ => RoleValue::of_raw(text),
+        }
+    }
+
+    /// Present and not empty (the reference's rule).
+    pub fn is_filled(&self) -> bool {
+        match self {
+            RoleValue::Text(s) => !is_blank(s),
+            RoleValue::Json(v) => is_filled(v),
+        }
+    }
+
+    /// Python's truthiness of the value.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            RoleValue::Text(s) => !is_blank(s),
+            RoleValue::Json(v) => is_truthy(v),
+        }
+    }
+
+    /// The text the reference prints for the value, borrowed from the record when it can be.
+    pub fn text(&self) -> Cow<'a, str> {
+        match self {
+            RoleValue::Text(Cow::Borrowed(s)) => Cow::Borrowed(s),
+            RoleValue::Text(Cow::Owned(s)) => Cow::Owned(s.clone()),
+            RoleValue::Json(v) => Cow::Owned(py_str(v)),
+        }
+    }
+
+    /// The text the reference prints for the value.
+    pub fn py_str(&self) -> String {
+        match self {
+            RoleValue::Text(s) => s.to_string(),
+            RoleValue::Json(v) => py_str(v),
+        }
+    }
+
+    pub fn parse_time(&self) -> Result<Timestamp, DateError> {
+        match self {
+            RoleValue::Text(s) => time::parse(s),
+            RoleValue::Json(v) => time::parse_value(v),
+        }
+    }
+
+    /// The value as JSON (a string is built only here).
+    pub fn json(&self) -> Cow<'_, Value> {
+        match self {
+            RoleValue::Text(s) => Cow::Owned(Value::String(s.to_string())),
+            RoleValue::Json(v) => Cow::Borrowed(v),
+        }
+    }
+
+    /// The value as JSON, owned.
+    pub fn into_json(self) -> Value {
+        match self {
+            RoleValue::Text(s) => Value::String(s.into_owned()),
+            RoleValue::Json(v) => v.into_owned(),
+        }
+    }
+
+    /// The value is JSON's `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, RoleValue::Json(v) if v.is_null())
+    }
+
+    /// The items when the value is a list.
+    pub fn as_array(&self) -> Option<&[Value]> {
+        match self {
+            RoleValue::Json(v) => v.as_array().map(Vec::as_slice),
+            RoleValue::Text(_) => None,
+        }
+    }
+}
+
+/// The text between the quotes of a string's raw JSON text (`None` if it is too short).
+#[inline(always)]
+fn inside_quotes(text: &str) -> Option<&str> {
+    text.get(1..text.len().saturating_sub(1))
+}
+
+/// How a role's value counts, which is all most checks ask: absent; present but empty (null,
+/// blank, `[]`, `{}`); filled but false to Python (`false`, `0`); filled and truthy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Presence {
+    Absent,
+    Empty,
+    Falsy,
+    Truthy,
+}
+
+impl Presence {
+    fn of(value: Option<&RoleValue>) -> Presence {
+        match value {
+            None => Presence::Absent,
+            Some(v) if !v.is_filled() => Presence::Empty,
+            Some(v) if v.is_truthy() => Presence::Truthy,
+            Some(_) => Presence::Falsy,
+        }
+    }
+
+    #[inline]
+    pub fn is_present(self) -> bool {
+        self != Presence::Absent
+    }
+
+    /// Present and not empty (the reference's rule).
+    #[inline]
+    pub fn is_filled(self) -> bool {
+        self >= Presence::Falsy
+    }
+}
+
+/// One role's raw JSON text in a line, sized up once: the checks ask most roles several
+/// times, mostly only how they count, and most values are plain strings or literals that need
+/// no parser.
+#[derive(Debug, Clone, Copy)]
+struct RawRole<'a> {
+    text: &'a str,
+    presence: Presence,
+    /// A string without escapes: its value is the text between the quotes.
+    plain: bool,
+}
+
+impl<'a> RawRole<'a> {
+    /// Size up a value's raw text; `plain`: it is known to be a string without escapes.
+    #[inline(always)]
+    fn of(text: &'a str, plain: bool) -> RawRole<'a> {
+        let bytes = text.as_bytes();
+        let role = |presence, plain| RawRole {
+            text,
+            presence,
+            plain,
+        };
+        let filled = |filled: bool| {
+            if filled {
+                Presence::Truthy
+            } else {
+                Presence::Empty
+            }
+        };
+        let plain =
+            plain || (bytes.first() == Some(&b'"') && memchr::memchr(b'\\', bytes).is_none());
+        match bytes.first() {
+            // most strings start with a printable character: filled, nothing more to look at
+            Some(b'"')
+                if plain
+                    && bytes
+                        .get(1)
+                        .is_some_and(|&b| b != b'"' && b.is_ascii_graphic()) =>
+            {
+                role(Presence::Truthy, true)
+            }
+            Some(b'"') if plain && text.len() >= 2 => {
+                role(filled(!is_blank(&text[1..text.len() - 1])), true)
+            }
+            Some(b'n') if text == "null" => role(Presence::Empty, false),
+            Some(b't') if text == "true" => role(Presence::Truthy, false),
+            Some(b'f') if text == "false" => role(Presence::Falsy, false),
+            // a list or an object is filled (and truthy) when anything is inside
+            Some(b'[' | b'{') => {
+                let inside = bytes[1..bytes.len().saturating_sub(1)].trim_ascii();
+                role(filled(!inside.is_empty()), false)
+            }
+            // numbers, escaped strings: as the parsed value counts
+            _ => role(Presence::of(Some(&RoleValue::of_raw(text))), false),
+        }
+    }
+
+    #[inline(always)]
+    fn value(&self) -> RoleValue<'a> {
+        RoleValue::of_raw_known(self.text, self.plain)
+    }
+}
+
+/// The roles one command reads, numbered once: a role is asked for by its number, so reading
+/// one from a line's text is an index into a table, not a lookup by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoleSet {
+    /// Sorted, each once.
+    names: Vec<&'static str>,
+    /// Which set this is: its roles carry it, so a view reads by number only the roles of
+    /// the set it was planned for (one number per set made; a clone is the same set).
+    id: u32,
+}
+
+impl RoleSet {
+    pub fn new(names: impl IntoIterator<Item = &'static str>) -> RoleSet {
+        static SETS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+        let mut names: Vec<&'static str> = names.into_iter().collect();
+        names.sort_unstable();
+        names.dedup();
+        RoleSet {
+            names,
+            id: SETS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+
+    /// The role of this set with this name; a role the set lacks is read by its name, the
+    /// slow way (see [`RecordView::get`]).
+    pub fn role(&self, name: &'static str) -> Role {
+        match self.names.binary_search(&name) {
+            Ok(index) => Role {
+                name,
+                index,
+                set: self.id,
+            },
+            Err(_) => Role::by_name(name),
+        }
+    }
+
+    pub fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+}
+
+/// A role a command asks for: its name (read through the map) and its number in the command's
+/// [`RoleSet`] (read from a line's text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Role {
+    pub name: &'static str,
+    index: usize,
+    /// The set that numbers it (0: none).
+    set: u32,
+}
+
+impl Role {
+    /// A role read by its name only: for records read whole, whose roles are read through the
+    /// map (see [`ViewPlan::fields`]).
+    pub fn by_name(name: &'static str) -> Role {
+        Role {
+            name,
+            index: usize::MAX,
+            set: 0,
+        }
+    }
+}
+
+/// Roles past this many are looked up each time they are asked for (the profile has fewer).
+const MAX_ROLES: usize = 20;
+
+/// How a record's roles count, as bit sets (bit i: role number i), for the checks that ask
+/// only that of many roles at once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PresenceBits {
+    pub present: u32,
+    pub filled: u32,
+    pub truthy: u32,
+}
+
+impl PresenceBits {
+    /// The bit of a role in these sets (0 for a role past [`MAX_ROLES`], which is not in them).
+    pub fn bit(role: Role) -> u32 {
+        1u32.checked_shl(role.index.try_into().unwrap_or(u32::MAX))
+            .unwrap_or(0)
+    }
+
+    fn add(&mut self, index: usize, presence: Presence) {
+        let bit = 1u32 << index;
+        self.present |= bit;
+        if presence.is_filled() {
+            self.filled |= bit;
+        }
+        if presence == Presence::Truthy {
+            self.truthy |= bit;
+        }
+    }
+}
+
+/// How the roles of one [`RoleSet`] are found in the records of a store read through one map:
+/// through the map in built fields, and, when every role is one plain top-level key, at the
+/// slots of those keys in the record's text.
+#[derive(Debug, Clone)]
+pub struct ViewPlan {
+    map: FieldMap,
+    /// The role set's names, by number ...
+    names: Vec<&'static str>,
+    /// ... and the set: a role of another set is read by its name.
+    set: u32,
+    /// Literal top-level keys a command reads whatever the map says.
+    literal: Vec<&'static str>,
+    slots: Option<SlotPlan>,
+}
+
+/// Where each role's key lies in a record's text, by slot.
+#[derive(Debug, Clone)]
+struct SlotPlan {
+    slots: KeySlots,
+    slot_of: Vec<Option<usize>>,
+    /// The roles a view sizes up when it is made (the first [`MAX_ROLES`]), each with its
+    /// slot: empty unless the command asks how every role counts ([`RecordView::counts`]).
+    sized: Vec<(usize, usize)>,
+    /// The literal keys and their slots, looked through in order (a few short keys: no hash).
+    literal_slots: Vec<(&'static str, usize)>,
+}
+
+impl ViewPlan {
+    /// The plan for `roles` and the `literal` keys through `map`; with `sized`, each view
+    /// sizes up every role as it is made (for a command that asks how all of them count).
+    pub fn new(map: &FieldMap, roles: &RoleSet, literal: &[&'static str], sized: bool) -> ViewPlan {
+        ViewPlan {
+            map: map.clone(),
+            names: roles.names.clone(),
+            set: roles.id,
+            literal: literal.to_vec(),
+            slots: SlotPlan::new(map, roles, literal, sized),
+        }
+    }
+
+    /// A plan that reads built fields only, through `map`: for records read whole.
+    pub fn fields(map: &FieldMap) -> ViewPlan {
+        ViewPlan {
+            map: map.clone(),
+            names: Vec::new(),
+            set: 0,
+            literal: Vec::new(),
+            slots: None,
+        }
+    }
+
+    /// The same plan reading built fields only (for records the reader builds whole).
+    pub fn without_slots(&self) -> ViewPlan {
+        ViewPlan {
+            slots: None,
+            ..self.clone()
+        }
+    }
+
+    pub fn map(&self) -> &FieldMap {
+        &self.map
+    }
+
+    /// The keys' slots, when every role is one plain top-level key: the reader then notes
+    /// where their values lie in each line and builds nothing.
+    pub fn key_slots(&self) -> Option<&KeySlots> {
+        self.slots.as_ref().map(|s| &s.slots)
+    }
+
+    /// The top-level keys the roles (and the literal keys) start with: what a reader must
+    /// build of a record for this plan to read it from fields.
+    pub fn top_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self.literal.iter().map(|k| k.to_string()).collect();
+        for role in &self.names {
+            // an inverse role's path is read forwards, from the same keys
+            keys.extend(self.map.path(role).top_keys().map(str::to_string));
+        }
+        keys
+    }
+
+    /// The view of a record read as fields (or as its text with slots noted, or with nothing
+    /// built: `built` false, its fields are then read from its text).
+    pub fn view<'a>(&'a self, record: &'a Record, built: bool) -> RecordView<'a> {
+        let origin = record.origin;
+        if let Some(plan) = &self.slots {
+            if let Some(spans) = &record.spans {
+                return self.spans_view(&record.raw, spans, 0, origin, Some(record));
+            }
+            if let Some(fields) = RawFields::parse(&record.raw, &plan.slots) {
+                return RecordView {
+                    plan: self,
+                    set: self.set,
+                    origin,
+                    text: &record.raw,
+                    record: Some(record),
+                    form: Form::Raw(fields),
+                };
+            }
+        }
+        let fields = match built {
+            true => Cow::Borrowed(&record.fields),
+            false => match super::pyjson::object(&record.raw) {
+                Some(fields) => Cow::Owned(fields),
+                None => Cow::Borrowed(&record.fields),
+            },
+        };
+        RecordView {
+            plan: self,
+            set: self.set,
+            origin,
+            text: &record.raw,
+            record: Some(record),
+            form: Form::Fields(fields),
+        }
+    }
+
+    /// The view of built fields.
+    pub fn view_fields<'a>(
+        &'a self,
+        fields: &'a Map<String, Value>,
+        origin: Origin,
+    ) -> RecordView<'a> {
+        RecordView {
+            plan: self,
+            set: self.set,
+            origin,
+            text: "",
+            record: None,
+            form: Form::Fields(Cow::Borrowed(fields)),
+        }
+    }
+
+    /// The view of a line seen in place: each role read from its text at its slot (`spans`,
+    /// `plain`: the slots known to hold a string without escapes), sized up once when the
+    /// plan says so.
+    #[inline(always)]
+    pub(super) fn spans_view<'a>(
+        &'a self,
+        text: &'a str,
+        spans: &'a [Span],
+        plain: u64,
+        origin: Origin,
+        record: Option<&'a Record>,
+    ) -> RecordView<'a> {
+        let mut view = RecordView {
+            plan: self,
+            set: self.set,
+            origin,
+            text,
+            record,
+            form: Form::Spans {
+                spans,
+                plain,
+                sized: false,
+                texts: [None; MAX_ROLES],
+                counts: PresenceBits::default(),
+            },
+        };
+        if let (
+            Some(plan),
+            Form::Spans {
+                sized,
+                texts,
+                counts,
+                ..
+            },
+        ) = (&self.slots, &mut view.form)
+        {
+            *sized = !plan.sized.is_empty();
+            for &(index, slot) in &plan.sized {
+                if let Some(raw) = slot_text(text, spans, slot) {
+                    let raw = RawRole::of(raw, is_plain(plain, slot));
+                    counts.add(index, raw.presence);
+                    if let Some(t) = texts.get_mut(index) {
+                        *t = Some(raw);
+                    }
+                }
+            }
+        }
+        view
+    }
+
+    /// The slot of a role of this plan's set.
+    fn slot(&self, role: Role) -> Option<usize> {
+        let plan = self.slots.as_ref()?;
+        plan.slot_of.get(role.index).copied().flatten()
+    }
+
+    #[inline]
+    fn literal_slot(&self, key: &str) -> Option<usize> {
+        self.slots
+            .as_ref()?
+            .literal_slots
+            .iter()
+            .find(|(k, _)| crate::bytes::same(k.as_bytes(), key.as_bytes()))
+            .map(|&(_, slot)| slot)
+    }
+}
+
+impl SlotPlan {
+    /// A plan when every role is one plain top-level key under `map` (else `None`: the
+    /// records must be built and read through the map).
+    fn new(
+        map: &FieldMap,
+        roles: &RoleSet,
+        literal: &[&'static str],
+        sized: bool,
+    ) -> Option<SlotPlan> {
+        let mut keys: Vec<String> = Vec::new();
+        for role in &roles.names {
+            keys.push(map.path(role).single_key()?.to_string());
+        }
+        let slots = KeySlots::new(
+            keys.iter()
+                .map(String::as_str)
+                .chain(literal.iter().copied()),
+        );
+        let slot_of: Vec<Option<usize>> = keys.iter().map(|key| slots.slot(key)).collect();
+        let sized = match sized {
+            true => slot_of
+                .iter()
+                .take(MAX_ROLES)
+                .enumerate()
+                .filter_map(|(index, slot)| Some((index, (*slot)?)))
+                .collect(),
+            false => Vec::new(),
+        };
+        let literal_slots = literal
+            .iter()
+            .filter_map(|key| Some((*key, slots.slot(key)?)))
+            .collect();
+        Some(SlotPlan {
+            slots,
+            slot_of,
+            sized,
+            literal_slots,
+        })
+    }
+}
+
+/// The text of the value in a slot of `text`, by the spans noted for it (`(0, 0)`: absent).
+fn slot_text<'t>(text: &'t str, spans: &[Span], slot: usize) -> Option<&'t str> {
+    crate::record::slot_text(text, spans, slot)
+}
+
+/// The slot is known to hold a plain string (a bit per slot, the first 64).
+#[inline(always)]
+fn is_plain(plain: u64, slot: usize) -> bool {
+    slot < 64 && plain & (1 << slot) != 0
+}
+
+/// A record's roles, ready to be read, and where it was read.
+pub struct RecordView<'a> {
+    plan: &'a ViewPlan,
+    /// The plan's role set, at hand: only its roles are read by number.
+    set: u32,
+    /// Where the record starts; its `index` among the records is not known for a line seen
+    /// in place (count the records as they are visited).
+    pub origin: Origin,
+    /// The record's text as read (empty when the reader kept none).
+    pub text: &'a str,
+    /// The record, when the reader built one (not for a line seen in place).
+    record: Option<&'a Record>,
+    form: Form<'a>,
+}
+
+/// The forms a record's roles are read from.
+// `Spans` carries its role texts inline (a few hundred bytes): a view lives on the stack for
+// the one record being read and is never stored, and boxing would cost an allocation a record.
+#[allow(clippy::large_enum_variant)]
+enum Form<'a> {
+    /// Built fields, read through the map.
+    Fields(Cow<'a, Map<String, Value>>),
+    /// Values read from the text at the places the reader noted.
+    Spans {
+        spans: &'a [Span],
+        /// Slots known to hold a plain string, one without escapes (a bit per slot, the
+        /// first 64; a clear bit tells nothing).
+        plain: u64,
+        /// The roles were sized up as the view was made, when the plan asks for it: each
+        /// role's raw text, by role number, looked up and sized up once (the checks ask for
+        /// most roles more than once), and how each counts, as bit sets by role number.
+        sized: bool,
+        texts: [Option<RawRole<'a>>; MAX_ROLES],
+        counts: PresenceBits,
+    },
+    /// Values read from the text, found by parsing it.
+    Raw(RawFields<'a>),
+}
+
+impl<'a> RecordView<'a> {
+    /// The map the record's roles read through.
+    pub fn map(&self) -> &'a FieldMap {
+        &self.plan.map
+    }
+
+    /// The record as the reader built it, when it built one (a line seen in place has none).
+    pub fn record(&self) -> Option<&'a Record> {
+        self.record
+    }
+
+    /// How every role counts, as bit sets, when the view sized them up from the text (roles
+    /// past [`MAX_ROLES`] are not in them: [`PresenceBits::bit`] gives them no bit).
+    #[inline]
+    pub fn counts(&self) -> Option<PresenceBits> {
+        match &self.form {
+            Form::Spans {
+                sized: true,
+                counts,
+                ..
+            } => Some(*counts),
+            _ => None,
+        }
+    }
+
+    /// The role is numbered by this view's role set (else it is read by its name).
+    #[inline(always)]
+    fn numbers(&self, role: Role) -> bool {
+        role.set == self.set
+    }
+
+    /// The raw JSON text of a role's value, when the record is read from its text (`None`
+    /// when absent, or when the record is read from built fields: see [`Self::has_text`]).
+    #[inline]
+    pub fn raw(&self, role: Role) -> Option<&'a str> {
+        if !self.numbers(role) {
+            return None;
+        }
+        match &self.form {
+            Form::Spans { spans, .. } => slot_text(self.text, spans, self.plan.slot(role)?),
+            Form::Raw(fields) => fields.get(self.plan.slot(role)?),
+            Form::Fields(_) => None,
+        }
+    }
+
+    /// The roles of this record are read from its text ([`Self::raw`] gives their values'
+    /// text), not from built fields.
+    pub fn has_text(&self) -> bool {
+        !matches!(self.form, Form::Fields(_))
+    }
+
+    /// The value of a role (`None` when absent; inverse roles read as absent).
+    #[inline]
+    pub fn get(&self, role: Role) -> Option<RoleValue<'_>> {
+        if let Some(raw) = self.sized_up(role) {
+            return raw.map(|raw| raw.value());
+        }
+        match &self.form {
+            Form::Fields(fields) => self.plan.map.get(role.name, fields).map(RoleValue::Json),
+            _ if self.numbers(role) => match &self.form {
+                Form::Spans { spans, plain, .. } => {
+                    let slot = self.plan.slot(role)?;
+                    slot_text(self.text, spans, slot)
+                        .map(|t| RoleValue::of_raw_known(t, is_plain(*plain, slot)))
+                }
+                Form::Raw(fields) => fields.get(self.plan.slot(role)?).map(RoleValue::of_raw),
+                Form::Fields(_) => None,
+            },
+            // a role the plan does not number: read through the map from the whole text
+            _ => {
+                let fields = super::pyjson::object(self.text)?;
+                let value = self.plan.map.get(role.name, &fields)?.into_owned();
+                Some(RoleValue::Json(Cow::Owned(value)))
+            }
+        }
+    }
+
+    /// The role's raw text as the view sized it up (`Some(None)`: absent), or `None` when it
+    /// was not (other forms, roles past [`MAX_ROLES`], roles of another set).
+    #[inline]
+    fn sized_up(&self, role: Role) -> Option<Option<RawRole<'a>>> {
+        match &self.form {
+            Form::Spans {
+                sized: true, texts, ..
+            } if self.numbers(role) => texts.get(role.index).copied(),
+            _ => None,
+        }
+    }
+
+    /// A filled role's raw JSON text, when the view sized it up: `Some(None)` when the role
+    /// is not filled, `None` when the text is not at hand (other forms).
+    pub fn filled_text(&self, role: Role) -> Option<Option<&'a str>> {
+        self.sized_up(role).map(|raw| {
+            raw.filter(|raw| raw.presence.is_filled())
+                .map(|raw| raw.text)
+        })
+    }
+
+    /// How a role's value counts (without reading the value, when the view sized it up).
+    #[inline(always)]
+    pub fn presence(&self, role: Role) -> Presence {
+        match self.sized_up(role) {
+            Some(raw) => raw.map_or(Presence::Absent, |raw| raw.presence),
+            None => Presence::of(self.get(role).as_ref()),
+        }
+    }
+
+    /// The value of a role when it is filled.
+    #[inline(always)]
+    pub fn filled(&self, role: Role) -> Option<RoleValue<'_>> {
+        match self.sized_up(role) {
+            Some(raw) => raw
+                .filter(|raw| raw.presence.is_filled())
+                .map(|raw| raw.value()),
+            None => self.get(role).filter(RoleValue::is_filled),
+        }
+    }
+
+    /// A filled role that is a plain string: its text, borrowed from the line; `None` for
+    /// anything else (read it with [`RecordView::filled`]). Cheaper than building a
+    /// [`RoleValue`] for the texts nearly every record holds.
+    #[inline(always)]
+    fn filled_plain(&self, role: Role) -> Option<&'a str> {
+        let raw = self.sized_up(role)??;
+        if raw.plain && raw.presence.is_filled() {
+            inside_quotes(raw.text)
+        } else {
+            None
+        }
+    }
+
+    /// A filled role's text as the reference prints it ([`RoleValue::text`]): borrowed from
+    /// the line when the role is a plain string ([`RecordView::filled_plain`]).
+    #[inline(always)]
+    pub fn filled_str(&self, role: Role) -> Option<Cow<'_, str>> {
+        match self.filled_plain(role) {
+            Some(plain) => Some(Cow::Borrowed(plain)),
+            None => self.filled(role).map(|v| v.text()),
+        }
+    }
+
+    /// A filled role read as a date or a timestamp (straight from the line when it is a
+    /// plain string).
+    #[inline(always)]
+    pub fn filled_time(&self, role: Role) -> Option<Result<Timestamp, DateError>> {
+        match self.filled_plain(role) {
+            Some(plain) => Some(time::parse(plain)),
+            None => self.filled(role).map(|v| v.parse_time()),
+        }
+    }
+
+    /// The value under a literal top-level key, whatever the map says.
+    pub fn literal(&self, key: &str) -> Option<RoleValue<'_>> {
+        match &self.form {
+            Form::Fields(fields) => fields.get(key).map(|v| RoleValue::Json(Cow::Borrowed(v))),
+            Form::Spans { spans, plain, .. } => {
+                let slot = self.plan.literal_slot(key)?;
+                let text = slot_text(self.text, spans, slot)?;
+                Some(RoleValue::of_raw_known(text, is_plain(*plain, slot)))
+            }
+            Form::Raw(fields) => fields
+                .get(self.plan.literal_slot(key)?)
+                .map(RoleValue::of_raw),
+        }
+    }
+
+    /// The value under a literal top-level key when it is a plain string, borrowed from the
+    /// line; `None` for anything else (read it with [`RecordView::literal`]).
+    #[inline(always)]
+    fn literal_plain(&self, key: &str) -> Option<&'a str> {
+        match &self.form {
+            Form::Spans { spans, plain, .. } => {
+                let slot = self.plan.literal_slot(key)?;
+                let text = slot_text(self.text, spans, slot)?;
+                if is_plain(*plain, slot) {
+                    inside_quotes(text)
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The value under a literal top-level key read as a date or a timestamp (straight from
+    /// the line when it is a plain string).
+    #[inline(always)]
+    pub fn literal_time(&self, key: &str) -> Option<Result<Timestamp, DateError>> {
+        match self.literal_plain(key) {
+            Some(plain) => Some(time::parse(plain)),
+            None => self.literal(key).map(|v| v.parse_time()),
+        }
+    }
+
+    /// The value at a path, read forwards (an inverse role's pointers).
+    pub fn path(&self, path: &FieldPath) -> Option<RoleValue<'_>> {
+        match &self.form {
+            Form::Fields(fields) => path.get(fields).map(RoleValue::Json),
+            // a plan reads from the text only when no role is inverse: no path is read there
+            Form::Spans { .. } | Form::Raw(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sized up from the raw text, a value counts as the parsed value does.
+    #[test]
+    fn raw_text_counts_as_the_parsed_value() {
+        for text in [
+            r#""x""#,
+            r#""""#,
+            r#"" ""#,
+            r#""\t""#,
+            r#""\\""#,
+            r#""\u00a0""#,
+            r#""\u0041""#,
+            "null",
+            "true",
+            "false",
+            "0",
+            "-0",
+            "0.0",
+            "0e5",
+            "1",
+            "-2.5",
+            "[]",
+            "[ ]",
+            "[0]",
+            "[[]]",
+            "{}",
+            "{ }",
+            r#"{"a": null}"#,
+        ] {
+            let parsed: Value = serde_json::from_str(text).expect(text);
+            let expected = Presence::of(Some(&RoleValue::Json(Cow::Owned(parsed.clone()))));
+            for plain_known in [false, true] {
+                // a scanner says "plain" only of strings without escapes
+                let plain_string = text.starts_with('"') && !text.contains('\\');
+                if plain_known && !plain_string {
+                    continue;
+                }
+                let raw = RawRole::of(text, plain_known);
+                assert_eq!(raw.presence, expected, "{text}");
+                assert_eq!(raw.value().json().into_owned(), parsed, "{text}");
+            }
+        }
+    }
+}
