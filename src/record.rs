@@ -1,8 +1,9 @@
-//! The record: one JSON object kept losslessly, plus where it came from.
+//! The record: one JSON object as the reader built it, plus where it came from.
 //!
 //! `fields` keeps key order and number text (serde_json with `preserve_order` and
 //! `arbitrary_precision`); `raw` keeps the exact bytes read, so a writer that has no reason to
-//! change a record writes those bytes back.
+//! change a record writes those bytes back. A command that only looks at roles never handles
+//! records: it reads each through the reader's view (`store/view.rs`).
 
 use serde_json::{Map, Value};
 
@@ -15,6 +16,9 @@ pub struct Origin {
     pub index: usize,
 }
 
+/// One record: the keys the reader was asked to build (every key, for a record read whole),
+/// its text, where it was read, and where the values of the keys asked for by slot lie in
+/// that text.
 #[derive(Debug, Clone)]
 pub struct Record {
     pub fields: Map<String, Value>,
@@ -22,9 +26,9 @@ pub struct Record {
     /// element). Empty for records that were built rather than read.
     pub raw: Box<str>,
     pub origin: Origin,
-    /// For records read for looking only, with the keys a command asked for by slot
-    /// (`store::KeySelection::slots`): where each such key's value lies in `raw` (byte start and
-    /// end), so the command reads it from the text without anything being built. `None` otherwise.
+    /// For records read with keys asked for by slot (`store::KeySelection::slots`): where
+    /// each such key's value lies in `raw` (byte start and end), so it is read from the text
+    /// without anything being built; the reader validated that text. `None` otherwise.
     pub spans: Option<Box<[Span]>>,
 }
 

@@ -7,7 +7,7 @@ use crate::error::{Position, Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::record::Record;
 use crate::store::engrama::{self, LineKind, LineView};
-use crate::store::{Entry, KeySelection, NonRecordLine};
+use crate::store::{Entry, KeySelection, NonRecordLine, ViewPlan};
 use crate::write::jsonl::{has_own_line, into_line, whole_fields};
 use hashbrown::DefaultHashBuilder;
 use serde_json::{Map, Value};
@@ -60,6 +60,8 @@ impl MergeEntry {
 /// the reader works on before any other.
 pub struct Plan {
     pub(super) map: FieldMap,
+    /// How a flat record's id is read when it becomes a node line (through `map`).
+    ids: ViewPlan,
     dump: String,
     kind: OnceLock<StoreKind>,
     from_engrama: OnceLock<bool>,
@@ -73,6 +75,7 @@ impl Plan {
     /// `dump` names the dump in messages.
     pub fn new(map: FieldMap, dump: &str) -> Plan {
         Plan {
+            ids: ViewPlan::fields(&map),
             map,
             dump: dump.to_string(),
             kind: OnceLock::new(),
@@ -215,7 +218,7 @@ impl Plan {
                         let mut record = record;
                         record.fields = whole_fields(&record).into_owned();
                         let text =
-                            engrama::node_line(&record, engrama::DEFAULT_LABEL, &self.map, dump)?;
+                            engrama::node_line(&record, engrama::DEFAULT_LABEL, &self.ids, dump)?;
                         let fields = parse(&text);
                         let identity = engrama::node_identity(&LineView::of_fields(&fields));
                         (text, identity, true)

@@ -7,10 +7,10 @@
 //! (what makes two lines the same node, edge or vector) and the conversion of a flat record
 //! into a node line and back.
 
+use super::view::{Role, RoleValue, ViewPlan};
 use super::NonRecordLine;
 use super::{KeySelection, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
-use crate::mapping::FieldMap;
 use crate::python::json::python_text;
 use crate::record::{is_blank, kind_name, Record};
 use crate::write::jsonl::{record_text, whole_fields};
@@ -113,8 +113,10 @@ pub fn exported_at_now() -> String {
 /// A flat record as a node line under `label`: key_value is the record_id (through the map),
 /// properties are the record itself, its own bytes when it has them, so that importing the
 /// dump gives the record back unchanged.
-pub fn node_line(record: &Record, label: &str, map: &FieldMap, store: &str) -> Result<String> {
-    let key_value = match map.get("record_id", &record.fields).as_deref() {
+pub fn node_line(record: &Record, label: &str, plan: &ViewPlan, store: &str) -> Result<String> {
+    let view = plan.view(record, true);
+    let id = view.get(Role::by_name("record_id"));
+    let key_value = match id.as_ref().map(RoleValue::json).as_deref() {
         // a blank id is a missing one, as `check` and import's identity judge it
         Some(Value::String(s)) if !is_blank(s) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -134,7 +136,7 @@ pub fn node_line(record: &Record, label: &str, map: &FieldMap, store: &str) -> R
                 help: format!(
                     "give every record a string record_id, or name the field that holds it with \
                      --map record_id=FIELD (mapped: {})",
-                    map.path("record_id").text
+                    plan.map().path("record_id").text
                 ),
             });
         }
@@ -545,6 +547,7 @@ fn identity(parts: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mapping::FieldMap;
 
     #[test]
     fn scanned_keys_are_the_ones_serde_json_reads() {
@@ -585,7 +588,8 @@ mod tests {
     fn node_lines_carry_the_record_bytes() {
         let raw = r#"{"record_id":"D-1","valid_from":"2025-01-01T00:00:00.5+02:00"}"#;
         let rec = Record::new(serde_json::from_str(raw).unwrap(), raw, Default::default());
-        let line = node_line(&rec, "Decision", &FieldMap::identity(), "s").unwrap();
+        let plan = ViewPlan::fields(&FieldMap::identity());
+        let line = node_line(&rec, "Decision", &plan, "s").unwrap();
         assert_eq!(
             line,
             format!(

@@ -7,7 +7,7 @@ use super::input::Source;
 use super::keep::{Decoded, KeySelection};
 use super::locate::{json_error, not_object, utf8_error};
 use super::pyline::{self, Place};
-use super::{pyjson, scan, Entry, Look, NonRecordLine, Shape, View, ENVELOPE_KEYS};
+use super::{pyjson, scan, Entry, NonRecordLine, OnScanned, ScannedLine, Shape, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
 use crate::record::{is_blank, kind_name, Origin, Record, Span};
 use serde_json::{Map, Value};
@@ -53,7 +53,7 @@ struct PyRecords {
 pub fn read<T: Send>(
     src: &mut Source,
     keep: &KeySelection,
-    look: Option<&Look<'_, T>>,
+    look: Option<&OnScanned<'_, T>>,
     work: &Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
@@ -163,14 +163,13 @@ pub fn read<T: Send>(
                 }
             };
             if let Some(plain) = scan::object_spans(text, slots, spans) {
-                let view = View {
+                let scanned = ScannedLine {
                     text,
                     spans,
                     plain,
-                    line: origin.line,
-                    offset: origin.offset,
+                    origin,
                 };
-                return Ok(Some(DecodedLine::Looked(look(view)?)));
+                return Ok(Some(DecodedLine::Looked(look(scanned)?)));
             }
         }
         let decoded = match decode(&name, keep, text, origin.line) {

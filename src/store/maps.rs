@@ -5,10 +5,10 @@
 //! looking commands as record views ([`read_views`]).
 
 use super::view::{RecordView, RoleSet, ViewPlan};
-use super::{read_shape, read_with, Entry, KeySelection, NonRecordLine, Shape, View};
+use super::{read_shape, read_with, Entry, KeySelection, NonRecordLine, ScannedLine, Shape};
 use crate::error::Result;
 use crate::mapping::FieldMap;
-use crate::record::{Origin, Record};
+use crate::record::Record;
 use std::sync::OnceLock;
 
 /// The maps one read may go through, before its first entry says which.
@@ -164,15 +164,10 @@ pub fn read_views<'r, T: Send>(
         }
     };
     // lines are seen in place only through the map given (a dump's lines are read as entries)
-    let look = |line: View| -> Result<Option<T>> {
-        let origin = Origin {
-            line: line.line,
-            offset: line.offset,
-            index: 0,
-        };
+    let look = |line: ScannedLine| -> Result<Option<T>> {
         let view = reading
             .given
-            .spans_view(line.text, line.spans, line.plain, origin, None);
+            .spans_view(line.text, line.spans, line.plain, line.origin, None);
         work(&view).map(Some)
     };
     let shape = read_shape(

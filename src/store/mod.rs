@@ -123,26 +123,26 @@ pub fn read_parallel<T: Send>(
 
 /// A JSON line as the reader's scanner left it, for the looking commands ([`read_views`]): its
 /// text (validated), where each slotted key's value lies in it (`(0, 0)`: absent), and where
-/// the line starts. The reader makes it a [`RecordView`].
+/// the line starts (its index among the records is not known yet). The reader makes it a
+/// [`RecordView`].
 #[derive(Debug, Clone, Copy)]
-struct View<'a> {
-    pub text: &'a str,
-    pub spans: &'a [Span],
+struct ScannedLine<'a> {
+    text: &'a str,
+    spans: &'a [Span],
     /// Slots known to hold a plain string, one without escapes (a bit per slot, the first 64;
     /// a clear bit tells nothing).
-    pub plain: u64,
-    pub line: u64,
-    pub offset: u64,
+    plain: u64,
+    origin: crate::record::Origin,
 }
 
 /// What the reader does with a line its scanner took (see [`read_views`]).
-type Look<'a, T> = dyn Fn(View<'_>) -> Result<T> + Sync + 'a;
+type OnScanned<'a, T> = dyn Fn(ScannedLine<'_>) -> Result<T> + Sync + 'a;
 
 /// The shape from the first byte, then its reader (only JSON lines give views).
 fn read_shape<T: Send>(
     input: &Input,
     keep: &KeySelection,
-    look: Option<&Look<'_, T>>,
+    look: Option<&OnScanned<'_, T>>,
     work: &batch::Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {

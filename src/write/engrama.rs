@@ -6,14 +6,15 @@ use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::engrama::{exported_at_now, flat_envelope, node_line};
-use crate::store::{Entry, NonRecordLine};
+use crate::store::{Entry, NonRecordLine, ViewPlan};
 use std::sync::OnceLock;
 
 /// `--to engrama`, the per-record half: a dump's lines are written back as they are; the
 /// records of a flat store become node lines under one label.
 pub struct NodeLines {
     label: String,
-    map: FieldMap,
+    /// How a record's id is read (through the map given).
+    plan: ViewPlan,
     store: String,
     /// The input is an engrama dump (its first entry, worked on before any other, says so).
     from_dump: OnceLock<bool>,
@@ -23,7 +24,7 @@ impl NodeLines {
     pub fn new(label: &str, map: FieldMap, store: &str) -> Self {
         NodeLines {
             label: label.to_string(),
-            map,
+            plan: ViewPlan::fields(&map),
             store: store.to_string(),
             from_dump: OnceLock::new(),
         }
@@ -42,7 +43,7 @@ impl LineMaker for NodeLines {
             Entry::NonRecord(_, line) => EntryText::Line(into_line(line)),
             Entry::Record(node) if from_dump => EntryText::Line(into_line(node)),
             Entry::Record(record) => {
-                EntryText::Node(node_line(&record, &self.label, &self.map, &self.store)?)
+                EntryText::Node(node_line(&record, &self.label, &self.plan, &self.store)?)
             }
         })
     }

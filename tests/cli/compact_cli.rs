@@ -703,3 +703,40 @@ fn an_engrama_dump_compacts_the_same_with_or_without_its_map_named() {
     let as_of_named = compact(&[dump, "--as-of", "2030-01-01", "--map", "engrama"]);
     assert_eq!(as_of.stdout, as_of_named.stdout);
 }
+
+#[test]
+fn a_line_only_python_reads_is_written_whole_on_every_path() {
+    // NaN and Infinity, a lone surrogate: serde_json refuses these lines and the reader takes
+    // them as the reference does; the form must carry their values, not an empty line
+    for (store, first_ids) in [
+        (
+            "fixtures/python/nan-infinity.jsonl",
+            &["NaN", "Infinity"][..],
+        ),
+        ("fixtures/quirks/nan-id.jsonl", &["E-1", "NaN", "-Infinity"]),
+        ("fixtures/quirks/lone-surrogate.jsonl", &["E-1", "E-2"]),
+    ] {
+        let fast = compact(&[store]);
+        let whole = compact(&[store, "--stats"]);
+        assert_eq!(fast.code, 0, "{store}: {}", fast.stderr);
+        assert_eq!(fast.stdout, whole.stdout, "{store}");
+        assert_eq!(&ids(&fast.stdout)[..first_ids.len()], first_ids, "{store}");
+        assert!(
+            !fast.stdout.lines().any(|l| l == "|"),
+            "{store}: {}",
+            fast.stdout
+        );
+        let piped = vercy()
+            .args(["compact", "-", "--as-of", "2025-06-01"])
+            .write_stdin(std::fs::read(store).unwrap())
+            .output()
+            .unwrap();
+        let dated = compact(&[store, "--as-of", "2025-06-01"]);
+        assert_eq!(
+            String::from_utf8(piped.stdout).unwrap(),
+            dated.stdout,
+            "{store}"
+        );
+        assert!(ids(&dated.stdout).len() >= 2, "{store}: {}", dated.stdout);
+    }
+}
