@@ -153,7 +153,8 @@ pub fn read_views<'r, T: Send>(
         match entry {
             Entry::Record(record) => {
                 let plan = *settled.get_or_init(|| &reading.given);
-                work(&reading.view(plan, &record)).map(Some)
+                plan.with_view(&record, !reading.keep.has_slots(), work)
+                    .map(Some)
             }
             other => {
                 if let Some(own) = reading.own_plan(&other) {
@@ -165,10 +166,10 @@ pub fn read_views<'r, T: Send>(
     };
     // lines are seen in place only through the map given (a dump's lines are read as entries)
     let look = |line: ScannedLine| -> Result<Option<T>> {
-        let view = reading
+        reading
             .given
-            .spans_view(line.text, line.spans, line.plain, line.origin, None);
-        work(&view).map(Some)
+            .with_spans(line.text, line.spans, line.plain, line.origin, None, work)
+            .map(Some)
     };
     let shape = read_shape(
         input,

@@ -408,12 +408,13 @@ impl ViewPlan {
     }
 
     /// The view of a record read as fields (or as its text with slots noted, or with nothing
-    /// built: `built` false, its fields are then read from its text).
+    /// built: `built` false, its fields are then read from its text). Its roles are not
+    /// sized up (see [`Self::with_view`]).
     pub fn view<'a>(&'a self, record: &'a Record, built: bool) -> RecordView<'a> {
         let origin = record.origin;
         if let Some(plan) = &self.slots {
             if let Some(spans) = &record.spans {
-                return self.spans_view(&record.raw, spans, 0, origin, Some(record));
+                return self.spans_view(&record.raw, spans, 0, origin, Some(record), None);
             }
             if let Some(fields) = RawFields::parse(&record.raw, &plan.slots) {
                 return RecordView {
@@ -443,6 +444,21 @@ impl ViewPlan {
         }
     }
 
+    /// [`Self::view`] handed to `f`, its roles sized up when the plan says so.
+    pub fn with_view<R>(
+        &self,
+        record: &Record,
+        built: bool,
+        f: impl FnOnce(&RecordView<'_>) -> R,
+    ) -> R {
+        match &record.spans {
+            Some(spans) if self.slots.is_some() => {
+                self.with_spans(&record.raw, spans, 0, record.origin, Some(record), f)
+            }
+            _ => f(&self.view(record, built)),
+        }
+    }
+
     /// The view of built fields.
     pub fn view_fields<'a>(
         &'a self,
@@ -459,19 +475,42 @@ impl ViewPlan {
         }
     }
 
-    /// The view of a line seen in place: each role read from its text at its slot (`spans`,
-    /// `plain`: the slots known to hold a string without escapes), sized up once when the
-    /// plan says so.
+    /// The view of a line seen in place, handed to `f`: each role read from its text at its
+    /// slot (`spans`, `plain`: the slots known to hold a string without escapes), sized up
+    /// once when the plan says so. (Handed over rather than returned: the view and what it
+    /// sized up stay where they were made.)
     #[inline(always)]
-    pub(super) fn spans_view<'a>(
+    pub(super) fn with_spans<R>(
+        &self,
+        text: &str,
+        spans: &[Span],
+        plain: u64,
+        origin: Origin,
+        record: Option<&Record>,
+        f: impl FnOnce(&RecordView<'_>) -> R,
+    ) -> R {
+        let sized_roles;
+        let sized = match &self.slots {
+            Some(plan) if !plan.sized.is_empty() => {
+                sized_roles = SizedRoles::of(plan, text, spans, plain);
+                Some(&sized_roles)
+            }
+            _ => None,
+        };
+        f(&self.spans_view(text, spans, plain, origin, record, sized))
+    }
+
+    #[inline(always)]
+    fn spans_view<'a>(
         &'a self,
         text: &'a str,
         spans: &'a [Span],
         plain: u64,
         origin: Origin,
         record: Option<&'a Record>,
+        sized: Option<&'a SizedRoles<'a>>,
     ) -> RecordView<'a> {
-        let mut view = RecordView {
+        RecordView {
             plan: self,
             set: self.set,
             origin,
@@ -480,33 +519,9 @@ impl ViewPlan {
             form: Form::Spans {
                 spans,
                 plain,
-                sized: false,
-                texts: [None; MAX_ROLES],
-                counts: PresenceBits::default(),
-            },
-        };
-        if let (
-            Some(plan),
-            Form::Spans {
                 sized,
-                texts,
-                counts,
-                ..
             },
-        ) = (&self.slots, &mut view.form)
-        {
-            *sized = !plan.sized.is_empty();
-            for &(index, slot) in &plan.sized {
-                if let Some(raw) = slot_text(text, spans, slot) {
-                    let raw = RawRole::of(raw, is_plain(plain, slot));
-                    counts.add(index, raw.presence);
-                    if let Some(t) = texts.get_mut(index) {
-                        *t = Some(raw);
-                    }
-                }
-            }
         }
-        view
     }
 
     /// The slot of a role of this plan's set.
@@ -593,6 +608,33 @@ pub struct RecordView<'a> {
     form: Form<'a>,
 }
 
+/// Each role's raw text, by role number, looked up and sized up once (the checks ask for most
+/// roles more than once), and how each counts, as bit sets by role number.
+struct SizedRoles<'a> {
+    texts: [Option<RawRole<'a>>; MAX_ROLES],
+    counts: PresenceBits,
+}
+
+impl<'a> SizedRoles<'a> {
+    #[inline(always)]
+    fn of(plan: &SlotPlan, text: &'a str, spans: &[Span], plain: u64) -> SizedRoles<'a> {
+        let mut sized = SizedRoles {
+            texts: [None; MAX_ROLES],
+            counts: PresenceBits::default(),
+        };
+        for &(index, slot) in &plan.sized {
+            if let Some(raw) = slot_text(text, spans, slot) {
+                let raw = RawRole::of(raw, is_plain(plain, slot));
+                sized.counts.add(index, raw.presence);
+                if let Some(t) = sized.texts.get_mut(index) {
+                    *t = Some(raw);
+                }
+            }
+        }
+        sized
+    }
+}
+
 /// The forms a record's roles are read from.
 // `Spans` carries its role texts inline (a few hundred bytes): a view lives on the stack for
 // the one record being read and is never stored, and boxing would cost an allocation a record.
@@ -606,12 +648,8 @@ enum Form<'a> {
         /// Slots known to hold a plain string, one without escapes (a bit per slot, the
         /// first 64; a clear bit tells nothing).
         plain: u64,
-        /// The roles were sized up as the view was made, when the plan asks for it: each
-        /// role's raw text, by role number, looked up and sized up once (the checks ask for
-        /// most roles more than once), and how each counts, as bit sets by role number.
-        sized: bool,
-        texts: [Option<RawRole<'a>>; MAX_ROLES],
-        counts: PresenceBits,
+        /// The roles sized up as the view was made, when the plan asks for it.
+        sized: Option<&'a SizedRoles<'a>>,
     },
     /// Values read from the text, found by parsing it.
     Raw(RawFields<'a>),
@@ -634,18 +672,23 @@ impl<'a> RecordView<'a> {
     pub fn counts(&self) -> Option<PresenceBits> {
         match &self.form {
             Form::Spans {
-                sized: true,
-                counts,
-                ..
-            } => Some(*counts),
+                sized: Some(sized), ..
+            } => Some(sized.counts),
             _ => None,
         }
     }
 
-    /// The role is numbered by this view's role set (else it is read by its name).
+    /// The role has a number (else it is read by its name). A numbered role is one of this
+    /// view's set: a command reads the views of its reading with the roles of the same set
+    /// (checked in debug builds, which the tests run).
     #[inline(always)]
     fn numbers(&self, role: Role) -> bool {
-        role.set == self.set
+        debug_assert!(
+            role.set == self.set || role.index == usize::MAX,
+            "role {} of another set",
+            role.name
+        );
+        role.index != usize::MAX
     }
 
     /// The raw JSON text of a role's value, when the record is read from its text (`None`
@@ -700,8 +743,13 @@ impl<'a> RecordView<'a> {
     fn sized_up(&self, role: Role) -> Option<Option<RawRole<'a>>> {
         match &self.form {
             Form::Spans {
-                sized: true, texts, ..
-            } if self.numbers(role) => texts.get(role.index).copied(),
+                sized: Some(SizedRoles { texts, .. }),
+                ..
+            } => {
+                debug_assert!(role.set == self.set || role.index == usize::MAX);
+                // a role read by name has no number: not sized up, read the slow way
+                texts.get(role.index).copied()
+            }
             _ => None,
         }
     }
