@@ -426,7 +426,8 @@ impl ValueChecks {
         let superseded = self.follow_pointers(&matched);
         self.names.ids.forget_sought();
         // the conflicts before the shared concepts, so the two are never made at once
-        let conflicts = std::mem::take(&mut self.conflicts).settle(|who| self.names.line(who))?;
+        let conflicts =
+            std::mem::take(&mut self.conflicts).settle(|who, out| self.names.lines(who, out))?;
         let conflict_concept = conflicts.as_ref().map(|found| {
             let concept = self.concepts.text(found.concept());
             concept.unwrap_or_default().to_string()

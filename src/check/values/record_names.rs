@@ -72,6 +72,24 @@ impl RecordNames {
         }
     }
 
+    /// The lines of the records `who`, appended to `out` in order: as [`Self::line`] of each,
+    /// but each step for all of them before the next, so the reads among the ids (at random
+    /// places, for records named in no order) are in flight together, not one at a time
+    /// between other work.
+    pub fn lines(&self, who: &[u32], out: &mut Vec<u64>) {
+        let start = out.len();
+        out.extend(who.iter().map(|&w| u64::from(self.placed(w))));
+        for p in out.get_mut(start..).unwrap_or_default() {
+            let at = *p as u32;
+            *p = if at & NAMED == 0 {
+                self.ids.line(at)
+            } else {
+                let j = (at & !NAMED) as usize;
+                self.named_lines.get(j).copied().unwrap_or(0)
+            };
+        }
+    }
+
     /// Where the name of the record `who` is kept: among the names kept aside (it has the
     /// [`NAMED`] bit, or its id was renamed), or as its id.
     fn place(&self, who: u32) -> Place {
