@@ -1,14 +1,14 @@
 //! Printing check reports: one [`Format`] variant per output form, each written as it is
-//! made from the reports' compact state ([`human`], [`github`], [`sarif`], and the JSON
-//! object, which is the report's own `Serialize`). Adding a form is one variant and one module.
+//! made from the reports' compact state ([`human`], [`json`], [`github`], [`sarif`]). Adding a
+//! form is one variant and one module.
 
 mod github;
 pub mod human;
+mod json;
 pub mod sarif;
 
 use super::report::Report;
 use crate::error::VercyError;
-use serde::{Serialize, Serializer};
 use std::io::{self, Write};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -75,15 +75,7 @@ pub fn write(
             }
             Ok(())
         }
-        Format::Json => {
-            let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-            let mut ser = serde_json::Serializer::with_formatter(&mut *out, formatter);
-            match reports {
-                [one] => one.serialize(&mut ser)?,
-                many => (&mut ser).collect_seq(many)?,
-            }
-            writeln!(out)
-        }
+        Format::Json => json::write(reports, out),
         Format::Github => github::write(reports, failures, out),
         Format::Sarif => sarif::write(reports, failures, out),
     }

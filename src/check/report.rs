@@ -121,14 +121,15 @@ impl Report {
     }
 
     /// The `vercy-check/1` object, built (for a small report: the MCP tool's full detail).
-    /// The CLI writes it as it goes: `Report` is [`Serialize`], and the lists are written
-    /// from the compact state one item at a time.
+    /// `Report`'s [`Serialize`] is the object's definition; the CLI writes the same bytes by
+    /// hand as it goes (`format/json.rs`), the lists from the compact state one item at a time.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
-/// The `vercy-check/1` object: the reference's keys in its order, then vercy's.
+/// The `vercy-check/1` object: the reference's keys in its order, then vercy's. A key added
+/// here is added to `format/json.rs` too (a test compares the two).
 impl Serialize for Report {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let profile = Profile::embedded();

@@ -14,7 +14,7 @@
 
 use super::table::Names;
 use super::values::ids::small;
-use super::values::record_names::RecordNames;
+use super::values::record_names::{NamesAhead, RecordNames};
 use super::values::Code;
 use std::borrow::Cow;
 
@@ -122,6 +122,18 @@ impl<'a> Warning<'a> {
         self.range.1 - self.range.0
     }
 
+    /// The `k`th record it names (`k` < [`Self::count`]), as [`Self::records`] gives it; a
+    /// record named by `who` is read from `ahead` ([`Warnings::names_ahead`]), which reads
+    /// names a batch ahead when the records of warning after warning are read in order.
+    #[inline]
+    pub fn record(&self, k: usize, ahead: &mut NamesAhead<'a>) -> (&'a str, u64) {
+        let i = self.range.0 + k;
+        match self.records {
+            Records::Kept(list) => (list.names.get(i), list.lines.get(i).copied().unwrap_or(0)),
+            Records::Named(..) => ahead.get(i),
+        }
+    }
+
     /// The records it names: name and line (0: not known).
     pub fn records(&self) -> impl ExactSizeIterator<Item = (&'a str, u64)> + 'a {
         let records = self.records;
@@ -214,6 +226,11 @@ impl Warnings {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// The names of the records named by `who`, read ahead (see [`Warning::record`]).
+    pub fn names_ahead(&self) -> NamesAhead<'_> {
+        NamesAhead::new(&self.names, &self.named)
     }
 
     pub fn get(&self, i: usize) -> Option<Warning<'_>> {

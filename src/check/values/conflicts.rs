@@ -262,14 +262,18 @@ impl Conflicts {
         Ok(())
     }
 
-    /// The first conflict of every concept that has one; `line` gives a record's line (by
-    /// `who`). Fails only when the temporary file cannot be read back.
-    pub fn settle(mut self, line: impl Fn(u32) -> u64) -> io::Result<Option<Found>> {
+    /// The first conflict of every concept that has one; `lines` gives records' lines (by
+    /// `who`, a batch at a time, appended in order). Fails only when the temporary file cannot
+    /// be read back.
+    pub fn settle(mut self, lines: impl Fn(&[u32], &mut Vec<u64>)) -> io::Result<Option<Found>> {
         let mut pairs = Vec::new();
         // the first pair's place, concept and instant
         let mut first: Option<(Order, u64, (i64, u32))> = None;
         let mut group_scratch = Scratch::default();
         let mut bytes = Vec::new();
+        let (mut sorted, mut counts) = (Vec::new(), Vec::new());
+        // a partition's first conflicts, and their records' lines
+        let (mut met, mut who, mut met_lines) = (Vec::new(), Vec::new(), Vec::new());
         for p in 0..self.parts.len() {
             let mut entries = std::mem::take(&mut self.parts[p]);
             if let Some(spill) = &mut self.spill {
@@ -280,14 +284,22 @@ impl Conflicts {
                     entries.extend(bytes.chunks_exact(ENTRY_BYTES).map(Entry::decode));
                 }
             }
-            // by concept; in a concept, the records by valid_from then store order, then
-            // the edges
-            entries.sort_unstable_by_key(|e| (e.concept, e.is_edge(), e.from(), e.seq));
-            for group in entries.chunk_by_mut(|x, y| x.concept == y.concept) {
-                let Some((a, b, at)) = group_scratch.first_conflict(group) else {
-                    continue;
-                };
-                let (la, lb) = (line(a.who), line(b.who));
+            sort_entries(&entries, &mut sorted, &mut counts);
+            drop(entries);
+            for group in sorted.chunk_by_mut(|x, y| x.concept == y.concept) {
+                met.extend(group_scratch.first_conflict(group));
+            }
+            // each record's line is a read at a random place among the ids: the partition's
+            // are read together, so their cache misses overlap
+            who.clear();
+            who.extend(
+                met.iter()
+                    .flat_map(|(a, b, _): &(Entry, Entry, _)| [a.who, b.who]),
+            );
+            met_lines.clear();
+            lines(&who, &mut met_lines);
+            for ((a, b, at), pair_lines) in met.drain(..).zip(met_lines.chunks_exact(2)) {
+                let (la, lb) = (pair_lines[0], pair_lines[1]);
                 let order = (la.max(lb), la.min(lb), a.seq.max(b.seq), a.seq.min(b.seq));
                 if first.is_none_or(|(o, _, _)| order < o) {
                     first = Some((order, a.concept, at));
@@ -304,6 +316,51 @@ impl Conflicts {
         };
         pairs.sort_unstable_by_key(|p| p.order);
         Ok(Some(Found { pairs, concept, at }))
+    }
+}
+
+/// The order [`Conflicts::settle`] reads a partition's entries in: by concept; in a concept,
+/// the records by valid_from then store order, then the edges.
+fn order_key(e: &Entry) -> (u64, bool, (i64, u32), u32) {
+    (e.concept, e.is_edge(), e.from(), e.seq)
+}
+
+/// One partition's `entries` in [`order_key`]'s order, into `sorted`: counted out into buckets
+/// by the bits of the concept below the partition's (hashes, so they spread evenly: a few
+/// entries a bucket), then each bucket sorted whole. Linear: sorting the partition whole
+/// moved each 56-byte entry a dozen times. Entries of one key (the edges of one record) come
+/// in no set order, and nothing depends on their order.
+fn sort_entries(entries: &[Entry], sorted: &mut Vec<Entry>, counts: &mut Vec<u32>) {
+    sorted.clear();
+    let Some(&any) = entries.first() else {
+        return;
+    };
+    // about four entries a bucket
+    let bits = (entries.len() / 4).max(1).ilog2().min(20);
+    let below_part = PARTS.trailing_zeros();
+    let bucket = |e: &Entry| match bits {
+        0 => 0,
+        _ => ((e.concept << below_part) >> (64 - bits)) as usize,
+    };
+    counts.clear();
+    counts.resize((1 << bits) + 1, 0);
+    for e in entries {
+        counts[bucket(e) + 1] += 1;
+    }
+    for b in 1..counts.len() {
+        counts[b] += counts[b - 1];
+    }
+    // each bucket's position moves along as it is filled, to where the next starts
+    sorted.resize(entries.len(), any);
+    for e in entries {
+        let at = &mut counts[bucket(e)];
+        sorted[*at as usize] = *e;
+        *at += 1;
+    }
+    let mut start = 0;
+    for &end in &counts[..counts.len() - 1] {
+        sorted[start..end as usize].sort_unstable_by_key(order_key);
+        start = end as usize;
     }
 }
 
@@ -407,7 +464,9 @@ mod tests {
     /// The warning as (message with concept "x", records), records named `R{who}` on line
     /// `who`.
     fn warning(c: Conflicts) -> Option<(String, Vec<u32>)> {
-        let found = c.settle(|who| who as u64).unwrap()?;
+        let found = c
+            .settle(|who, out| out.extend(who.iter().map(|&w| u64::from(w))))
+            .unwrap()?;
         let (a, b) = found.first();
         let message = found.message("x", &format!("R{a}"), &format!("R{b}"));
         Some((message, found.records().collect()))
@@ -443,7 +502,10 @@ mod tests {
                 who,
             );
         }
-        let found = c.settle(|who| who as u64).unwrap().unwrap();
+        let found = c
+            .settle(|who, out| out.extend(who.iter().map(|&w| u64::from(w))))
+            .unwrap()
+            .unwrap();
         assert_eq!(found.concept(), 3 << 60);
         assert_eq!(found.records().collect::<Vec<_>>(), [30, 31, 70, 71]);
         assert!(found
@@ -555,6 +617,44 @@ mod tests {
     }
 
     proptest! {
+        /// Counted out by bucket and sorted a bucket at a time, entries come in the order of
+        /// a sort of them whole.
+        #[test]
+        fn entries_are_sorted_as_a_whole_sort_sorts_them(
+            raw in proptest::collection::vec(
+                (proptest::num::u64::ANY, 0u64..4, proptest::bool::ANY, -3i64..3, 0u32..3),
+                0..300,
+            ),
+        ) {
+            let entries: Vec<Entry> = raw
+                .iter()
+                .enumerate()
+                .map(|(i, &(concept, low, edge, from, nanos))| Entry {
+                    // one partition, few concepts: groups of several entries
+                    concept: (concept >> 7 >> 50 << 50) | low,
+                    key: i as u64,
+                    id: 0,
+                    from_secs: from,
+                    to_secs: 0,
+                    from_nanos: nanos,
+                    to_nanos: if edge { EDGE } else { 0 },
+                    who: i as u32,
+                    seq: (i / 2) as u32,
+                })
+                .collect();
+            let (mut sorted, mut counts) = (Vec::new(), Vec::new());
+            sort_entries(&entries, &mut sorted, &mut counts);
+            let mut whole = entries.clone();
+            whole.sort_by_key(order_key);
+            prop_assert_eq!(
+                sorted.iter().map(order_key).collect::<Vec<_>>(),
+                whole.iter().map(order_key).collect::<Vec<_>>()
+            );
+            let mut all: Vec<u64> = sorted.iter().map(|e| e.key).collect();
+            all.sort_unstable();
+            prop_assert_eq!(all, (0..entries.len() as u64).collect::<Vec<_>>());
+        }
+
         /// The sweep finds what the plain reading finds, whether the entries stay in memory
         /// or go to the temporary file.
         #[test]
@@ -572,7 +672,7 @@ mod tests {
                     };
                     c.note(held, r.5.iter().map(|t| t + 1), i as u32);
                 }
-                c.settle(|who| who as u64)
+                c.settle(|who, out| out.extend(who.iter().map(|&w| u64::from(w))))
                     .unwrap()
                     .map(|f| f.records().collect::<Vec<_>>())
                     .unwrap_or_default()

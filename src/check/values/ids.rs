@@ -16,7 +16,9 @@
 //! Memory: per id its text, its line, 8 bytes of key and 5 of place; per pointer its target's
 //! text and 8 bytes: linear in the store.
 
-use super::super::table::{key_of, part_of, partitions, share, spread, Names, Slots, PARTS};
+use super::super::table::{
+    key_of, part_of, partitions, prefetch, share, spread, Names, Slots, PARTS,
+};
 use super::super::warnings::Warnings;
 use super::Code;
 use crate::bytes::same;
@@ -146,6 +148,45 @@ impl Ids {
         self.sought
             .get(s.part as usize)
             .map_or("", |part| part.texts.get(s.at as usize))
+    }
+
+    /// Start loading where the id at `i` is kept, and its line: the first step of reading
+    /// many ids at random places ([`Ids::prefetch_bounds`], [`Ids::prefetch_text`] the next,
+    /// see `record_names.rs`).
+    #[inline]
+    pub fn prefetch_place(&self, i: u32) {
+        let i = i as usize;
+        if let (Some(part), Some(at), Some(line)) =
+            (self.parts.get(i), self.places.get(i), self.lines.get(i))
+        {
+            prefetch(part);
+            prefetch(at);
+            prefetch(line);
+        }
+    }
+
+    /// The id at `i`, in its partition's texts, and its place there.
+    #[inline]
+    fn placed(&self, i: u32) -> Option<(&Names, usize)> {
+        let i = i as usize;
+        let (&part, &at) = (self.parts.get(i)?, self.places.get(i)?);
+        Some((&self.id_parts.get(part as usize)?.texts, at as usize))
+    }
+
+    /// Start loading where the text of the id at `i` lies (its place best loaded first).
+    #[inline]
+    pub fn prefetch_bounds(&self, i: u32) {
+        if let Some((texts, at)) = self.placed(i) {
+            texts.prefetch_bounds(at);
+        }
+    }
+
+    /// Start loading the text of the id at `i` (where it lies best loaded first).
+    #[inline]
+    pub fn prefetch_text(&self, i: u32) {
+        if let Some((texts, at)) = self.placed(i) {
+            texts.prefetch_text(at);
+        }
     }
 
     /// The line of the record that has the id at `i`.

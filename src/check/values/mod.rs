@@ -422,8 +422,13 @@ impl ValueChecks {
         // the ids' keys go first (what matching found is all that is left of them), so what
         // comes next has their memory
         let matched = self.names.ids.match_up();
+        // the pointers followed next: what they come to is small, and they and the texts
+        // they sought go before the conflicts and the shared concepts are settled
+        let superseded = self.follow_pointers(&matched);
+        self.names.ids.forget_sought();
         // the conflicts before the shared concepts, so the two are never made at once
-        let conflicts = std::mem::take(&mut self.conflicts).settle(|who| self.names.line(who))?;
+        let conflicts =
+            std::mem::take(&mut self.conflicts).settle(|who, out| self.names.lines(who, out))?;
         let conflict_concept = conflicts.as_ref().map(|found| {
             let concept = self.concepts.text(found.concept());
             concept.unwrap_or_default().to_string()
@@ -445,10 +450,8 @@ impl ValueChecks {
         self.owner_warnings(shared, &owners, &mut out);
         self.policy.warnings(self.records, &mut out);
         self.release.warnings(&mut out);
-        self.supersession(&matched, &mut out);
-        // the pointers are done with: let them go before the conflicts' records are kept
+        self.supersession(superseded, &mut out);
         drop(matched);
-        self.pointers = Vec::new();
         self.nameless = Vec::new();
         if let (Some(found), Some(concept)) = (conflicts, conflict_concept) {
             let (a, b) = found.first();
@@ -456,7 +459,6 @@ impl ValueChecks {
             out.push_named(Code::Conflict, &message, "", found.records());
         }
         // the warnings name records by `who`: the names go with them
-        self.names.ids.forget_sought();
         out.keep_names(std::mem::take(&mut self.names));
         *self = ValueChecks {
             settled: Some(Settled {

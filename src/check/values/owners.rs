@@ -17,7 +17,8 @@ use super::{ValueFacts, ValueRoles};
 use crate::bytes::same;
 use crate::store::RecordView;
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 /// No owner (a record with a concept and no concept_owner).
 const NO_OWNER: u32 = u32::MAX;
@@ -135,29 +136,34 @@ impl ConceptOwners {
             .map(|(part, asked_here)| part.settle(&asked_here, asked))
             .collect();
         let mut held = vec![false; asked.len()];
-        // every shared concept by partition and place there, sorted by its text
-        let mut order: Vec<(u32, u32)> = Vec::new();
-        for (p, (part_shared, part_held)) in per_part.iter().enumerate() {
-            order.extend((0..part_shared.ends.len()).map(|i| (p as u32, i as u32)));
+        for (_, part_held) in &per_part {
             for &n in part_held {
                 held[n] = true;
             }
         }
-        let text = |&(p, i): &(u32, u32)| per_part[p as usize].0.texts.get(i as usize);
-        order.sort_by(|a, b| text(a).cmp(text(b)));
-        let bytes: usize = order.iter().map(|c| text(c).len()).sum();
+        // every shared concept sorted by its text: each partition's come sorted, and are
+        // merged here (a text is in one partition only, so no two are equal), reading each
+        // partition's texts and owners in order
+        let text = |p: usize, i: usize| per_part[p].0.texts.bytes(i);
+        let (count, bytes) = per_part.iter().fold((0, 0), |(n, b), (part, _)| {
+            (n + part.ends.len(), b + part.texts.text_len())
+        });
         let mut concepts = Names::default();
-        concepts.reserve(order.len(), bytes);
-        let places = order
-            .iter()
-            .map(|c| {
-                concepts.push(text(c));
-                let part = &per_part[c.0 as usize].0;
-                let i = c.1 as usize;
-                let start = if i == 0 { 0 } else { part.ends[i - 1] };
-                (c.0, start, part.ends[i])
-            })
+        concepts.reserve(count, bytes);
+        let mut places = Vec::with_capacity(count);
+        let mut heads: BinaryHeap<Reverse<(&[u8], usize, usize)>> = (0..per_part.len())
+            .filter(|&p| !per_part[p].0.ends.is_empty())
+            .map(|p| Reverse((text(p, 0), p, 0)))
             .collect();
+        while let Some(Reverse((_, p, i))) = heads.pop() {
+            let part = &per_part[p].0;
+            concepts.push(part.texts.get(i));
+            let start = if i == 0 { 0 } else { part.ends[i - 1] };
+            places.push((p as u32, start, part.ends[i]));
+            if i + 1 < part.ends.len() {
+                heads.push(Reverse((text(p, i + 1), p, i + 1)));
+            }
+        }
         let owners = per_part.into_iter().map(|(part, _)| part.owners).collect();
         let shared = Shared {
             concepts,
@@ -201,6 +207,10 @@ impl Part {
                 }
             }
         }
+        // sorted by text here, on this partition's core: the partitions' lists are then
+        // merged in order (texts are distinct within a partition)
+        let mut more: Vec<(usize, Vec<Owner>)> = more.into_iter().collect();
+        more.sort_unstable_by(|a, b| self.texts.bytes(a.0).cmp(self.texts.bytes(b.0)));
         let mut shared = PartShared::default();
         for (concept, others) in more {
             let Some(first) = first[concept] else {

@@ -72,6 +72,24 @@ impl RecordNames {
         }
     }
 
+    /// The lines of the records `who`, appended to `out` in order: as [`Self::line`] of each,
+    /// but each step for all of them before the next, so the reads among the ids (at random
+    /// places, for records named in no order) are in flight together, not one at a time
+    /// between other work.
+    pub fn lines(&self, who: &[u32], out: &mut Vec<u64>) {
+        let start = out.len();
+        out.extend(who.iter().map(|&w| u64::from(self.placed(w))));
+        for p in out.get_mut(start..).unwrap_or_default() {
+            let at = *p as u32;
+            *p = if at & NAMED == 0 {
+                self.ids.line(at)
+            } else {
+                let j = (at & !NAMED) as usize;
+                self.named_lines.get(j).copied().unwrap_or(0)
+            };
+        }
+    }
+
     /// Where the name of the record `who` is kept: among the names kept aside (it has the
     /// [`NAMED`] bit, or its id was renamed), or as its id.
     fn place(&self, who: u32) -> Place {
@@ -90,5 +108,84 @@ impl RecordNames {
             self.named.get(j),
             self.named_lines.get(j).copied().unwrap_or(0),
         )
+    }
+
+    /// [`Self::place`] in one number: an id's index, or with [`NAMED`] a place aside.
+    fn placed(&self, who: u32) -> u32 {
+        match self.place(who) {
+            Place::Aside(j) => small(j).min(NAMED - 1) | NAMED,
+            Place::Id(i) => i,
+        }
+    }
+}
+
+/// Records named by `who` whose names are read a batch at a time, for a report that writes
+/// every record of every warning (hundreds of thousands of records spread over the whole
+/// store). One name is three reads, each needing the one before (where the id is kept, where
+/// its text lies, the text), and nearly each misses the cache: read one after another they
+/// wait out every miss. Here the reads of a batch are started together a step at a time, so
+/// the misses of a batch overlap.
+///
+/// Memory: a batch of names and places, whatever the store.
+pub struct NamesAhead<'a> {
+    names: &'a RecordNames,
+    /// The records, by `who`, as the warnings name them.
+    who: &'a [u32],
+    /// The names of `who[from..from + batch.len()]`.
+    from: usize,
+    batch: Vec<(&'a str, u64)>,
+    /// Where each name of the batch is kept (see [`RecordNames::placed`]).
+    places: Vec<u32>,
+}
+
+/// Names read together: enough misses to overlap, few enough that the first are still in the
+/// cache when the last are read.
+const BATCH: usize = 64;
+
+impl<'a> NamesAhead<'a> {
+    pub fn new(names: &'a RecordNames, who: &'a [u32]) -> NamesAhead<'a> {
+        NamesAhead {
+            names,
+            who,
+            from: 0,
+            batch: Vec::with_capacity(BATCH),
+            places: Vec::with_capacity(BATCH),
+        }
+    }
+
+    /// The name and line of the record `who[k]`: as [`RecordNames::name`], read ahead when
+    /// `k` comes in order.
+    #[inline]
+    pub fn get(&mut self, k: usize) -> (&'a str, u64) {
+        match self.batch.get(k.wrapping_sub(self.from)) {
+            Some(&name) => name,
+            None => {
+                self.read(k);
+                self.batch.first().copied().unwrap_or(("", 0))
+            }
+        }
+    }
+
+    /// Read the batch that starts at `who[k]`.
+    fn read(&mut self, k: usize) {
+        let names = self.names;
+        let ids = &names.ids;
+        let end = self.who.len().min(k.saturating_add(BATCH));
+        let who = self.who.get(k..end).unwrap_or_default();
+        self.from = k;
+        self.places.clear();
+        self.places.extend(who.iter().map(|&w| names.placed(w)));
+        let by_id = || self.places.iter().copied().filter(|p| p & NAMED == 0);
+        by_id().for_each(|i| ids.prefetch_place(i));
+        by_id().for_each(|i| ids.prefetch_bounds(i));
+        by_id().for_each(|i| ids.prefetch_text(i));
+        self.batch.clear();
+        self.batch.extend(self.places.iter().map(|&p| {
+            if p & NAMED == 0 {
+                (ids.text(p), ids.line(p))
+            } else {
+                names.named_at((p & !NAMED) as usize)
+            }
+        }));
     }
 }

@@ -124,14 +124,19 @@ impl ValueChecks {
         }
     }
 
-    pub(super) fn supersession(&self, matched: &Matched, out: &mut Warnings) {
+    /// Follow every supersedes pointer to the record it names: what they come to is small
+    /// whatever the store (the pointers that name no record, the cycles, the superseded
+    /// records that carry a valid_to), and the pointers, the longest list left of the pass,
+    /// are let go here, before the shared concepts and the warnings are made.
+    pub(super) fn follow_pointers(&mut self, matched: &Matched) -> Superseded {
+        let pointers = std::mem::take(&mut self.pointers);
         let mut unknown = RecordList::default();
         let mut written = Vec::new();
         // The graph's nodes are numbers: the store's ids by the index of their first record,
         // then the records that supersede without an id of their own. Edges are pairs, kept
         // in store order: linear memory, no map keyed by text.
-        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(self.pointers.len());
-        for p in &self.pointers {
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(pointers.len());
+        for p in &pointers {
             let from = self.node(p.from, matched);
             match matched.found(p.target) {
                 None => unknown.push(
@@ -150,16 +155,36 @@ impl ValueChecks {
                 }
             }
         }
+        drop(pointers);
+        let nodes = self.names.ids.len() + self.nameless.len();
+        let name = |n: usize| self.node_name(n);
+        let cycles = find_cycles(nodes, edges, &name);
+        // by line, each record once (one id a line: its text goes with it)
+        written.sort_by_key(|&t| self.names.ids.line(t));
+        written.dedup_by_key(|t| self.names.ids.line(*t));
+        Superseded {
+            unknown,
+            cycles,
+            written,
+        }
+    }
+
+    /// The warnings of what [`Self::follow_pointers`] found.
+    pub(super) fn supersession(&self, found: Superseded, out: &mut Warnings) {
+        let Superseded {
+            unknown,
+            cycles,
+            written,
+        } = found;
         if !unknown.is_empty() {
             let message = "supersedes names a record that is not in the store";
             out.push(Code::SupersedesUnknown, message, "", unknown.iter());
         }
         let ids = self.names.ids.len();
-        let nodes = ids + self.nameless.len();
         let name = |n: usize| self.node_name(n);
         // one warning per cycle the search finds: a node is on the search's path once, so
         // the cycles name each record once at most
-        for cycle in find_cycles(nodes, &edges, &name) {
+        for cycle in cycles {
             let records = cycle[..cycle.len() - 1].iter().map(|&node| {
                 let line = if node < ids {
                     self.names.ids.line(small(node))
@@ -177,10 +202,6 @@ impl ValueChecks {
             out.push(Code::SupersedesCycle, &message, &path, records);
         }
         if !written.is_empty() {
-            // by line, each record once (one id a line: its text goes with it)
-            let mut written = written;
-            written.sort_by_key(|&t| self.names.ids.line(t));
-            written.dedup_by_key(|t| self.names.ids.line(*t));
             let message = "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched";
             let records = written
                 .iter()
@@ -190,12 +211,21 @@ impl ValueChecks {
     }
 }
 
+/// What the supersedes pointers come to (see [`ValueChecks::follow_pointers`]): the
+/// pointers that name no record (as their warning names them), the cycles (graph nodes), and
+/// the superseded records that carry a valid_to (ids, by line).
+pub(super) struct Superseded {
+    unknown: RecordList,
+    cycles: Vec<Vec<usize>>,
+    written: Vec<u32>,
+}
+
 /// The cycles of a supersedes graph of `nodes` numbered nodes, given its edges in order
 /// (iterative depth-first search from each node with edges, in the order of their names,
 /// following each node's edges in the order given: linear in the graph's size).
 fn find_cycles<'n>(
     nodes: usize,
-    edges: &[(u32, u32)],
+    edges: Vec<(u32, u32)>,
     name: &dyn Fn(usize) -> &'n str,
 ) -> Vec<Vec<usize>> {
     // When every edge points to a lower number than its source, that numbering is itself a
@@ -207,45 +237,66 @@ fn find_cycles<'n>(
         return Vec::new();
     }
     // each node's targets, in the order given (a counting sort by source); u32 positions:
-    // a graph of more than 2^32 edges is beyond any memory this pass could have
+    // a graph of more than 2^32 edges is beyond any memory this pass could have. The search
+    // runs while the pass's ids and concepts are all still held: the edges go once sorted,
+    // and no copy of the positions is made to fill them
     let mut first = vec![0u32; nodes + 1];
-    for &(from, _) in edges {
+    for &(from, _) in &edges {
         first[from as usize + 1] += 1;
     }
     for i in 0..nodes {
         first[i + 1] += first[i];
     }
-    let mut fill = first.clone();
     let mut targets = vec![0u32; edges.len()];
-    for &(from, to) in edges {
-        let from = from as usize;
-        targets[fill[from] as usize] = to;
-        fill[from] += 1;
+    for &(from, to) in &edges {
+        // node `from`'s position moves along as its targets are placed ...
+        let at = &mut first[from as usize];
+        targets[*at as usize] = to;
+        *at += 1;
     }
-    drop(fill);
+    drop(edges);
+    // ... to where the next node's start: one place back, the positions are the starts again
+    first.copy_within(0..nodes, 1);
+    first[0] = 0;
     let out_of = |node: usize| &targets[first[node] as usize..first[node + 1] as usize];
-    let starts: Vec<usize> = (0..nodes).filter(|&n| !out_of(n).is_empty()).collect();
     // A graph has a cycle whatever order a search starts in; only when it has one does the
     // order matter (which cycles are reported, from where): then search in name order.
-    if search(&starts, nodes, &out_of).is_empty() {
+    let (cycles, marks) = search(
+        (0..nodes).filter(|&n| !out_of(n).is_empty()),
+        nodes,
+        &out_of,
+    );
+    if cycles.is_empty() {
         return Vec::new();
     }
-    let mut starts = starts;
+    // Only the starts that reach a cycle are searched again, in name order: a search from
+    // one that reaches none meets no node that reaches one, so leaving it out changes nothing
+    // the others find, and a store with a few cycles sorts a few names, not every superseder.
+    let mut starts: Vec<usize> = (0..nodes).filter(|&n| marks[n] & REACHES != 0).collect();
+    drop(marks);
     starts.sort_by(|a, b| name(*a).cmp(name(*b)));
-    search(&starts, nodes, &out_of)
+    search(starts, nodes, &out_of).0
 }
 
-/// The cycles a depth-first search finds, starting from each of `starts` in turn.
+/// A node in a search: not met yet, on the search's path, or done (the low two bits) ...
+const NEW: u8 = 0;
+const ACTIVE: u8 = 1;
+const DONE: u8 = 2;
+/// ... and whether it reaches a cycle.
+const REACHES: u8 = 4;
+
+/// The cycles a depth-first search finds, starting from each of `starts` in turn, and what
+/// it left of each node: whether it reaches a cycle is known of every node it met (a node
+/// with an edge to one on the path is on a cycle; a node reaches one when a node it has an
+/// edge to does, known once that one is done or on the path).
 fn search<'t>(
-    starts: &[usize],
+    starts: impl IntoIterator<Item = usize>,
     nodes: usize,
     out_of: &dyn Fn(usize) -> &'t [u32],
-) -> Vec<Vec<usize>> {
-    const NEW: u8 = 0;
-    const ACTIVE: u8 = 1;
+) -> (Vec<Vec<usize>>, Vec<u8>) {
     let mut marks = vec![NEW; nodes];
     let mut cycles = Vec::new();
-    for &start in starts {
+    for start in starts {
         if marks[start] != NEW {
             continue;
         }
@@ -257,7 +308,7 @@ fn search<'t>(
                     if let Some(top) = stack.last_mut() {
                         top.1 += 1;
                     }
-                    match marks[n] {
+                    match marks[n] & !REACHES {
                         NEW => {
                             marks[n] = ACTIVE;
                             stack.push((n, 0));
@@ -268,18 +319,23 @@ fn search<'t>(
                                 stack[from..].iter().map(|(s, _)| *s).collect();
                             cycle.push(n);
                             cycles.push(cycle);
+                            marks[node] |= REACHES;
                         }
-                        _ => {}
+                        _ => marks[node] |= marks[n] & REACHES,
                     }
                 }
                 None => {
-                    marks[node] = 2; // done
+                    let reaches = marks[node] & REACHES;
+                    marks[node] = DONE | reaches;
                     stack.pop();
+                    if let Some(&(parent, _)) = stack.last() {
+                        marks[parent] |= reaches;
+                    }
                 }
             }
         }
     }
-    cycles
+    (cycles, marks)
 }
 
 #[cfg(test)]
@@ -290,7 +346,7 @@ mod tests {
     fn cycles_are_found_once() {
         let names = ["a", "b", "c", "d"];
         let name = |n: usize| names[n];
-        let c = find_cycles(4, &[(0, 1), (1, 2), (2, 0), (3, 0)], &name);
+        let c = find_cycles(4, [(0, 1), (1, 2), (2, 0), (3, 0)].to_vec(), &name);
         assert_eq!(c, vec![vec![0, 1, 2, 0]]);
     }
 
@@ -300,12 +356,53 @@ mod tests {
     fn backward_edges_alone_make_no_cycle() {
         let names = ["a", "b", "c", "d"];
         let name = |n: usize| names[n];
-        assert!(find_cycles(4, &[(1, 0), (2, 0), (3, 2), (3, 1)], &name).is_empty());
-        assert_eq!(find_cycles(4, &[(1, 0), (2, 2)], &name), vec![vec![2, 2]]);
+        assert!(find_cycles(4, [(1, 0), (2, 0), (3, 2), (3, 1)].to_vec(), &name).is_empty());
         assert_eq!(
-            find_cycles(4, &[(3, 2), (2, 1), (1, 3)], &name),
+            find_cycles(4, [(1, 0), (2, 2)].to_vec(), &name),
+            vec![vec![2, 2]]
+        );
+        assert_eq!(
+            find_cycles(4, [(3, 2), (2, 1), (1, 3)].to_vec(), &name),
             vec![vec![1, 3, 2, 1]]
         );
-        assert!(find_cycles(4, &[(1, 3), (3, 2)], &name).is_empty());
+        assert!(find_cycles(4, [(1, 3), (3, 2)].to_vec(), &name).is_empty());
+    }
+
+    /// The cycles as a search from every node with edges, in name order, finds them.
+    fn every_start_in_name_order(
+        nodes: usize,
+        edges: &[(u32, u32)],
+        name: &dyn Fn(usize) -> String,
+    ) -> Vec<Vec<usize>> {
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); nodes];
+        for &(from, to) in edges {
+            out[from as usize].push(to);
+        }
+        let out_of = |n: usize| out[n].as_slice();
+        let mut starts: Vec<usize> = (0..nodes).filter(|&n| !out[n].is_empty()).collect();
+        starts.sort_by_key(|&n| name(n));
+        search(starts, nodes, &out_of).0
+    }
+
+    proptest::proptest! {
+        /// Searching again only from the starts that reach a cycle finds what a search from
+        /// every start finds, names repeated and all.
+        #[test]
+        fn only_the_starts_that_reach_a_cycle_are_needed(
+            nodes in 1usize..24,
+            raw in proptest::collection::vec((0u32..24, 0u32..24), 0..40),
+            names in proptest::collection::vec("[abc]{1,2}", 24),
+        ) {
+            let edges: Vec<(u32, u32)> = raw
+                .iter()
+                .map(|&(a, b)| (a % nodes as u32, b % nodes as u32))
+                .collect();
+            let name = |n: usize| names[n].as_str();
+            let owned = |n: usize| names[n].clone();
+            proptest::prop_assert_eq!(
+                find_cycles(nodes, edges.clone(), &name),
+                every_start_in_name_order(nodes, &edges, &owned)
+            );
+        }
     }
 }

@@ -1,0 +1,571 @@
+//! The `vercy-check/1` JSON report, written by hand into a byte buffer as it is made: the
+//! same bytes as serde_json's pretty printer (one space a level) gives the report's
+//! [`Serialize`](serde::Serialize) form, which stays the one definition of the object (the
+//! MCP tool builds it; a test holds the two to the same bytes).
+//!
+//! Why by hand: a messy store's report names a record hundreds of thousands of times, and
+//! through serde every key, bracket and indent of each was a call through `dyn Write` into a
+//! small buffer. Here the lists (offenders, warnings, their records) are appended to one
+//! buffer that goes out a chunk at a time, strings without anything to escape are copied
+//! whole, and the records' names are looked up a batch ahead of writing, so the lookups into
+//! the ids (spread over the whole store) overlap instead of waiting one by one. The small
+//! values (the mapping, the register, what the next level needs) still go through serde.
+//!
+//! Memory: the buffer holds a chunk (and at most one item more), whatever the report's size.
+
+use super::super::report::Report;
+use super::super::rules::Finding;
+use super::super::values::record_names::NamesAhead;
+use super::super::warnings::Warning;
+use crate::profile::Profile;
+use serde::Serialize;
+use serde_json::Value;
+use std::io::{self, Write};
+
+/// The buffer goes out when it holds this much: large enough that writing costs few calls,
+/// small enough to leave a report's memory to the report.
+const CHUNK: usize = 1 << 17;
+
+/// Write `reports` as the `vercy-check/1` object (one report) or an array of them, then a
+/// newline.
+pub fn write(reports: &[Report], out: &mut dyn Write) -> io::Result<()> {
+    let mut w = Json {
+        buf: Vec::with_capacity(CHUNK + (CHUNK >> 3)),
+        out,
+    };
+    match reports {
+        [one] => w.report(one, 0)?,
+        many => {
+            w.buf.push(b'[');
+            for (i, r) in many.iter().enumerate() {
+                w.item(i == 0, 1);
+                w.report(r, 1)?;
+            }
+            w.close(!many.is_empty(), 0, b']');
+        }
+    }
+    w.buf.push(b'\n');
+    w.flush()
+}
+
+/// The bytes JSON writes for each byte of a string, as serde_json's table has them: 0 the
+/// byte itself, `u` a `\u00XX` escape, anything else a backslash and that letter.
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = b'u';
+        b += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0A] = b'n';
+    t[0x0C] = b'f';
+    t[0x0D] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// One space a level, as the report has always been indented.
+const SPACES: &[u8; 32] = b"                                ";
+
+struct Json<'w> {
+    buf: Vec<u8>,
+    out: &'w mut dyn Write,
+}
+
+impl Json<'_> {
+    /// Send the buffer on once it holds a chunk.
+    #[inline]
+    fn spill(&mut self) -> io::Result<()> {
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    #[inline]
+    fn indent(&mut self, level: usize) {
+        let mut left = level;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            self.buf.extend_from_slice(&SPACES[..n]);
+            left -= n;
+        }
+    }
+
+    /// Before an item of a list or a key of an object whose members are at `level`.
+    #[inline]
+    fn item(&mut self, first: bool, level: usize) {
+        self.buf
+            .extend_from_slice(if first { b"\n" } else { b",\n" });
+        self.indent(level);
+    }
+
+    /// A key of an object whose keys are at `level` (a key of the report: nothing in it is
+    /// escaped).
+    #[inline]
+    fn key(&mut self, first: bool, level: usize, key: &str) {
+        debug_assert!(plain(key.as_bytes()));
+        self.item(first, level);
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(key.as_bytes());
+        self.buf.extend_from_slice(b"\": ");
+    }
+
+    /// The end of a list or object whose opening line is at `level` (`any`: it has members).
+    #[inline]
+    fn close(&mut self, any: bool, level: usize, bracket: u8) {
+        if any {
+            self.buf.push(b'\n');
+            self.indent(level);
+        }
+        self.buf.push(bracket);
+    }
+
+    /// A string, escaped as serde_json escapes it; a run with nothing to escape is copied
+    /// whole.
+    #[inline]
+    fn string(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        self.buf.reserve(bytes.len() + 2);
+        self.buf.push(b'"');
+        if plain(bytes) {
+            self.buf.extend_from_slice(bytes);
+            self.buf.push(b'"');
+            return;
+        }
+        let mut run = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            let escape = ESCAPE[b as usize];
+            if escape == 0 {
+                continue;
+            }
+            self.buf.extend_from_slice(&bytes[run..i]);
+            if escape == b'u' {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                self.buf.extend_from_slice(&[
+                    b'\\',
+                    b'u',
+                    b'0',
+                    b'0',
+                    HEX[(b >> 4) as usize],
+                    HEX[(b & 0xF) as usize],
+                ]);
+            } else {
+                self.buf.extend_from_slice(&[b'\\', escape]);
+            }
+            run = i + 1;
+        }
+        self.buf.extend_from_slice(&bytes[run..]);
+        self.buf.push(b'"');
+    }
+
+    #[inline]
+    fn number(&mut self, n: u64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut left = n;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (left % 10) as u8;
+            left /= 10;
+            if left == 0 {
+                break;
+            }
+        }
+        self.buf.extend_from_slice(&digits[at..]);
+    }
+
+    fn boolean(&mut self, b: bool) {
+        self.buf
+            .extend_from_slice(if b { b"true" } else { b"false" });
+    }
+
+    /// A small value through serde_json, starting on a line at `level`: its lines after the
+    /// first are indented by `level` more (a JSON text has a newline only between tokens, so
+    /// every newline of it is an indent's).
+    fn value(&mut self, level: usize, v: &impl Serialize) -> io::Result<()> {
+        let mut text = Vec::new();
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
+        v.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut text, formatter,
+        ))?;
+        for line in text.split_inclusive(|&b| b == b'\n') {
+            self.buf.extend_from_slice(line);
+            if line.ends_with(b"\n") {
+                self.indent(level);
+            }
+        }
+        Ok(())
+    }
+
+    /// One report, its opening brace where the cursor is, on a line at `level`: the keys of
+    /// [`Report`]'s `Serialize`, in its order.
+    fn report(&mut self, r: &Report, level: usize) -> io::Result<()> {
+        let profile = Profile::embedded();
+        let k = level + 1;
+        self.buf.push(b'{');
+        self.key(true, k, "report");
+        self.string("vercy-check/1");
+        self.key(false, k, "profile");
+        self.string(&profile.overlay);
+        self.key(false, k, "profile_version");
+        self.string(&profile.version);
+        self.key(false, k, "scope");
+        self.string(&profile.checker.scope);
+        self.key(false, k, "scope_note");
+        self.string(&profile.checker.scope_note);
+        self.key(false, k, "records");
+        self.number(r.records as u64);
+        self.key(false, k, "level");
+        self.number(r.level.into());
+        self.key(false, k, "min_level");
+        self.number(r.min_level.into());
+        self.key(false, k, "pass");
+        self.boolean(r.pass);
+        self.key(false, k, "mapping");
+        self.value(k, &r.mapping.to_json())?;
+        self.key(false, k, "policy_outside_records");
+        self.boolean(r.policy_outside_records);
+        self.key(false, k, "findings");
+        self.buf.push(b'[');
+        for (i, f) in r.findings.iter().enumerate() {
+            self.item(i == 0, k + 1);
+            self.finding(f, k + 1)?;
+        }
+        self.close(!r.findings.is_empty(), k, b']');
+        self.key(false, k, "store");
+        self.string(&r.store);
+        self.key(false, k, "shape");
+        self.string(&r.shape.name());
+        self.key(false, k, "strict");
+        self.boolean(r.strict);
+        self.key(false, k, "reference_level");
+        self.number(r.reference_level.into());
+        self.key(false, k, "warnings");
+        self.warnings(r, k)?;
+        self.key(false, k, "expected_concepts");
+        let expected = match &r.expected_concepts {
+            None => Value::Null,
+            Some((register, missing)) => {
+                serde_json::json!({"experimental": true, "register": register, "missing": missing})
+            }
+        };
+        self.value(k, &expected)?;
+        self.key(false, k, "next_level");
+        let next = match r.next_level() {
+            None => Value::Null,
+            Some((level, needs)) => serde_json::json!({"level": level, "needs": needs}),
+        };
+        self.value(k, &next)?;
+        self.close(true, level, b'}');
+        self.spill()
+    }
+
+    /// A finding with every offender, as the reference writes it.
+    fn finding(&mut self, f: &Finding, level: usize) -> io::Result<()> {
+        let k = level + 1;
+        self.buf.push(b'{');
+        self.key(true, k, "field");
+        self.string(&f.field);
+        self.key(false, k, "requirement");
+        self.string(&f.requirement);
+        self.key(false, k, "count");
+        self.number(f.offenders.len() as u64);
+        self.key(false, k, "offenders");
+        self.buf.push(b'[');
+        let mut before = b",\n".to_vec();
+        before.extend(std::iter::repeat_n(b' ', k + 1));
+        for (i, name) in f.offenders.iter().enumerate() {
+            let before = before.get(usize::from(i == 0)..).unwrap_or_default();
+            self.buf.extend_from_slice(before);
+            self.string(name);
+            self.spill()?;
+        }
+        self.close(!f.offenders.is_empty(), k, b']');
+        self.close(true, level, b'}');
+        Ok(())
+    }
+
+    /// The list of warnings, each with its count and every record it names, the list opening
+    /// where the cursor is on a line at `level`.
+    fn warnings(&mut self, r: &Report, level: usize) -> io::Result<()> {
+        let mut names = r.warnings.names_ahead();
+        let k = level + 1;
+        let frame = RecordFrame::at(k + 3);
+        self.buf.push(b'[');
+        let mut any = false;
+        for w in r.warnings.iter() {
+            self.item(!any, k);
+            any = true;
+            self.warning(&w, k, &mut names, &frame)?;
+        }
+        self.close(any, level, b']');
+        Ok(())
+    }
+
+    /// One warning, on a line at `level`; its records' names are the next ones of `names`, and
+    /// `frame` what goes around each.
+    fn warning<'a>(
+        &mut self,
+        w: &Warning<'a>,
+        level: usize,
+        names: &mut NamesAhead<'a>,
+        frame: &RecordFrame,
+    ) -> io::Result<()> {
+        let k = level + 1;
+        self.buf.push(b'{');
+        self.key(true, k, "code");
+        self.string(w.code.code());
+        self.key(false, k, "field");
+        self.string(w.code.field());
+        self.key(false, k, "message");
+        self.string(&w.message());
+        self.key(false, k, "caps_level");
+        self.number(w.code.caps_level().into());
+        let count = w.count();
+        self.key(false, k, "count");
+        self.number(count as u64);
+        self.key(false, k, "records");
+        self.buf.push(b'[');
+        for i in 0..count {
+            let (name, line) = w.record(i, names);
+            let open = frame.open.get(usize::from(i == 0)..).unwrap_or_default();
+            self.buf.extend_from_slice(open);
+            self.string(name);
+            self.buf.extend_from_slice(&frame.middle);
+            self.number(line);
+            self.buf.extend_from_slice(&frame.close);
+            self.spill()?;
+        }
+        self.close(count > 0, k, b']');
+        self.close(true, level, b'}');
+        Ok(())
+    }
+}
+
+/// Whether no byte of `bytes` is escaped in a JSON string (a control character, `"`, `\`),
+/// tested eight bytes at a time: a name nearly never has one, and is then copied whole.
+#[inline]
+fn plain(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// The high bit of some byte is set when some byte of `w` is zero (exact for "some").
+    #[inline(always)]
+    fn zero_byte(w: u64) -> u64 {
+        w.wrapping_sub(ONES) & !w
+    }
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            return false;
+        };
+        let w = u64::from_le_bytes(word);
+        // some byte below 0x20, some `"`, some `\`
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let quote = zero_byte(w ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(w ^ (ONES * u64::from(b'\\')));
+        if (control | quote | backslash) & HIGH != 0 {
+            return false;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .all(|&b| ESCAPE[usize::from(b)] == 0)
+}
+
+/// The bytes around each record of a warning's list, at its depth, made once for the
+/// report: `,` newline, indent, `{`, newline, indent, `"record": ` (the first record skips
+/// the comma); then `,` newline, indent, `"line": `; then newline, indent, `}`.
+struct RecordFrame {
+    open: Vec<u8>,
+    middle: Vec<u8>,
+    close: Vec<u8>,
+}
+
+impl RecordFrame {
+    /// For records whose keys are at `level` (their braces one less).
+    fn at(level: usize) -> RecordFrame {
+        let indent = |n: usize| std::iter::repeat_n(b' ', n);
+        let outer = level.saturating_sub(1);
+        let mut open = b",\n".to_vec();
+        open.extend(indent(outer));
+        open.extend_from_slice(b"{\n");
+        open.extend(indent(level));
+        open.extend_from_slice(b"\"record\": ");
+        let mut middle = b",\n".to_vec();
+        middle.extend(indent(level));
+        middle.extend_from_slice(b"\"line\": ");
+        let mut close = b"\n".to_vec();
+        close.extend(indent(outer));
+        close.push(b'}');
+        RecordFrame {
+            open,
+            middle,
+            close,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn escaped(s: &str) -> String {
+        let mut sink = Vec::new();
+        let mut w = Json {
+            buf: Vec::new(),
+            out: &mut sink,
+        };
+        w.string(s);
+        String::from_utf8(w.buf).unwrap_or_default()
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut cases: Vec<String> = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b"))
+            .collect();
+        cases.extend(
+            [
+                "",
+                "R-0000001",
+                "\"",
+                "\\",
+                "\\\"\\",
+                "tab\there\r\n",
+                "\u{0}\u{1f}\u{7f}",
+                "é ü 中文 🙂",
+                "line\u{2028}sep\u{2029}",
+                "\u{85}\u{a0}\u{feff}",
+                "ends with \\",
+            ]
+            .map(String::from),
+        );
+        for s in &cases {
+            assert_eq!(
+                escaped(s),
+                serde_json::to_string(s).unwrap_or_default(),
+                "{s:?}"
+            );
+        }
+    }
+
+    /// A store with something of every kind to report, names that need escaping among them.
+    const MESSY: &str = concat!(
+        r#"{"record_id": "R-1", "concept": "c1", "concept_owner": "a", "valid_from": "2021-01-01", "valid_to": null, "conflict_policy": "newest wins", "expected_concepts": ["c1", "gone"]}"#,
+        "\n",
+        r#"{"record_id": "R-2\"q\\", "concept": "c1", "concept_owner": "b", "valid_from": "2021-13-45", "valid_to": "2020-01-01", "supersedes": "R-3"}"#,
+        "\n",
+        r#"{"record_id": "R-3\u0001\t", "concept": "c1", "concept_owner": "c\u2028", "valid_from": "2021-02-01", "valid_to": null, "supersedes": "R-2\"q\\", "release_to": "é 中"}"#,
+        "\n",
+        r#"{"record_id": "R-1", "concept": "c2", "concept_owner": "a", "valid_from": "2020-05-01", "valid_to": "2021-05-01", "supersedes": "X-9", "rule": "r", "conflict_policy": "owner decides"}"#,
+        "\n",
+        r#"{"concept": "c2", "concept_owner": "d", "valid_from": 1600000000000, "valid_to": null, "classification": "secret"}"#,
+        "\n",
+    );
+
+    /// The bytes serde_json's pretty printer gives the reports' `Serialize` form, as the
+    /// report was written before it was written by hand.
+    fn through_serde(reports: &[Report]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+        let done = match reports {
+            [one] => one.serialize(&mut ser),
+            many => serde::Serializer::collect_seq(&mut ser, many),
+        };
+        assert!(done.is_ok());
+        out.push(b'\n');
+        out
+    }
+
+    fn report(text: &str, strict: bool) -> Report {
+        let opts = crate::check::Options {
+            map: crate::mapping::FieldMap::identity(),
+            map_given: false,
+            policy_outside_records: false,
+            min_level: 2,
+            strict,
+            expected: vec!["c2".into(), "nowhere".into()],
+        };
+        let input =
+            crate::store::Input::from_bytes("dir/st\"ore\u{7}.jsonl", text.as_bytes().to_vec());
+        match crate::check::check_store(&input, &opts) {
+            Ok(r) => r,
+            Err(e) => panic!("the test store reads: {e}"),
+        }
+    }
+
+    #[test]
+    fn reports_are_the_bytes_serde_json_gives_their_serialize_form() {
+        let clean = concat!(
+            r#"{"record_id": "A", "valid_from": "2021-01-01", "valid_to": null}"#,
+            "\n"
+        );
+        // large enough that the buffer goes out in several chunks
+        let many: String = (0..6000)
+            .map(|i| {
+                format!(
+                    r#"{{"record_id": "R-{}", "concept": "c{}", "concept_owner": "o{}", "valid_from": "2021-01-01", "valid_to": null}}"#,
+                    i % 5900,
+                    i % 1000,
+                    i % 7
+                ) + "\n"
+            })
+            .collect();
+        let cases = [
+            vec![report(MESSY, false)],
+            vec![report(&many, false)],
+            vec![report(MESSY, true)],
+            vec![report(clean, false)],
+            vec![report("", false)],
+            vec![report(MESSY, false), report(clean, true), report("", false)],
+            vec![],
+        ];
+        for reports in &cases {
+            assert!(reports
+                .iter()
+                .all(|r| r.findings.len() + r.warnings.len() > 0 || r.records < 2));
+            let mut out = Vec::new();
+            assert!(write(reports, &mut out).is_ok());
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(&through_serde(reports))
+            );
+        }
+        let messy = report(MESSY, false);
+        assert!(messy.warnings.len() >= 5, "{:?}", messy.warnings.groups());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_string_is_escaped_as_serde_json_escapes_it(s in "\\PC*|[\\x00-\\x7f]*") {
+            proptest::prop_assert_eq!(escaped(&s), serde_json::to_string(&s).unwrap_or_default());
+        }
+
+        #[test]
+        fn plain_is_nothing_to_escape(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+            let expected = bytes.iter().all(|&b| ESCAPE[usize::from(b)] == 0);
+            proptest::prop_assert_eq!(plain(&bytes), expected);
+        }
+
+        #[test]
+        fn numbers_are_written_as_serde_json_writes_them(n in proptest::num::u64::ANY) {
+            let mut sink = Vec::new();
+            let mut w = Json { buf: Vec::new(), out: &mut sink };
+            w.number(n);
+            proptest::prop_assert_eq!(w.buf, n.to_string().into_bytes());
+        }
+    }
+}
