@@ -48,7 +48,7 @@ fn facts(rules: &rules::ReferenceRules, view: &RecordView) -> Facts {
     }
     Box::new(RecordFacts {
         rules: rule_facts.into_owned(),
-        values: values.pack(),
+        values,
         offset: view.origin.offset,
         name_is_id,
     })

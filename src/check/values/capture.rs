@@ -2,9 +2,7 @@
 //! records (`value.capture_time`).
 
 use super::super::warnings::{RecordList, Warnings};
-use super::{Code, PackedFacts, ValueFacts};
-use crate::store::RecordView;
-use crate::time::Timestamp;
+use super::{Code, Folding, Reading, Settled, ValueCheck};
 
 /// Keys where stores keep the capture (write) time of a record.
 pub const CAPTURE_KEYS: [&str; 5] = [
@@ -23,34 +21,31 @@ pub(super) struct Capture {
     known: usize,
 }
 
-/// Read whether the record's capture time, when it has one, equals `from` (its valid_from).
-#[inline(always)]
-pub(super) fn read(roles: &RecordView, from: Option<Timestamp>, facts: &mut ValueFacts<'_>) {
-    if let Some(f) = from {
-        if let Some(captured) = CAPTURE_KEYS
-            .iter()
-            .find_map(|k| roles.literal_time(k).and_then(Result::ok))
-        {
-            facts.capture_equal = Some(captured.nanos == f.nanos);
-        }
-    }
-}
+impl ValueCheck for Capture {
+    /// A capture timestamp was found: whether it equals valid_from.
+    type Facts = Option<bool>;
 
-impl Capture {
-    /// Add one record's facts, in store order.
     #[inline(always)]
-    pub(super) fn fold(&mut self, facts: &PackedFacts, name: &str) {
-        if let Some(equal) = facts.capture_equal {
+    fn read(record: &Reading) -> Option<bool> {
+        let from = record.from()?;
+        let captured = CAPTURE_KEYS
+            .iter()
+            .find_map(|k| record.view.literal_time(k).and_then(Result::ok))?;
+        Some(captured.nanos == from.nanos)
+    }
+
+    #[inline(always)]
+    fn fold(&mut self, equal: &Option<bool>, record: &mut Folding) {
+        if let Some(equal) = *equal {
             self.known += 1;
             if equal {
-                self.equal.push(name, facts.line);
+                self.equal.push(record.name, record.line);
             }
         }
     }
 
-    /// The warning, when more than half of the store's `records` have valid_from equal to
-    /// their capture time.
-    pub(super) fn warnings(&self, records: usize, out: &mut Warnings) {
+    fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
+        let records = store.records;
         if self.known > 0 && self.equal.len() * 2 > records {
             let message = format!(
                 "valid_from equals the capture timestamp on {} of {} records: validity time is when the statement became true, not when it was written",

@@ -16,6 +16,9 @@
 //! entry a concept in conflict. Without a temporary file (none can be made) the entries stay
 //! in memory, with the same answer.
 
+use super::super::table;
+use super::super::warnings::Warnings;
+use super::{Code, Folding, Reading, Settled, Settling, ValueCheck};
 use crate::time::NANOS_PER_DAY;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -122,8 +125,9 @@ struct Spill {
     bytes: Vec<u8>,
 }
 
+/// Every record's entry, and every supersedes edge, kept by concept partition.
 #[derive(Default)]
-pub struct Conflicts {
+pub struct ConflictEntries {
     /// The entries not in the temporary file, by partition.
     parts: Vec<Vec<Entry>>,
     in_memory: usize,
@@ -185,7 +189,7 @@ impl Found {
     }
 }
 
-impl Conflicts {
+impl ConflictEntries {
     /// Note a record (`who` names it for [`Self::settle`]), with the hashes of the ids its
     /// supersedes names. Records come in store order.
     pub fn note(&mut self, held: Held, targets: impl Iterator<Item = u64>, who: u32) {
@@ -319,7 +323,7 @@ impl Conflicts {
     }
 }
 
-/// The order [`Conflicts::settle`] reads a partition's entries in: by concept; in a concept,
+/// The order [`ConflictEntries::settle`] reads a partition's entries in: by concept; in a concept,
 /// the records by valid_from then store order, then the edges.
 fn order_key(e: &Entry) -> (u64, bool, (i64, u32), u32) {
     (e.concept, e.is_edge(), e.from(), e.seq)
@@ -372,7 +376,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    /// The first two records of a concept (sorted as [`Conflicts::settle`] sorts) in force
+    /// The first two records of a concept (sorted as [`ConflictEntries::settle`] sorts) in force
     /// together with different values, and the instant they meet.
     fn first_conflict(&mut self, group: &mut [Entry]) -> Option<(Entry, Entry, (i64, u32))> {
         let records = group.iter().take_while(|e| !e.is_edge()).count();
@@ -445,6 +449,76 @@ fn day(secs: i64) -> String {
 
 const _: () = assert!(NANOS_PER_DAY == SECS_PER_DAY as i128 * 1_000_000_000);
 
+/// The check: what a record holds of its concept (its value's hash, valid_from's first and
+/// valid_to's last instant), kept as entries in store order; once settled, the first pair of
+/// each concept in conflict and the first pair's concept.
+#[derive(Default)]
+pub(super) struct Conflicts {
+    entries: ConflictEntries,
+    found: Option<(Found, String)>,
+}
+
+/// What a record holds from its valid_from, when it has a value and a readable valid_from.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HeldValue {
+    value: u64,
+    from: i128,
+    /// `None`: open or absent.
+    to: Option<i128>,
+}
+
+impl ValueCheck for Conflicts {
+    type Facts = Option<HeldValue>;
+
+    #[inline(always)]
+    fn read(record: &Reading) -> Option<HeldValue> {
+        let from = record.from()?;
+        let value = record.view.filled(record.roles.value)?;
+        Some(HeldValue {
+            value: table::hash(&value.text()),
+            from: from.start(),
+            to: record.to().map(|t| t.end()),
+        })
+    }
+
+    #[inline(always)]
+    fn fold(&mut self, held: &Option<HeldValue>, record: &mut Folding) {
+        let (Some(held), Some(concept)) = (held, record.shared.concept()) else {
+            return;
+        };
+        let who = record.who();
+        let held = Held {
+            concept: concept.hash,
+            value: held.value,
+            id: record.shared.id().map(|id| id.hash),
+            from: held.from,
+            to: held.to,
+        };
+        let targets = record.shared.targets.iter().map(|t| t.hash);
+        self.entries.note(held, targets, who);
+    }
+
+    /// Settled before the shared concepts are made, so the two are never held at once.
+    fn settle(&mut self, store: &mut Settling) -> io::Result<()> {
+        let names = &*store.names;
+        let found = std::mem::take(&mut self.entries).settle(|who, out| names.lines(who, out))?;
+        self.found = found.map(|found| {
+            let concept = store.concepts.text(found.concept()).unwrap_or_default();
+            let concept = concept.to_string();
+            (found, concept)
+        });
+        Ok(())
+    }
+
+    fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
+        if let Some((found, concept)) = self.found.take() {
+            let (a, b) = found.first();
+            let message = found.message(&concept, store.names.name(a).0, store.names.name(b).0);
+            out.push_named(Code::Conflict, &message, "", found.records());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -463,7 +537,7 @@ mod tests {
 
     /// The warning as (message with concept "x", records), records named `R{who}` on line
     /// `who`.
-    fn warning(c: Conflicts) -> Option<(String, Vec<u32>)> {
+    fn warning(c: ConflictEntries) -> Option<(String, Vec<u32>)> {
         let found = c
             .settle(|who, out| out.extend(who.iter().map(|&w| u64::from(w))))
             .unwrap()?;
@@ -474,7 +548,7 @@ mod tests {
 
     #[test]
     fn overlapping_different_values_conflict_from_the_later_start() {
-        let mut c = Conflicts::default();
+        let mut c = ConflictEntries::default();
         c.note(held(1, 10, 1, "2025-01-01", None), [].into_iter(), 1);
         c.note(held(1, 20, 2, "2025-06-01", None), [].into_iter(), 2);
         let (message, records) = warning(c).unwrap();
@@ -487,7 +561,7 @@ mod tests {
 
     #[test]
     fn every_concept_in_conflict_is_in_one_warning_in_line_order() {
-        let mut c = Conflicts::default();
+        let mut c = ConflictEntries::default();
         for concept in [7u64 << 60, 3 << 60] {
             let who = (concept >> 60) as u32 * 10;
             c.note(
@@ -515,18 +589,18 @@ mod tests {
 
     #[test]
     fn supersedes_ends_the_older_and_disjoint_or_equal_values_do_not_conflict() {
-        let mut c = Conflicts::default();
+        let mut c = ConflictEntries::default();
         c.note(held(1, 10, 1, "2025-01-01", None), [].into_iter(), 1);
         c.note(held(1, 20, 2, "2025-06-01", None), [1u64].into_iter(), 2);
         c.note(held(1, 20, 3, "2025-07-01", None), [].into_iter(), 3);
         assert_eq!(warning(c), None);
-        let mut c = Conflicts::default();
+        let mut c = ConflictEntries::default();
         let ended = held(1, 10, 1, "2025-01-01", Some("2025-05-31"));
         c.note(ended, [].into_iter(), 1);
         c.note(held(1, 20, 2, "2025-06-01", None), [].into_iter(), 2);
         assert_eq!(warning(c), None);
         // a value ended early still in force beside a third value
-        let mut c = Conflicts::default();
+        let mut c = ConflictEntries::default();
         let year = held(1, 10, 1, "2025-01-01", Some("2025-12-31"));
         c.note(year, [].into_iter(), 1);
         let month = held(1, 10, 4, "2025-02-01", Some("2025-03-01"));
@@ -660,7 +734,7 @@ mod tests {
         #[test]
         fn the_sweep_agrees_with_the_plain_rule(recs in records(), limit in 1usize..8) {
             let run = |limit: usize| {
-                let mut c = Conflicts { limit, ..Conflicts::default() };
+                let mut c = ConflictEntries { limit, ..ConflictEntries::default() };
                 for (i, r) in recs.iter().enumerate() {
                     let held = Held {
                         concept: r.0 << 62 | r.0,

@@ -2,9 +2,7 @@
 //! valid_to before valid_from (`value.interval`).
 
 use super::super::warnings::{RecordList, Warnings};
-use super::{Code, PackedFacts, ValueFacts, ValueRoles};
-use crate::store::RecordView;
-use crate::time::Timestamp;
+use super::{Code, Folding, Reading, Settled, ValueCheck};
 
 /// The records with a date that does not parse (twice when both do not) and with an inverted
 /// interval: each list holds a record at most twice, so it is linear in the store
@@ -16,56 +14,54 @@ pub(super) struct Dates {
     inverted: RecordList,
 }
 
-/// Read one record's valid_from and valid_to into `facts`, and give them parsed (`None`:
-/// absent or not a date) to the checks that compare other times with them.
-#[inline(always)]
-pub(super) fn read(
-    roles: &RecordView,
-    r: &ValueRoles,
-    facts: &mut ValueFacts<'_>,
-) -> (Option<Timestamp>, Option<Timestamp>) {
-    let mut from: Option<Timestamp> = None;
-    let mut to: Option<Timestamp> = None;
-    for (role, slot) in [(r.valid_from, &mut from), (r.valid_to, &mut to)] {
-        if let Some(parsed) = roles.filled_time(role) {
-            match parsed {
-                Ok(t) => *slot = Some(t),
-                Err(e) => {
-                    if facts.bad_date_example.is_none() {
-                        facts.bad_date_example = Some(format!("{}: {e}", role.name));
-                    }
-                    facts.bad_dates += 1;
-                }
-            }
-        }
-    }
-    if let (Some(f), Some(t)) = (from, to) {
-        facts.inverted = t.end() < f.start();
-    }
-    (from, to)
+/// What a record's dates come to.
+#[derive(Debug, Default)]
+pub(super) struct DateFacts {
+    /// How many of valid_from / valid_to do not parse ...
+    bad: u8,
+    /// ... and the first one's message.
+    example: Option<Box<str>>,
+    inverted: bool,
 }
 
-impl Dates {
-    /// Add one record's facts, in store order.
+impl ValueCheck for Dates {
+    type Facts = DateFacts;
+
     #[inline(always)]
-    pub(super) fn fold(&mut self, facts: &PackedFacts, name: &str) {
-        let line = facts.line;
-        for _ in 0..facts.bad_dates {
-            self.bad_dates.push(name, line);
+    fn read(record: &Reading) -> DateFacts {
+        let r = record.roles;
+        let mut facts = DateFacts::default();
+        for (role, date) in [
+            (r.valid_from, &record.valid_from),
+            (r.valid_to, &record.valid_to),
+        ] {
+            if let Some(Err(e)) = date {
+                if facts.example.is_none() {
+                    facts.example = Some(format!("{}: {e}", role.name).into());
+                }
+                facts.bad += 1;
+            }
+        }
+        if let (Some(f), Some(t)) = (record.from(), record.to()) {
+            facts.inverted = t.end() < f.start();
+        }
+        facts
+    }
+
+    #[inline(always)]
+    fn fold(&mut self, facts: &DateFacts, record: &mut Folding) {
+        if self.bad_date_example.is_none() {
+            self.bad_date_example = facts.example.as_deref().map(str::to_string);
+        }
+        for _ in 0..facts.bad {
+            self.bad_dates.push(record.name, record.line);
         }
         if facts.inverted {
-            self.inverted.push(name, line);
+            self.inverted.push(record.name, record.line);
         }
     }
 
-    /// Keep the first message of a date that does not parse.
-    pub(super) fn example(&mut self, example: &Option<String>) {
-        if self.bad_date_example.is_none() {
-            self.bad_date_example = example.clone();
-        }
-    }
-
-    pub(super) fn warnings(&self, out: &mut Warnings) {
+    fn warnings(&mut self, _store: &mut Settled, out: &mut Warnings) {
         if !self.bad_dates.is_empty() {
             let example = self.bad_date_example.clone().unwrap_or_default();
             let message = format!("dates that do not parse (first: {example})");

@@ -289,11 +289,17 @@ impl Matched {
     }
 }
 
-impl super::ValueChecks {
-    /// `value.duplicate_id`: one warning naming every record whose id repeats an earlier one.
-    pub(super) fn duplicate_id_warnings(&self, matched: &Matched, out: &mut Warnings) {
+/// `value.duplicate_id`: one warning naming every record whose id repeats an earlier one
+/// (the ids are the store's, kept for every check: nothing of its own to read or keep).
+#[derive(Default)]
+pub(super) struct DuplicateIds;
+
+impl super::ValueCheck for DuplicateIds {
+    type Facts = ();
+
+    fn warnings(&mut self, store: &mut super::Settled, out: &mut Warnings) {
         // a repeat at a time: each name is built and kept compact, not gathered as Strings
-        let mut repeats = matched.repeats().peekable();
+        let mut repeats = store.matched.repeats().peekable();
         if repeats.peek().is_some() {
             let message = "record_id used by more than one record (each repeat is named)";
             // an id's index is its record's `who`

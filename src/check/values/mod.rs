@@ -6,50 +6,114 @@
 //! reads one record alone, [`ValueChecks::fold`] adds its facts in store order, and
 //! [`ValueChecks::settle`] works out the warnings once every record is in.
 //!
-//! This module is the pipeline; each concern is a module of its own, with what it reads of a
-//! record, what it keeps while the records stream past, and the warnings it makes:
-//! `dates.rs` (dates and intervals), `ids.rs` (the ids and repeated ones), `supersession.rs`,
-//! `owners.rs` (one owner per concept), `policy.rs`, `release.rs` (release_to), `capture.rs`
-//! (capture time) and `conflicts.rs` (records of one concept in force together). Their
-//! per-record steps are plain functions the pipeline calls, inlined: no step is looked up
-//! at run time. Every code is a variant of [`Code`] (`code.rs`).
+//! Each concern is a value check: a module of its own implementing [`ValueCheck`] (what it
+//! reads of a record, what it keeps as the records stream past, what it settles once they are
+//! all in, and its warnings), and one line in the list below, whose order is the order of the
+//! warnings. The list expands to plain calls, inlined: no check is looked up at run time.
+//! Every code is a variant of [`Code`] (`code.rs`).
+//!
+//! What several checks share is kept once, here: each record's id, supersedes targets,
+//! concept and owner (read, packed and hashed on the core that read the record), the ids and
+//! the names warnings give records (`ids.rs`, `record_names.rs`), and the store's concepts
+//! (`owners.rs`), which also answer the register of expected concepts.
 //!
 //! Memory: per record we keep at most its id (for duplicates, supersession and the register),
-//! its supersedes targets, its concept and owner, and one text per policy. Ids and concepts
-//! are gathered in store order and matched up once at the end, a partition at a time
-//! (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory.
+//! its supersedes targets, its concept and owner, and what each check keeps of it. Ids and
+//! concepts are gathered in store order and matched up once at the end, a partition at a
+//! time (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory.
 
-mod capture;
 mod code;
-mod conflicts;
-mod dates;
-pub(super) mod ids;
-mod owners;
-mod policy;
 pub(super) mod record_names;
-mod release;
-mod supersession;
+
+/// The value checks, one line each (`module::Check`), in the order their warnings are listed.
+macro_rules! value_checks {
+    ($($module:ident :: $check:ident),* $(,)?) => {
+        $(pub(super) mod $module;)*
+
+        /// Every value check's state.
+        #[derive(Default)]
+        struct Checks {
+            $($module: $module::$check,)*
+        }
+
+        /// What every value check read of one record.
+        #[derive(Debug, Default)]
+        struct CheckFacts {
+            $($module: <$module::$check as ValueCheck>::Facts,)*
+        }
+
+        impl Checks {
+            #[inline(always)]
+            fn read(record: &Reading) -> CheckFacts {
+                CheckFacts {
+                    $($module: <$module::$check as ValueCheck>::read(record),)*
+                }
+            }
+
+            #[inline(always)]
+            fn fold(&mut self, facts: &CheckFacts, record: &mut Folding) {
+                $(self.$module.fold(&facts.$module, record);)*
+            }
+
+            fn settle(&mut self, store: &mut Settling) -> std::io::Result<()> {
+                $(self.$module.settle(store)?;)*
+                Ok(())
+            }
+
+            fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
+                $(self.$module.warnings(store, out);)*
+            }
+        }
+    };
+}
+
+value_checks! {
+    dates::Dates,
+    ids::DuplicateIds,
+    capture::Capture,
+    owners::Owners,
+    policy::Policy,
+    release::Release,
+    supersession::Supersession,
+    conflicts::Conflicts,
+}
 
 use super::roles;
 use super::table;
+use super::table::Interner;
 use super::warnings::Warnings;
 use crate::record::{is_filled, py_str};
-use crate::store::{RecordView, Role, RoleValue};
+use crate::store::{RecordView, Role};
+use crate::time::{DateError, Timestamp};
 pub use capture::CAPTURE_KEYS;
 pub use code::Code;
-use ids::small;
-use owners::ConceptOwners;
+use ids::{small, Matched};
+use owners::{ConceptOwners, SharedConcepts};
 use record_names::{RecordNames, NAMED};
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::OnceLock;
-use supersession::{Nameless, Pointer};
 
-/// A record named in a warning.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordRef {
-    pub name: String,
-    pub line: u64,
+/// A value check: one concern, with its warnings.
+pub(super) trait ValueCheck: Default {
+    /// What the check reads of one record, owned: it travels to the thread that folds it.
+    type Facts: std::fmt::Debug + Default + Send;
+
+    /// Read one record (on any core, no shared state).
+    fn read(_record: &Reading) -> Self::Facts {
+        Self::Facts::default()
+    }
+
+    /// Add one record's facts, in store order.
+    fn fold(&mut self, _facts: &Self::Facts, _record: &mut Folding) {}
+
+    /// Work out what needs every record, once they are all in and the ids are matched (the
+    /// checks in the order listed, before the store's concepts are settled).
+    fn settle(&mut self, _store: &mut Settling) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    /// Add the check's warnings.
+    fn warnings(&mut self, store: &mut Settled, out: &mut Warnings);
 }
 
 /// The roles the value checks read (besides the literal [`CAPTURE_KEYS`]).
@@ -67,17 +131,17 @@ pub const ROLES: [&str; 10] = [
 ];
 
 /// The roles of [`ROLES`], numbered once.
-struct ValueRoles {
-    record_id: Role,
-    valid_from: Role,
-    valid_to: Role,
-    supersedes: Role,
-    concept: Role,
-    concept_owner: Role,
-    conflict_policy: Role,
-    release_to: Role,
-    expected_concepts: Role,
-    value: Role,
+pub(super) struct ValueRoles {
+    pub record_id: Role,
+    pub valid_from: Role,
+    pub valid_to: Role,
+    pub supersedes: Role,
+    pub concept: Role,
+    pub concept_owner: Role,
+    pub conflict_policy: Role,
+    pub release_to: Role,
+    pub expected_concepts: Role,
+    pub value: Role,
 }
 
 fn value_roles() -> &'static ValueRoles {
@@ -100,71 +164,61 @@ fn value_roles() -> &'static ValueRoles {
     })
 }
 
-/// What the value checks need from one record.
-#[derive(Debug, Default, PartialEq)]
-pub struct ValueFacts<'a> {
-    line: u64,
-    /// How many of valid_from / valid_to do not parse, and the first one's message.
-    bad_dates: u8,
-    bad_date_example: Option<String>,
-    inverted: bool,
-    // texts borrowed from the record when they can be
-    id: Option<Cow<'a, str>>,
-    valid_to_written: bool,
-    /// The ids a filled supersedes names (sorted, distinct).
-    supersedes: Option<Vec<Cow<'a, str>>>,
-    concept: Option<Cow<'a, str>>,
-    owner: Option<Cow<'a, str>>,
-    policy: Option<Cow<'a, str>>,
-    bad_release: bool,
-    /// A capture timestamp was found: whether it equals valid_from.
-    capture_equal: Option<bool>,
-    register: Vec<String>,
-    /// For `value.conflict`: the value's hash, valid_from's first and valid_to's last instant
-    /// (`None`: open or absent).
-    held: Option<(u64, i128, Option<i128>)>,
+/// One record as the checks read it: its view, the roles, and its dates, read once for every
+/// check (a filled valid_from and valid_to: the instant, or why it is not one).
+pub(super) struct Reading<'r> {
+    pub view: &'r RecordView<'r>,
+    pub roles: &'static ValueRoles,
+    pub valid_from: Option<Result<Timestamp, DateError>>,
+    pub valid_to: Option<Result<Timestamp, DateError>>,
 }
 
-/// [`ValueFacts`] packed to travel to the folding thread: the record's texts in one buffer
-/// (one allocation a record rather than one a text, and few cache lines for the fold to
-/// fetch from the core that read the record), each with its interner hash, computed where the
-/// record was read so the fold only looks up.
+impl Reading<'_> {
+    /// valid_from, when it is a date.
+    pub fn from(&self) -> Option<Timestamp> {
+        self.valid_from
+            .as_ref()
+            .and_then(|d| d.as_ref().ok())
+            .copied()
+    }
+
+    /// valid_to, when it is a date.
+    pub fn to(&self) -> Option<Timestamp> {
+        self.valid_to
+            .as_ref()
+            .and_then(|d| d.as_ref().ok())
+            .copied()
+    }
+}
+
+/// What the checks share of one record, packed to travel to the folding thread: its texts in
+/// one buffer (one allocation a record rather than one a text, and few cache lines for the
+/// fold to fetch from the core that read the record), each with its interner hash, computed
+/// where the record was read so the fold only looks up.
 #[derive(Debug)]
-pub struct PackedFacts {
+pub(super) struct SharedFacts {
     line: u64,
-    bad_dates: u8,
-    inverted: bool,
-    valid_to_written: bool,
-    bad_release: bool,
-    capture_equal: Option<bool>,
-    /// The record has a filled supersedes (`targets` may still be empty).
-    supersedes: bool,
     texts: String,
     id: Option<Packed>,
     concept: Option<Packed>,
+    /// The concept's owner (only with a concept).
     owner: Option<Packed>,
-    policy: Option<Packed>,
-    /// The ids a filled supersedes names (sorted, distinct).
-    targets: Vec<Packed>,
-    /// What few records have, boxed: the facts cross from core to core, and every byte of
-    /// them costs.
-    rare: Option<Box<RareFacts>>,
-    held: Option<(u64, i128, Option<i128>)>,
+    /// The record has a filled supersedes (`targets` may still be empty) ...
+    pub supersedes: bool,
+    /// ... and the ids it names (sorted, distinct).
+    pub targets: Vec<Packed>,
+    /// A filled valid_to (a superseded record's is written by hand).
+    valid_to_written: bool,
+    /// The experimental register (few records carry one).
+    register: Box<[String]>,
 }
 
-/// The parts of [`PackedFacts`] that few records have.
-#[derive(Debug)]
-struct RareFacts {
-    bad_date_example: Option<String>,
-    register: Vec<String>,
-}
-
-/// One text in [`PackedFacts::texts`], and its hash.
+/// One text in [`SharedFacts::texts`], and its hash.
 #[derive(Debug, Clone, Copy)]
-struct Packed {
+pub(super) struct Packed {
     start: u32,
     end: u32,
-    hash: u64,
+    pub hash: u64,
 }
 
 impl Packed {
@@ -173,45 +227,25 @@ impl Packed {
     }
 }
 
-/// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
-#[derive(Default)]
-struct Settled {
-    warnings: Warnings,
-    expected: Option<(Vec<String>, Vec<String>)>,
-}
-
-#[derive(Default)]
-pub struct ValueChecks {
-    records: usize,
-    dates: dates::Dates,
-    /// Every record id and every supersedes target, matched up at the end (`ids.rs`), and
-    /// the names the warnings give records.
-    names: RecordNames,
-    /// Every supersedes pointer, in store order. One entry per pointer: linear.
-    pointers: Vec<Pointer>,
-    nameless: Vec<Nameless>,
-    /// Every concept held, with its owner and record, matched up at the end (`owners.rs`).
-    concepts: ConceptOwners,
-    policy: policy::Policy,
-    release: release::Release,
-    capture: capture::Capture,
-    register: Vec<String>,
-    conflicts: conflicts::Conflicts,
-    settled: Option<Settled>,
-}
-
-impl ValueFacts<'_> {
-    /// The facts with nothing borrowed, packed to travel to the thread that folds them.
+impl SharedFacts {
+    /// Read what the checks share of a record, packed.
     #[inline(always)]
-    pub fn pack(self) -> PackedFacts {
-        let targets = self.supersedes.as_deref().unwrap_or_default();
-        let owned = [&self.id, &self.concept, &self.owner, &self.policy];
-        let room = owned
+    fn read(view: &RecordView, r: &ValueRoles, line: u64) -> SharedFacts {
+        // the record's identity, which every concept below may name it by
+        let id = view.filled_str(r.record_id);
+        let targets = supersession::targets(view, r);
+        let concept = view.filled_str(r.concept);
+        // an owner counts only with a concept
+        let owner = concept
+            .as_ref()
+            .and_then(|_| view.filled_str(r.concept_owner));
+        let texts = [&id, &concept, &owner];
+        let room = texts
             .iter()
             .flat_map(|t| t.as_deref())
+            .chain(targets.iter().flatten().map(|t| t.as_ref()))
             .map(str::len)
-            .sum::<usize>()
-            + targets.iter().map(|t| t.len()).sum::<usize>();
+            .sum::<usize>();
         let mut texts = String::with_capacity(room);
         let mut put = |text: &str| {
             let start = texts.len();
@@ -222,109 +256,167 @@ impl ValueFacts<'_> {
                 hash: table::hash(text),
             }
         };
-        let id = self.id.as_deref().map(&mut put);
-        let concept = self.concept.as_deref().map(&mut put);
-        // an owner counts only with a concept (see `facts`)
-        let owner = self.owner.as_deref().map(&mut put);
-        let policy = self.policy.as_deref().map(&mut put);
-        let targets: Vec<Packed> = targets.iter().map(|t| put(t)).collect();
-        let rare = (self.bad_date_example.is_some() || !self.register.is_empty()).then(|| {
-            Box::new(RareFacts {
-                bad_date_example: self.bad_date_example,
-                register: self.register,
-            })
-        });
-        PackedFacts {
-            line: self.line,
-            bad_dates: self.bad_dates,
-            inverted: self.inverted,
-            valid_to_written: self.valid_to_written,
-            bad_release: self.bad_release,
-            capture_equal: self.capture_equal,
-            supersedes: self.supersedes.is_some(),
+        let id = id.as_deref().map(&mut put);
+        let concept = concept.as_deref().map(&mut put);
+        let owner = owner.as_deref().map(&mut put);
+        let supersedes = targets.is_some();
+        let targets = targets.iter().flatten().map(|t| put(t)).collect();
+        // the experimental register
+        let register = match view.filled(r.expected_concepts).as_ref() {
+            Some(v) => match v.as_array() {
+                Some(items) => items.iter().filter(|v| is_filled(v)).map(py_str).collect(),
+                None => Box::default(),
+            },
+            None => Box::default(),
+        };
+        SharedFacts {
+            line,
             texts,
             id,
             concept,
             owner,
-            policy,
+            supersedes,
             targets,
-            rare,
-            held: self.held,
+            valid_to_written: view.presence(r.valid_to).is_filled(),
+            register,
         }
     }
 
-    /// The record's id, when it has one.
-    pub fn id(&self) -> Option<&str> {
-        self.id.as_deref()
-    }
-}
-
-impl PackedFacts {
-    fn text(&self, packed: &Packed) -> &str {
+    /// The text of one of the record's packed texts.
+    pub fn text(&self, packed: &Packed) -> &str {
         self.texts
             .get(packed.start as usize..packed.end as usize)
             .unwrap_or_default()
     }
 
+    /// The record's concept, when it has one.
+    pub fn concept(&self) -> Option<&Packed> {
+        self.concept.as_ref()
+    }
+
+    /// The record's id, when it has one.
+    pub fn id(&self) -> Option<&Packed> {
+        self.id.as_ref()
+    }
+}
+
+/// What the value checks read of one record, packed to travel to the folding thread.
+#[derive(Debug)]
+pub struct PackedFacts {
+    shared: SharedFacts,
+    checks: CheckFacts,
+}
+
+impl PackedFacts {
     /// The record's supersedes pointers.
     pub fn pointer_count(&self) -> usize {
-        self.targets.len()
+        self.shared.targets.len()
     }
 
     /// The record's id, when it has one.
     pub fn id(&self) -> Option<&str> {
-        self.id.as_ref().map(|id| self.text(id))
+        self.shared.id.as_ref().map(|id| self.shared.text(id))
     }
 
     /// The line where the record starts.
     pub fn line(&self) -> u64 {
-        self.line
+        self.shared.line
     }
 
     /// The length of the record's id (0 without one).
     pub fn id_len(&self) -> usize {
-        self.id.map_or(0, |id| id.len())
+        self.shared.id.map_or(0, |id| id.len())
     }
 
     /// The length of the record's concept (0 without one).
     pub fn concept_len(&self) -> usize {
-        self.concept.map_or(0, |c| c.len())
+        self.shared.concept.map_or(0, |c| c.len())
     }
+}
+
+/// One record as the checks fold it, in store order: its name and line, what the checks share
+/// of it, and the names warnings give records (its id is among the ids already).
+pub(super) struct Folding<'f> {
+    /// What the report calls the record.
+    pub name: &'f str,
+    pub line: u64,
+    pub shared: &'f SharedFacts,
+    /// The place of the record's id among the ids, when it has one.
+    pub own: Option<u32>,
+    pub names: &'f mut RecordNames,
+    /// The record as a warning names it (`who`), once known.
+    who: Option<u32>,
+}
+
+impl Folding<'_> {
+    /// The record as a warning names it: by its id, or by its name, kept aside the first time
+    /// it is asked for.
+    pub fn who(&mut self) -> u32 {
+        match self.who {
+            Some(who) => who,
+            None => {
+                let who = self.names.name_aside(self.name, self.line) | NAMED;
+                self.who = Some(who);
+                who
+            }
+        }
+    }
+}
+
+/// The store once every record is in and the ids are matched, as the checks settle.
+pub(super) struct Settling<'s> {
+    pub names: &'s mut RecordNames,
+    pub matched: &'s Matched,
+    /// The store's concepts, not settled yet (a concept's text by its hash).
+    pub concepts: &'s ConceptOwners,
+}
+
+/// The store once it is settled, as the checks make their warnings.
+pub(super) struct Settled<'s> {
+    /// How many records the store holds.
+    pub records: usize,
+    pub names: &'s RecordNames,
+    pub matched: &'s Matched,
+    /// The concepts with several owners, and the owners' names (the owners check takes them).
+    pub shared_concepts: Option<(SharedConcepts, Interner)>,
+}
+
+/// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
+#[derive(Default)]
+struct Done {
+    warnings: Warnings,
+    expected: Option<(Vec<String>, Vec<String>)>,
+}
+
+#[derive(Default)]
+pub struct ValueChecks {
+    records: usize,
+    /// Every record id and every supersedes target, matched up at the end (`ids.rs`), and
+    /// the names the warnings give records.
+    names: RecordNames,
+    /// Every concept held, with its owner and record, matched up at the end (`owners.rs`).
+    concepts: ConceptOwners,
+    register: Vec<String>,
+    checks: Checks,
+    done: Option<Done>,
 }
 
 impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
     #[inline(always)]
-    pub fn facts<'a>(roles: &'a RecordView, line: u64) -> ValueFacts<'a> {
-        let r = value_roles();
-        let get = |role: Role| roles.filled(role);
-        let mut facts = ValueFacts {
-            line,
-            ..ValueFacts::default()
+    pub fn facts(view: &RecordView, line: u64) -> PackedFacts {
+        let roles = value_roles();
+        let record = Reading {
+            view,
+            roles,
+            valid_from: view.filled_time(roles.valid_from),
+            valid_to: view.filled_time(roles.valid_to),
         };
-
-        let (from, to) = dates::read(roles, r, &mut facts);
-        // the value held from valid_from, for `value.conflict`
-        if let (Some(f), Some(value)) = (from, get(r.value)) {
-            facts.held = Some((table::hash(&value.text()), f.start(), to.map(|t| t.end())));
+        PackedFacts {
+            shared: SharedFacts::read(view, roles, line),
+            checks: Checks::read(&record),
         }
-        // the record's identity, which every concept below may name it by
-        facts.id = roles.filled_str(r.record_id);
-        supersession::read(roles, r, &mut facts);
-        owners::read(roles, r, &mut facts);
-        policy::read(roles, r, &mut facts);
-        release::read(roles, r, &mut facts);
-        capture::read(roles, from, &mut facts);
-
-        // the experimental register
-        if let Some(items) = get(r.expected_concepts)
-            .as_ref()
-            .and_then(RoleValue::as_array)
-        {
-            facts.register = items.iter().filter(|v| is_filled(v)).map(py_str).collect();
-        }
-        facts
     }
 
     /// Make room for about `records` more records whose ids take `id_bytes` in all ...
@@ -339,64 +431,49 @@ impl ValueChecks {
         concept_bytes: usize,
     ) {
         self.names.ids.reserve(records, id_bytes, pointers);
-        self.pointers.reserve(pointers);
+        self.checks.supersession.reserve(pointers);
         self.concepts.reserve(records, concept_bytes);
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.
     pub fn fold(&mut self, facts: &PackedFacts, name: &str) {
         self.records += 1;
-        if let Some(rare) = &facts.rare {
-            self.dates.example(&rare.bad_date_example);
-            self.register.extend(rare.register.iter().cloned());
-        }
-        self.dates.fold(facts, name);
-        // the record as the concept owners and a nameless pointer keep it, once known
-        let mut who: Option<u32> = None;
+        let shared = &facts.shared;
+        self.register.extend(shared.register.iter().cloned());
+        // the record among the ids, named by its id when the report names it so
         let mut own = None;
-        if let Some(id) = &facts.id {
-            let text = facts.text(id);
+        let mut who = None;
+        if let Some(id) = &shared.id {
+            let text = shared.text(id);
             let i = self
                 .names
                 .ids
-                .push(text, id.hash, facts.line, facts.valid_to_written);
+                .push(text, id.hash, shared.line, shared.valid_to_written);
             own = Some(i);
-            if name == text {
-                who = Some(i.min(NAMED - 1));
-            } else {
-                who = Some(self.names.rename(i, name, facts.line) | NAMED);
-            }
+            who = Some(match name == text {
+                true => i.min(NAMED - 1),
+                false => self.names.rename(i, name, shared.line) | NAMED,
+            });
         }
-        self.fold_pointers(facts, name, own, &mut who);
-        if let Some(concept) = &facts.concept {
-            if let Some((value, from, to)) = facts.held {
-                let me = match who {
-                    Some(who) => who,
-                    None => self.names.name_aside(name, facts.line) | NAMED,
-                };
-                let held = conflicts::Held {
-                    concept: concept.hash,
-                    value,
-                    id: facts.id.map(|id| id.hash),
-                    from,
-                    to,
-                };
-                let targets = facts.targets.iter().map(|t| t.hash);
-                self.conflicts.note(held, targets, me);
-                who = Some(me);
-            }
-            let owner = facts.owner.as_ref().map(|o| (facts.text(o), o.hash));
-            let who = match (owner, who) {
-                (None, _) => 0,
-                (Some(_), Some(who)) => who,
-                (Some(_), None) => self.names.name_aside(name, facts.line) | NAMED,
+        let mut record = Folding {
+            name,
+            line: shared.line,
+            shared,
+            own,
+            names: &mut self.names,
+            who,
+        };
+        self.checks.fold(&facts.checks, &mut record);
+        // the concept last: a check may have named the record by then
+        if let Some(concept) = &shared.concept {
+            let owner = shared.owner.as_ref().map(|o| (shared.text(o), o.hash));
+            let who = match owner {
+                None => 0,
+                Some(_) => record.who(),
             };
             self.concepts
-                .note(facts.text(concept), concept.hash, owner, who);
+                .note(shared.text(concept), concept.hash, owner, who);
         }
-        self.policy.fold(facts, name);
-        self.release.fold(facts, name);
-        self.capture.fold(facts, name);
     }
 
     /// Add concepts from `--expected FILE`.
@@ -409,7 +486,7 @@ impl ValueChecks {
     /// this, [`Self::expected_concepts`] and [`Self::finish`] give what was worked out.
     /// Fails only when the conflict check's temporary file cannot be read back.
     pub fn settle(&mut self) -> std::io::Result<()> {
-        if self.settled.is_some() {
+        if self.done.is_some() {
             return Ok(());
         }
         let mut seen = HashSet::new();
@@ -422,17 +499,13 @@ impl ValueChecks {
         // the ids' keys go first (what matching found is all that is left of them), so what
         // comes next has their memory
         let matched = self.names.ids.match_up();
-        // the pointers followed next: what they come to is small, and they and the texts
-        // they sought go before the conflicts and the shared concepts are settled
-        let superseded = self.follow_pointers(&matched);
-        self.names.ids.forget_sought();
-        // the conflicts before the shared concepts, so the two are never made at once
-        let conflicts =
-            std::mem::take(&mut self.conflicts).settle(|who, out| self.names.lines(who, out))?;
-        let conflict_concept = conflicts.as_ref().map(|found| {
-            let concept = self.concepts.text(found.concept());
-            concept.unwrap_or_default().to_string()
-        });
+        // each check settles what it keeps before the shared concepts are made, so the two
+        // are never held at once
+        self.checks.settle(&mut Settling {
+            names: &mut self.names,
+            matched: &matched,
+            concepts: &self.concepts,
+        })?;
         let (shared, held, owners) = std::mem::take(&mut self.concepts).settle(&register);
         let expected = (!register.is_empty()).then(|| {
             let missing = register
@@ -444,24 +517,20 @@ impl ValueChecks {
             (register, missing)
         });
         let mut out = Warnings::default();
-        self.dates.warnings(&mut out);
-        self.duplicate_id_warnings(&matched, &mut out);
-        self.capture.warnings(self.records, &mut out);
-        self.owner_warnings(shared, &owners, &mut out);
-        self.policy.warnings(self.records, &mut out);
-        self.release.warnings(&mut out);
-        self.supersession(superseded, &mut out);
+        self.checks.warnings(
+            &mut Settled {
+                records: self.records,
+                names: &self.names,
+                matched: &matched,
+                shared_concepts: Some((shared, owners)),
+            },
+            &mut out,
+        );
         drop(matched);
-        self.nameless = Vec::new();
-        if let (Some(found), Some(concept)) = (conflicts, conflict_concept) {
-            let (a, b) = found.first();
-            let message = found.message(&concept, self.names.name(a).0, self.names.name(b).0);
-            out.push_named(Code::Conflict, &message, "", found.records());
-        }
         // the warnings name records by `who`: the names go with them
         out.keep_names(std::mem::take(&mut self.names));
         *self = ValueChecks {
-            settled: Some(Settled {
+            done: Some(Done {
                 warnings: out,
                 expected,
             }),
@@ -473,13 +542,13 @@ impl ValueChecks {
     /// The register as given and the concepts it names that no record holds.
     /// (After [`Self::settle`].)
     pub fn expected_concepts(&self) -> Option<(Vec<String>, Vec<String>)> {
-        debug_assert!(self.settled.is_some(), "settle first");
-        self.settled.as_ref().and_then(|s| s.expected.clone())
+        debug_assert!(self.done.is_some(), "settle first");
+        self.done.as_ref().and_then(|s| s.expected.clone())
     }
 
     /// The warnings (after [`Self::settle`]).
     pub fn finish(self) -> Warnings {
-        debug_assert!(self.settled.is_some(), "settle first");
-        self.settled.map(|s| s.warnings).unwrap_or_default()
+        debug_assert!(self.done.is_some(), "settle first");
+        self.done.map(|s| s.warnings).unwrap_or_default()
     }
 }

@@ -13,9 +13,7 @@ use super::super::table::{
 };
 use super::super::warnings::Warnings;
 use super::ids::small;
-use super::{ValueFacts, ValueRoles};
 use crate::bytes::same;
-use crate::store::RecordView;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -57,7 +55,7 @@ pub struct Owner {
 /// order first seen: the texts in one arena and the owners in one list, not a `String` and a
 /// `Vec` a concept (a messy store has one such concept in four records).
 #[derive(Debug, Default)]
-pub struct Shared {
+pub struct SharedConcepts {
     concepts: Names,
     /// Each partition's owners of its shared concepts (see `PartShared`).
     owners: Vec<Vec<Owner>>,
@@ -65,7 +63,7 @@ pub struct Shared {
     places: Vec<(u32, u32, u32)>,
 }
 
-impl Shared {
+impl SharedConcepts {
     /// Each concept and its owners.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[Owner])> + '_ {
         self.places.iter().enumerate().map(|(i, &(p, start, end))| {
@@ -119,10 +117,10 @@ impl ConceptOwners {
     }
 
     /// The concepts with more than one owner, by concept; for each of `asked`, whether a
-    /// record holds it; and the owners' names, by the numbers [`Shared`] gives them. One
+    /// record holds it; and the owners' names, by the numbers [`SharedConcepts`] gives them. One
     /// partition at a time, on every core, each let go once matched up, so the concepts and
     /// what is made from them are never all kept at once.
-    pub fn settle(self, asked: &[String]) -> (Shared, Vec<bool>, Interner) {
+    pub fn settle(self, asked: &[String]) -> (SharedConcepts, Vec<bool>, Interner) {
         let mut asked_parts: Vec<Vec<(u32, usize)>> = vec![Vec::new(); PARTS];
         for (n, concept) in asked.iter().enumerate() {
             let hash = super::super::table::hash(concept);
@@ -165,7 +163,7 @@ impl ConceptOwners {
             }
         }
         let owners = per_part.into_iter().map(|(part, _)| part.owners).collect();
-        let shared = Shared {
+        let shared = SharedConcepts {
             concepts,
             owners,
             places,
@@ -235,20 +233,19 @@ impl Part {
     }
 }
 
-/// Read the record's concept, and its owner when it has a concept (an owner counts only with
-/// one).
-#[inline(always)]
-pub(super) fn read<'a>(roles: &'a RecordView, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
-    facts.concept = roles.filled_str(r.concept);
-    if facts.concept.is_some() {
-        facts.owner = roles.filled_str(r.concept_owner);
-    }
-}
+/// `value.owners`: one warning per concept with several owners: each names one record per
+/// owner, so together they name each record once at most. The concepts are the store's, kept
+/// for every check; this check reads their settled owners.
+#[derive(Default)]
+pub(super) struct Owners;
 
-impl super::ValueChecks {
-    /// `value.owners`: one warning per concept with several owners: each names one record per
-    /// owner, so together they name each record once at most. `owners` are the owners' names.
-    pub(super) fn owner_warnings(&self, shared: Shared, owners: &Interner, out: &mut Warnings) {
+impl super::ValueCheck for Owners {
+    type Facts = ();
+
+    fn warnings(&mut self, store: &mut super::Settled, out: &mut Warnings) {
+        let Some((shared, owners)) = store.shared_concepts.take() else {
+            return;
+        };
         for (concept, held_by) in shared.iter() {
             let names: Vec<&str> = held_by
                 .iter()

@@ -2,8 +2,9 @@
 //! policy repeated on every record (`value.policy_repeated`).
 
 use super::super::warnings::{RecordList, Warnings};
-use super::{Code, PackedFacts, ValueFacts, ValueRoles};
-use crate::store::{RecordView, RoleValue};
+use super::super::table;
+use super::{Code, Folding, Reading, Settled, ValueCheck};
+use crate::store::RoleValue;
 use std::collections::HashSet;
 
 /// The records that state a policy, and the hashes of the distinct policy texts (one hash per
@@ -14,27 +15,29 @@ pub(super) struct Policy {
     texts: HashSet<u64>,
 }
 
-/// Read the record's conflict policy, when it states one.
-#[inline(always)]
-pub(super) fn read<'a>(roles: &'a RecordView, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
-    facts.policy = roles
-        .filled(r.conflict_policy)
-        .filter(RoleValue::is_truthy)
-        .map(|p| p.text());
-}
+impl ValueCheck for Policy {
+    /// The hash of the record's conflict policy, when it states one.
+    type Facts = Option<u64>;
 
-impl Policy {
-    /// Add one record's facts, in store order.
     #[inline(always)]
-    pub(super) fn fold(&mut self, facts: &PackedFacts, name: &str) {
-        if let Some(p) = &facts.policy {
-            self.texts.insert(p.hash);
-            self.records.push(name, facts.line);
+    fn read(record: &Reading) -> Option<u64> {
+        record
+            .view
+            .filled(record.roles.conflict_policy)
+            .filter(RoleValue::is_truthy)
+            .map(|p| table::hash(&p.text()))
+    }
+
+    #[inline(always)]
+    fn fold(&mut self, policy: &Option<u64>, record: &mut Folding) {
+        if let Some(hash) = *policy {
+            self.texts.insert(hash);
+            self.records.push(record.name, record.line);
         }
     }
 
-    /// The warnings of a store of `records` records.
-    pub(super) fn warnings(&self, records: usize, out: &mut Warnings) {
+    fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
+        let records = store.records;
         let distinct = self.texts.len();
         if distinct > 1 {
             let message = format!("{distinct} different conflict policies: a store states one");

@@ -1,8 +1,8 @@
 //! release_to is a list of parties (`value.release_to`).
 
 use super::super::warnings::{RecordList, Warnings};
-use super::{Code, PackedFacts, ValueFacts, ValueRoles};
-use crate::store::{RecordView, RoleValue};
+use super::{Code, Folding, Reading, Settled, ValueCheck};
+use crate::store::RoleValue;
 
 /// The records whose release_to is not a list of parties (once each: linear in the store).
 #[derive(Default)]
@@ -10,31 +10,29 @@ pub(super) struct Release {
     bad: RecordList,
 }
 
-/// Read whether the record's release_to, when filled, is not a list of parties (from the raw
-/// text when it is at hand).
-#[inline(always)]
-pub(super) fn read(roles: &RecordView, r: &ValueRoles, facts: &mut ValueFacts<'_>) {
-    let raw = roles.filled_text(r.release_to);
-    facts.bad_release = match raw.map(|text| text.map(list_of_parties)) {
-        Some(None) => false,
-        Some(Some(Some(parties))) => !parties,
-        // no raw text, or a string with an escape in it: the parsed value says
-        _ => roles
-            .filled(r.release_to)
-            .is_some_and(|v| !is_list_of_parties(&v)),
-    };
-}
+impl ValueCheck for Release {
+    /// The record's release_to is filled and not a list of parties.
+    type Facts = bool;
 
-impl Release {
-    /// Add one record's facts, in store order.
+    /// From the raw text when it is at hand.
     #[inline(always)]
-    pub(super) fn fold(&mut self, facts: &PackedFacts, name: &str) {
-        if facts.bad_release {
-            self.bad.push(name, facts.line);
+    fn read(record: &Reading) -> bool {
+        let (view, role) = (record.view, record.roles.release_to);
+        match view.filled_text(role).map(|text| text.map(list_of_parties)) {
+            Some(None) => false,
+            Some(Some(Some(parties))) => !parties,
+            _ => view.filled(role).is_some_and(|v| !is_list_of_parties(&v)),
         }
     }
 
-    pub(super) fn warnings(&self, out: &mut Warnings) {
+    #[inline(always)]
+    fn fold(&mut self, bad: &bool, record: &mut Folding) {
+        if *bad {
+            self.bad.push(record.name, record.line);
+        }
+    }
+
+    fn warnings(&mut self, _store: &mut Settled, out: &mut Warnings) {
         if !self.bad.is_empty() {
             let message = "release_to is not a list of party names";
             out.push(Code::ReleaseTo, message, "", self.bad.iter());

@@ -6,8 +6,8 @@
 use super::super::table;
 use super::super::warnings::{RecordList, Warnings};
 use super::ids::{small, Matched, Sought};
-use super::record_names::NAMED;
-use super::{Code, PackedFacts, ValueChecks, ValueFacts, ValueRoles};
+use super::record_names::{RecordNames, NAMED};
+use super::{Code, Folding, Settled, Settling, ValueCheck, ValueRoles};
 use crate::store::{RecordView, RoleValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -15,16 +15,16 @@ use std::collections::HashSet;
 /// A supersedes pointer: which record points (its line), and at what (a text sought among
 /// the ids, see `ids.rs`).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Pointer {
+struct Pointer {
     from: Superseder,
     target: Sought,
     line: u64,
 }
 
 /// A superseding record: by its id's index in `ids`, or, without an id, by its index in
-/// `ValueChecks::nameless`.
+/// `Supersession::nameless`.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Superseder {
+enum Superseder {
     Id(u32),
     Nameless(u32),
 }
@@ -33,94 +33,121 @@ pub(super) enum Superseder {
 /// ids, and how many ids came before it (its name counts as an id only if one of those had
 /// it).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Nameless {
+struct Nameless {
     named: u32,
     sought: Sought,
     ids_before: u32,
 }
 
-/// Read the ids the record's supersedes names (sorted, distinct), and whether it carries a
-/// written valid_to.
+/// The ids the record's supersedes names (sorted, distinct), when it is filled: every check
+/// that follows a record's pointers reads them (`SharedFacts`).
 #[inline(always)]
-pub(super) fn read<'a>(roles: &'a RecordView, r: &ValueRoles, facts: &mut ValueFacts<'a>) {
-    facts.valid_to_written = roles.presence(r.valid_to).is_filled();
-    if let Some(v) = roles.filled(r.supersedes) {
-        let mut targets: Vec<Cow<str>> = match &v {
-            // one id, as written
-            RoleValue::Text(_) => vec![v.text()],
-            RoleValue::Json(json) => {
-                let mut ids = HashSet::new();
-                super::super::rules::collect_ids(json, &mut ids);
-                ids.into_iter().map(Cow::Owned).collect()
+pub(super) fn targets<'a>(view: &'a RecordView, r: &ValueRoles) -> Option<Vec<Cow<'a, str>>> {
+    let v = view.filled(r.supersedes)?;
+    let mut targets: Vec<Cow<str>> = match &v {
+        // one id, as written
+        RoleValue::Text(_) => vec![v.text()],
+        RoleValue::Json(json) => {
+            let mut ids = HashSet::new();
+            super::super::rules::collect_ids(json, &mut ids);
+            ids.into_iter().map(Cow::Owned).collect()
+        }
+    };
+    targets.sort();
+    targets.dedup();
+    Some(targets)
+}
+
+/// Every supersedes pointer and the records without an id that supersede, in store order
+/// (one entry per pointer: linear), and once they are followed, what they come to.
+#[derive(Default)]
+pub(super) struct Supersession {
+    pointers: Vec<Pointer>,
+    nameless: Vec<Nameless>,
+    found: Option<Superseded>,
+}
+
+impl ValueCheck for Supersession {
+    /// The record's targets are among what every check shares of it.
+    type Facts = ();
+
+    /// Add one record's supersedes pointers, in store order.
+    #[inline(always)]
+    fn fold(&mut self, _: &(), record: &mut Folding) {
+        let shared = record.shared;
+        if !shared.supersedes {
+            return;
+        }
+        let from = match record.own {
+            Some(i) => Superseder::Id(i),
+            None => {
+                // a record without an id is named aside, and its name sought among the ids
+                let named = record.who() & !NAMED;
+                let ids_before = small(record.names.ids.len());
+                let sought = record.names.ids.seek(record.name, table::hash(record.name));
+                self.nameless.push(Nameless {
+                    named,
+                    sought,
+                    ids_before,
+                });
+                Superseder::Nameless(small(self.nameless.len() - 1))
             }
         };
-        targets.sort();
-        targets.dedup();
-        facts.supersedes = Some(targets);
+        for packed in &shared.targets {
+            let target = record.names.ids.seek(shared.text(packed), packed.hash);
+            self.pointers.push(Pointer {
+                from,
+                target,
+                line: record.line,
+            });
+        }
+    }
+
+    /// Follow the pointers, then let the texts they sought go: what they come to is small,
+    /// and they go before the other checks settle and the shared concepts are made.
+    fn settle(&mut self, store: &mut Settling) -> std::io::Result<()> {
+        self.found = Some(self.follow_pointers(store.names, store.matched));
+        store.names.ids.forget_sought();
+        Ok(())
+    }
+
+    fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
+        if let Some(found) = self.found.take() {
+            self.supersession(store.names, found, out);
+        }
+        self.nameless = Vec::new();
     }
 }
 
-impl ValueChecks {
-    /// Add one record's supersedes pointers, in store order: `own` is the index of its id
-    /// (when it has one); `who` becomes the record as a nameless pointer keeps it.
-    #[inline(always)]
-    pub(super) fn fold_pointers(
-        &mut self,
-        facts: &PackedFacts,
-        name: &str,
-        own: Option<u32>,
-        who: &mut Option<u32>,
-    ) {
-        if facts.supersedes {
-            let from = match own {
-                Some(i) => Superseder::Id(i),
-                None => {
-                    let named = self.names.name_aside(name, facts.line);
-                    *who = Some(named | NAMED);
-                    let ids_before = small(self.names.ids.len());
-                    let sought = self.names.ids.seek(name, table::hash(name));
-                    self.nameless.push(Nameless {
-                        named,
-                        sought,
-                        ids_before,
-                    });
-                    Superseder::Nameless(small(self.nameless.len() - 1))
-                }
-            };
-            for packed in &facts.targets {
-                let target = self.names.ids.seek(facts.text(packed), packed.hash);
-                self.pointers.push(Pointer {
-                    from,
-                    target,
-                    line: facts.line,
-                });
-            }
-        }
+impl Supersession {
+    /// Room for `pointers` more pointers.
+    pub(super) fn reserve(&mut self, pointers: usize) {
+        self.pointers.reserve(pointers);
     }
 
     /// The graph node of a superseding record: its id's first index, or past every id, its
     /// name's place among the records without one (when no earlier id has that name).
-    fn node(&self, from: Superseder, matched: &Matched) -> usize {
+    fn node(&self, names: &RecordNames, from: Superseder, matched: &Matched) -> usize {
         match from {
             Superseder::Id(i) => matched.first(i) as usize,
             Superseder::Nameless(k) => {
                 let n = self.nameless[k as usize];
                 match matched.found(n.sought) {
                     Some(i) if i < n.ids_before => i as usize,
-                    _ => self.names.ids.len() + k as usize,
+                    _ => names.ids.len() + k as usize,
                 }
             }
         }
     }
 
     /// The name of graph node `n` (see [`Self::node`]).
-    fn node_name(&self, n: usize) -> &str {
-        match n.checked_sub(self.names.ids.len()) {
-            None => self.names.ids.text(small(n)),
+    fn node_name<'n>(&self, names: &'n RecordNames, n: usize) -> &'n str {
+        match n.checked_sub(names.ids.len()) {
+            None => names.ids.text(small(n)),
             Some(k) => self
                 .nameless
                 .get(k)
-                .map_or("", |n| self.names.named_at(n.named as usize).0),
+                .map_or("", |n| names.named_at(n.named as usize).0),
         }
     }
 
@@ -128,7 +155,7 @@ impl ValueChecks {
     /// whatever the store (the pointers that name no record, the cycles, the superseded
     /// records that carry a valid_to), and the pointers, the longest list left of the pass,
     /// are let go here, before the shared concepts and the warnings are made.
-    pub(super) fn follow_pointers(&mut self, matched: &Matched) -> Superseded {
+    fn follow_pointers(&mut self, names: &RecordNames, matched: &Matched) -> Superseded {
         let pointers = std::mem::take(&mut self.pointers);
         let mut unknown = RecordList::default();
         let mut written = Vec::new();
@@ -137,18 +164,18 @@ impl ValueChecks {
         // in store order: linear memory, no map keyed by text.
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(pointers.len());
         for p in &pointers {
-            let from = self.node(p.from, matched);
+            let from = self.node(names, p.from, matched);
             match matched.found(p.target) {
                 None => unknown.push(
                     &format!(
                         "{} → {}",
-                        self.node_name(from),
-                        self.names.ids.sought(p.target)
+                        self.node_name(names, from),
+                        names.ids.sought(p.target)
                     ),
                     p.line,
                 ),
                 Some(target) => {
-                    if self.names.ids.carries_valid_to(target) {
+                    if names.ids.carries_valid_to(target) {
                         written.push(target);
                     }
                     edges.push((small(from), target));
@@ -156,12 +183,12 @@ impl ValueChecks {
             }
         }
         drop(pointers);
-        let nodes = self.names.ids.len() + self.nameless.len();
-        let name = |n: usize| self.node_name(n);
+        let nodes = names.ids.len() + self.nameless.len();
+        let name = |n: usize| self.node_name(names, n);
         let cycles = find_cycles(nodes, edges, &name);
         // by line, each record once (one id a line: its text goes with it)
-        written.sort_by_key(|&t| self.names.ids.line(t));
-        written.dedup_by_key(|t| self.names.ids.line(*t));
+        written.sort_by_key(|&t| names.ids.line(t));
+        written.dedup_by_key(|t| names.ids.line(*t));
         Superseded {
             unknown,
             cycles,
@@ -170,7 +197,7 @@ impl ValueChecks {
     }
 
     /// The warnings of what [`Self::follow_pointers`] found.
-    pub(super) fn supersession(&self, found: Superseded, out: &mut Warnings) {
+    fn supersession(&self, names: &RecordNames, found: Superseded, out: &mut Warnings) {
         let Superseded {
             unknown,
             cycles,
@@ -180,14 +207,14 @@ impl ValueChecks {
             let message = "supersedes names a record that is not in the store";
             out.push(Code::SupersedesUnknown, message, "", unknown.iter());
         }
-        let ids = self.names.ids.len();
-        let name = |n: usize| self.node_name(n);
+        let ids = names.ids.len();
+        let name = |n: usize| self.node_name(names, n);
         // one warning per cycle the search finds: a node is on the search's path once, so
         // the cycles name each record once at most
         for cycle in cycles {
             let records = cycle[..cycle.len() - 1].iter().map(|&node| {
                 let line = if node < ids {
-                    self.names.ids.line(small(node))
+                    names.ids.line(small(node))
                 } else {
                     0
                 };
@@ -205,13 +232,13 @@ impl ValueChecks {
             let message = "a superseded record carries a valid_to: the end of a superseded interval is derived when reading; leave the old record untouched";
             let records = written
                 .iter()
-                .map(|&t| (self.names.ids.text(t), self.names.ids.line(t)));
+                .map(|&t| (names.ids.text(t), names.ids.line(t)));
             out.push(Code::SupersededValidTo, message, "", records);
         }
     }
 }
 
-/// What the supersedes pointers come to (see [`ValueChecks::follow_pointers`]): the
+/// What the supersedes pointers come to (see [`Supersession::follow_pointers`]): the
 /// pointers that name no record (as their warning names them), the cycles (graph nodes), and
 /// the superseded records that carry a valid_to (ids, by line).
 pub(super) struct Superseded {
