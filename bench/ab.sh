@@ -4,15 +4,17 @@
 # and largest peak RSS. Needs GNU time.
 #   bench/ab.sh old/vercy target/release/vercy               # check the 1M store, 5 rounds
 #   CMD=compact STORE=bench/out/store-100k.jsonl N=9 bench/ab.sh a/vercy b/vercy
+#   ARGS='--format json' STORE=bench/out/messy-1m.jsonl N=7 bench/ab.sh a/vercy b/vercy
 set -eu
-STORE=${STORE:-bench/out/store-1m.jsonl}; N=${N:-5}; CMD=${CMD:-check}
+STORE=${STORE:-bench/out/store-1m.jsonl}; N=${N:-5}; CMD=${CMD:-check}; ARGS=${ARGS:-}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 i=0
 while [ "$i" -lt "$N" ]; do
   j=0
   for bin in "$@"; do
-    /usr/bin/time -f "%e %U %S %M" -a -o "$OUT/$j" "$bin" "$CMD" "$STORE" >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086 # ARGS unquoted: its words are the arguments
+    /usr/bin/time -f "%e %U %S %M" -a -o "$OUT/$j" "$bin" "$CMD" "$STORE" $ARGS >/dev/null 2>&1 || true
     j=$((j + 1))
   done
   i=$((i + 1))

@@ -357,6 +357,17 @@ mod tests {
                 vec![],
             ]
         );
+        // read a batch ahead, and out of order, the records are the same
+        let mut ahead = w.names_ahead();
+        for warning in w.iter().collect::<Vec<_>>().into_iter().rev() {
+            let read: Vec<(&str, u64)> = (0..warning.count())
+                .map(|k| warning.record(k, &mut ahead))
+                .collect();
+            assert_eq!(read, warning.records().collect::<Vec<_>>());
+        }
+        let mut lines = vec![7];
+        w.names.lines(&[2, 0, aside, renamed], &mut lines);
+        assert_eq!(lines, [7, 3, 1, 9, 3]);
         assert_eq!(
             w.get(3).unwrap().message(),
             "concept \"c\" has 2 owners: x, y"
