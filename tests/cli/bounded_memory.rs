@@ -2,34 +2,75 @@
 //! of its bytes (not a tree of every key, many times them), and the MCP server refuses a
 //! message over its documented limit (16 MiB) without holding it whole.
 //!
-//! Peak memory is each child's own (`wait4`), so tests running beside it do not count.
+//! Peak memory is vercy's own, reaped by a small process of its own, so tests running beside it
+//! do not count.
 
 #![cfg(target_os = "linux")]
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// Where the measuring process writes what it saw (`code peak`), and the arguments it runs.
+const MEASURE_INTO: &str = "VERCY_TEST_MEASURE_INTO";
+const MEASURE_ARGS: &str = "VERCY_TEST_MEASURE_ARGS";
+
 /// Run vercy with `args` in `dir`, feeding `stdin`; its exit code, stdout and peak RSS (bytes).
-// the child is reaped by wait4, which also gives its own peak memory
-#[allow(clippy::zombie_processes)]
+///
+/// The peak must be vercy's own. A child started from this test process inherits its high-water
+/// mark (Linux keeps the old memory map's peak across exec, and posix_spawn's child shares our
+/// map), and this process holds the data of every test running beside it. So a fresh copy of
+/// this test binary, small, starts vercy and reports the peak ([`measure_one_run`]).
 fn run_measured(dir: &Path, args: &[&str], stdin: Vec<u8>) -> (i32, Vec<u8>, u64) {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("vercy"))
-        .args(args)
+    let report = dir.join("measured");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "bounded_memory::measure_one_run"])
+        .args(["--ignored", "--nocapture", "--test-threads=1", "--quiet"])
+        .env(MEASURE_INTO, &report)
+        .env(MEASURE_ARGS, args.join("\u{1f}"))
         .current_dir(dir)
-        .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stdout(Stdio::null())
         .spawn()
-        .expect("vercy starts");
+        .expect("the test binary starts again");
     let mut input = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let _ = input.write_all(&stdin);
     });
-    let mut out = Vec::new();
-    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let status = child.wait().unwrap();
     writer.join().unwrap();
+    assert!(
+        status.success(),
+        "measuring vercy {args:?} failed: {status}"
+    );
+    let seen = std::fs::read_to_string(&report).unwrap();
+    let (code, peak) = seen.trim().split_once(' ').unwrap();
+    let out = std::fs::read(report.with_extension("out")).unwrap();
+    (code.parse().unwrap(), out, peak.parse().unwrap())
+}
+
+/// Not a test: the small process [`run_measured`] starts. It runs vercy with stdin passed on,
+/// reaps it with wait4 (which gives the child's own peak memory) and writes what it saw.
+#[test]
+#[ignore = "run by run_measured in a process of its own"]
+// the child is reaped by wait4, which also gives its own peak memory
+#[allow(clippy::zombie_processes)]
+fn measure_one_run() {
+    let (Some(report), Some(args)) = (
+        std::env::var_os(MEASURE_INTO),
+        std::env::var(MEASURE_ARGS).ok(),
+    ) else {
+        panic!("run by run_measured, which names the report file and the arguments");
+    };
+    let report = std::path::PathBuf::from(report);
+    let child = Command::new(assert_cmd::cargo::cargo_bin("vercy"))
+        .args(args.split('\u{1f}'))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::inherit())
+        .stdout(std::fs::File::create(report.with_extension("out")).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("vercy starts");
     let mut status = 0;
     // SAFETY: an all-zero rusage is valid; wait4 fills it in for the child just spawned.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -41,11 +82,8 @@ fn run_measured(dir: &Path, args: &[&str], stdin: Vec<u8>) -> (i32, Vec<u8>, u64
         "vercy {args:?} did not exit: {status}"
     );
     // ru_maxrss is in KiB on Linux
-    (
-        libc::WEXITSTATUS(status),
-        out,
-        usage.ru_maxrss as u64 * 1024,
-    )
+    let peak = usage.ru_maxrss as u64 * 1024;
+    std::fs::write(report, format!("{} {peak}", libc::WEXITSTATUS(status))).unwrap();
 }
 
 /// One record of `keys` keys on one line (about 20 bytes a key), then a small one.
