@@ -4,7 +4,7 @@
 
 mod github;
 pub mod human;
-mod json;
+pub(super) mod json;
 pub mod sarif;
 
 use super::report::Report;

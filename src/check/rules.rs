@@ -63,12 +63,6 @@ impl Offenders {
     }
 }
 
-impl serde::Serialize for Offenders {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
-    }
-}
-
 /// Per-field state while the store streams past.
 struct FieldState {
     field: &'static Field,

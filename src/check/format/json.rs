@@ -1,7 +1,7 @@
 //! The `vercy-check/1` JSON report, written by hand into a byte buffer as it is made: the
-//! same bytes as serde_json's pretty printer (one space a level) gives the report's
-//! [`Serialize`](serde::Serialize) form, which stays the one definition of the object (the
-//! MCP tool builds it; a test holds the two to the same bytes).
+//! object's one definition (the MCP tool reads these bytes back for its full detail), laid out
+//! as serde_json's pretty printer with one space a level lays out a value (a test holds it to
+//! that).
 //!
 //! Why by hand: a messy store's report names a record hundreds of thousands of times, and
 //! through serde every key, bracket and indent of each was a call through `dyn Write` into a
@@ -207,8 +207,8 @@ impl Json<'_> {
         Ok(())
     }
 
-    /// One report, its opening brace where the cursor is, on a line at `level`: the keys of
-    /// [`Report`]'s `Serialize`, in its order.
+    /// One report, its opening brace where the cursor is, on a line at `level`: the
+    /// reference's keys in the reference's order, then vercy's.
     fn report(&mut self, r: &Report, level: usize) -> io::Result<()> {
         let profile = Profile::embedded();
         let k = level + 1;
@@ -475,20 +475,43 @@ mod tests {
         "\n",
     );
 
-    /// The bytes serde_json's pretty printer gives the reports' `Serialize` form, as the
-    /// report was written before it was written by hand.
-    fn through_serde(reports: &[Report]) -> Vec<u8> {
+    /// The bytes serde_json's pretty printer (one space a level) gives the value `written`
+    /// holds: the layout the report has always had.
+    fn through_serde(written: &[u8]) -> Vec<u8> {
+        let value: Value = match serde_json::from_slice(written) {
+            Ok(v) => v,
+            Err(e) => panic!("the report is JSON: {e}"),
+        };
         let mut out = Vec::new();
         let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
         let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-        let done = match reports {
-            [one] => one.serialize(&mut ser),
-            many => serde::Serializer::collect_seq(&mut ser, many),
-        };
-        assert!(done.is_ok());
+        assert!(value.serialize(&mut ser).is_ok());
         out.push(b'\n');
         out
     }
+
+    /// `vercy-check/1`: the reference checker's keys in its order, then vercy's.
+    const VERCY_CHECK_1_KEYS: [&str; 19] = [
+        "report",
+        "profile",
+        "profile_version",
+        "scope",
+        "scope_note",
+        "records",
+        "level",
+        "min_level",
+        "pass",
+        "mapping",
+        "policy_outside_records",
+        "findings",
+        "store",
+        "shape",
+        "strict",
+        "reference_level",
+        "warnings",
+        "expected_concepts",
+        "next_level",
+    ];
 
     fn report(text: &str, strict: bool) -> Report {
         let opts = crate::check::Options {
@@ -508,7 +531,7 @@ mod tests {
     }
 
     #[test]
-    fn reports_are_the_bytes_serde_json_gives_their_serialize_form() {
+    fn reports_are_laid_out_as_serde_json_lays_out_their_value() {
         let clean = concat!(
             r#"{"record_id": "A", "valid_from": "2021-01-01", "valid_to": null}"#,
             "\n"
@@ -541,8 +564,31 @@ mod tests {
             assert!(write(reports, &mut out).is_ok());
             assert_eq!(
                 String::from_utf8_lossy(&out),
-                String::from_utf8_lossy(&through_serde(reports))
+                String::from_utf8_lossy(&through_serde(&out))
             );
+            // one object, or an array of as many as were given, each with the report's keys
+            let value: Value = serde_json::from_slice(&out).unwrap_or_default();
+            let objects = match (&value, reports.len()) {
+                (Value::Object(_), 1) => vec![&value],
+                (Value::Array(a), n) if a.len() == n && n != 1 => a.iter().collect(),
+                _ => panic!("{} reports written as {value}", reports.len()),
+            };
+            for (o, r) in objects.iter().zip(reports) {
+                let keys: Vec<&str> = o
+                    .as_object()
+                    .map(|m| m.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                assert_eq!(keys, VERCY_CHECK_1_KEYS);
+                assert_eq!(o["records"], r.records);
+                assert_eq!(
+                    o["findings"].as_array().map(Vec::len),
+                    Some(r.findings.len())
+                );
+                assert_eq!(
+                    o["warnings"].as_array().map(Vec::len),
+                    Some(r.warnings.len())
+                );
+            }
         }
         let messy = report(MESSY, false);
         assert!(messy.warnings.len() >= 5, "{:?}", messy.warnings.groups());
