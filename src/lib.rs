@@ -14,6 +14,7 @@ pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod compact;
+pub mod decay;
 pub mod error;
 pub mod help;
 pub mod import;

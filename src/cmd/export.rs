@@ -9,7 +9,7 @@ use crate::output;
 use crate::progress;
 use crate::store::engrama::DEFAULT_LABEL;
 use crate::store::{self, Entry, Input, KeySelection, KeySlots, NonRecordLine};
-use crate::write::copy::copy_range;
+use crate::write::copy::UnchangedRuns;
 use crate::write::engrama::{EngramaWriter, NodeLines};
 use crate::write::format::{write_line, EntryText, LineMaker, RecordLines, StoreWriter};
 use crate::write::json_array::JsonArrayWriter;
@@ -17,8 +17,6 @@ use crate::write::jsonl::{has_own_line, JsonlWriter};
 use crate::write::target::WriteOptions;
 use crate::write::Sink;
 use crate::Outcome;
-use std::fs::File;
-use std::path::{Path, PathBuf};
 
 pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let map = FieldMap::parse(&args.map.map)?;
@@ -77,7 +75,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         let source = (r.spans.is_some() && has_own_line(r)).then_some((offset, r.raw.len()));
         Ok((header, offset, source, lines.prepare(entry)))
     };
-    let mut runs = Runs::new(&input, writer.writes_lines());
+    let mut runs = UnchangedRuns::new(&input, writer.writes_lines());
     store::read_parallel(&input, &keep, &work, &mut |(
         header,
         offset,
@@ -122,97 +120,6 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         ));
     }
     Ok(Outcome::Success)
-}
-
-/// Lines written exactly as the store file holds them (a format that writes each line as its
-/// text and a line feed, lines the reader took apart in its blocks): copied from the file by
-/// the kernel, a run of consecutive lines at a time, rather than written from memory.
-struct Runs {
-    file: Option<File>,
-    run: Option<(u64, u64)>,
-    /// The store's path, until the file opened here is known to be the one the reader reads.
-    unchecked: Option<PathBuf>,
-}
-
-impl Runs {
-    fn new(input: &Input, writes_lines: bool) -> Runs {
-        let path = input
-            .path
-            .as_deref()
-            .filter(|_| writes_lines)
-            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
-        let file = path.and_then(|p| File::open(p).ok());
-        Runs {
-            file,
-            run: None,
-            unchecked: path.map(Path::to_path_buf),
-        }
-    }
-
-    /// Called once the reader has read from the store (it opened the path after this did): a
-    /// writer that replaced the store in between gave the path a new file, and copying lines
-    /// from the old one at the new one's offsets would mix the two. The path still naming the
-    /// file opened here proves both read the same one; else the lines are written from what
-    /// the reader read.
-    fn can_copy(&mut self) -> bool {
-        if let (Some(path), Some(file)) = (self.unchecked.take(), &self.file) {
-            if !same_file(&path, file) {
-                self.file = None;
-            }
-        }
-        self.file.is_some()
-    }
-
-    /// The line at `start`, `len` bytes long, joins the run (the one byte between two lines of
-    /// the file is the first one's line feed). `Ok(false)`: the output was closed.
-    fn take(&mut self, start: u64, len: u64, sink: &mut Sink) -> Result<bool> {
-        match &mut self.run {
-            Some((_, end)) if *end + 1 == start => {
-                *end = start + len;
-                Ok(true)
-            }
-            _ => {
-                let open = self.flush(sink)?;
-                self.run = Some((start, start + len));
-                Ok(open)
-            }
-        }
-    }
-
-    /// Copy the run, and its last line feed. `Ok(false)`: the output was closed.
-    fn flush(&mut self, sink: &mut Sink) -> Result<bool> {
-        let (Some((start, end)), Some(file)) = (self.run.take(), self.file.as_ref()) else {
-            return Ok(true);
-        };
-        let copied = match sink {
-            Sink::Stdout(w) => copy_range(file, start, end, w),
-            Sink::File(f, _) => copy_range(file, start, end, f.writer()),
-            Sink::Through(w, _) => copy_range(file, start, end, w),
-        };
-        match copied {
-            Ok(n) if n == end - start => sink.write(b"\n"),
-            // the store changed under the export
-            Ok(_) => Err(VercyError::Write {
-                path: sink.name(),
-                reason: "the store file changed while it was read".into(),
-            }),
-            Err(e) => sink.check(Err(e)),
-        }
-    }
-}
-
-#[cfg(unix)]
-fn same_file(path: &Path, file: &File) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(path), file.metadata()) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
-        _ => false,
-    }
-}
-
-#[cfg(not(unix))]
-fn same_file(_: &Path, _: &File) -> bool {
-    true
 }
 
 /// `--to compact`: exactly what `vercy compact STORE` writes, through the same entry point.

@@ -4,6 +4,7 @@
 //! score is computed when a store is read, so changing a setting changes every score, backwards too.
 
 pub mod degree;
+pub mod rank;
 pub mod settings;
 
 pub use settings::{Flags, Setting, SettingOrigin, Settings};
