@@ -132,6 +132,10 @@ impl<'a> Encoder<'a> {
     /// Write one field from its JSON text (`None`: absent): a string without escapes is taken
     /// as it stands (nearly every value), null is null, anything else is read as the reader
     /// read it (serde_json, else Python's reading: a line only Python takes is written too).
+    ///
+    /// The first two are [`RoleValue::of_raw`]'s own tests, written again here so that they
+    /// stay in this loop over every cell: through `of_raw`, which the compiler keeps out of
+    /// line, and a `RoleValue` a cell, compact cost more (bench/NOTES.md).
     fn raw_cell(writer: &mut LineWriter, text: Option<&str>, kind: CellKind) {
         match text {
             None => writer.cell(Cell::Absent, kind),

@@ -126,8 +126,13 @@ impl RoleReading {
 
     /// The view of a record read by this reading (or kept from it) through `plan`.
     pub fn view<'a>(&'a self, plan: &'a ViewPlan, record: &'a Record) -> RecordView<'a> {
-        // with slots, the reader built none of the keys: the fields are in the text
-        plan.view(record, !self.keep.has_slots())
+        plan.view(record, self.builds_fields())
+    }
+
+    /// The reader builds the keys the roles start with; with slots it builds none of them,
+    /// and a record's fields are read from its text.
+    fn builds_fields(&self) -> bool {
+        !self.keep.has_slots()
     }
 
     /// The plan through the map given.
@@ -153,7 +158,7 @@ pub fn read_views<'r, T: Send>(
         match entry {
             Entry::Record(record) => {
                 let plan = *settled.get_or_init(|| &reading.given);
-                plan.with_view(&record, !reading.keep.has_slots(), work)
+                plan.with_view(&record, reading.builds_fields(), work)
                     .map(Some)
             }
             other => {

@@ -16,7 +16,7 @@
 
 use super::keep::{KeySlots, RawFields};
 use crate::mapping::{FieldMap, FieldPath};
-use crate::record::{is_blank, is_filled, is_truthy, py_str, Origin, Record, Span};
+use crate::record::{is_blank, is_filled, is_truthy, py_str, slot_text, Origin, Record, Span};
 use crate::time::{self, DateError, Timestamp};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -419,7 +419,6 @@ impl ViewPlan {
             if let Some(fields) = RawFields::parse(&record.raw, &plan.slots) {
                 return RecordView {
                     plan: self,
-                    set: self.set,
                     origin,
                     text: &record.raw,
                     record: Some(record),
@@ -436,7 +435,6 @@ impl ViewPlan {
         };
         RecordView {
             plan: self,
-            set: self.set,
             origin,
             text: &record.raw,
             record: Some(record),
@@ -467,7 +465,6 @@ impl ViewPlan {
     ) -> RecordView<'a> {
         RecordView {
             plan: self,
-            set: self.set,
             origin,
             text: "",
             record: None,
@@ -512,7 +509,6 @@ impl ViewPlan {
     ) -> RecordView<'a> {
         RecordView {
             plan: self,
-            set: self.set,
             origin,
             text,
             record,
@@ -582,11 +578,6 @@ impl SlotPlan {
     }
 }
 
-/// The text of the value in a slot of `text`, by the spans noted for it (`(0, 0)`: absent).
-fn slot_text<'t>(text: &'t str, spans: &[Span], slot: usize) -> Option<&'t str> {
-    crate::record::slot_text(text, spans, slot)
-}
-
 /// The slot is known to hold a plain string (a bit per slot, the first 64).
 #[inline(always)]
 fn is_plain(plain: u64, slot: usize) -> bool {
@@ -595,9 +586,8 @@ fn is_plain(plain: u64, slot: usize) -> bool {
 
 /// A record's roles, ready to be read, and where it was read.
 pub struct RecordView<'a> {
+    /// How its roles are found; only the roles of the plan's set are read by number.
     plan: &'a ViewPlan,
-    /// The plan's role set, at hand: only its roles are read by number.
-    set: u32,
     /// Where the record starts; its `index` among the records is not known for a line seen
     /// in place (count the records as they are visited).
     pub origin: Origin,
@@ -684,7 +674,7 @@ impl<'a> RecordView<'a> {
     #[inline(always)]
     fn numbers(&self, role: Role) -> bool {
         debug_assert!(
-            role.set == self.set || role.index == usize::MAX,
+            role.set == self.plan.set || role.index == usize::MAX,
             "role {} of another set",
             role.name
         );
@@ -719,15 +709,14 @@ impl<'a> RecordView<'a> {
         }
         match &self.form {
             Form::Fields(fields) => self.plan.map.get(role.name, fields).map(RoleValue::Json),
-            _ if self.numbers(role) => match &self.form {
-                Form::Spans { spans, plain, .. } => {
-                    let slot = self.plan.slot(role)?;
-                    slot_text(self.text, spans, slot)
-                        .map(|t| RoleValue::of_raw_known(t, is_plain(*plain, slot)))
-                }
-                Form::Raw(fields) => fields.get(self.plan.slot(role)?).map(RoleValue::of_raw),
-                Form::Fields(_) => None,
-            },
+            Form::Spans { spans, plain, .. } if self.numbers(role) => {
+                let slot = self.plan.slot(role)?;
+                slot_text(self.text, spans, slot)
+                    .map(|t| RoleValue::of_raw_known(t, is_plain(*plain, slot)))
+            }
+            Form::Raw(fields) if self.numbers(role) => {
+                fields.get(self.plan.slot(role)?).map(RoleValue::of_raw)
+            }
             // a role the plan does not number: read through the map from the whole text
             _ => {
                 let fields = super::pyjson::object(self.text)?;
@@ -746,7 +735,7 @@ impl<'a> RecordView<'a> {
                 sized: Some(SizedRoles { texts, .. }),
                 ..
             } => {
-                debug_assert!(role.set == self.set || role.index == usize::MAX);
+                debug_assert!(role.set == self.plan.set || role.index == usize::MAX);
                 // a role read by name has no number: not sized up, read the slow way
                 texts.get(role.index).copied()
             }
