@@ -17,6 +17,10 @@ const GROUP_SHOWN: usize = 2;
 /// A warning's message longer than this is shown as its code's meaning (the JSON and the
 /// annotations keep it whole).
 const MESSAGE_SHOWN: usize = 100;
+/// Lines a finding or a warning group takes when its first record fits in them: fewer of its
+/// first records are shown before it takes more (the report stays on one screen whatever the
+/// length of the store's ids).
+const ITEM_LINES: usize = 2;
 /// The width lines wrap at when `COLUMNS` does not say.
 const DEFAULT_WIDTH: usize = 100;
 
@@ -73,14 +77,10 @@ impl Wrapped {
         self
     }
 
-    /// `lead` is shown with colour codes that take no columns: `visible` is its width.
-    fn write(
-        &self,
-        out: &mut dyn Write,
-        visible: usize,
-        hang: usize,
-        width: usize,
-    ) -> io::Result<()> {
+    /// The lines the pieces wrap into; `lead` is shown with colour codes that take no
+    /// columns: `visible` is its width.
+    fn lines(&self, visible: usize, hang: usize, width: usize) -> Vec<String> {
+        let mut lines = Vec::new();
         let mut line = self.lead.clone();
         let mut used = visible;
         // at the start of a continuation line: no space before the piece, and the piece goes
@@ -89,8 +89,7 @@ impl Wrapped {
         for (i, piece) in self.pieces.iter().enumerate() {
             let len = piece.chars().count();
             if i > 0 && !fresh && used + 1 + len > width {
-                writeln!(out, "{line}")?;
-                line = " ".repeat(hang);
+                lines.push(std::mem::replace(&mut line, " ".repeat(hang)));
                 used = hang;
                 fresh = true;
             }
@@ -102,13 +101,50 @@ impl Wrapped {
             used += len;
             fresh = false;
         }
-        writeln!(out, "{line}")
+        lines.push(line);
+        lines
+    }
+
+    fn write(
+        &self,
+        out: &mut dyn Write,
+        visible: usize,
+        hang: usize,
+        width: usize,
+    ) -> io::Result<()> {
+        for line in self.lines(visible, hang, width) {
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
     }
 }
 
+/// The first of `tries` (most records shown first) that wraps into at most [`ITEM_LINES`]
+/// lines, or else the one that wraps into the fewest: long ids show fewer records rather
+/// than more lines.
+fn fitted(
+    tries: impl Iterator<Item = Wrapped>,
+    visible: usize,
+    hang: usize,
+    width: usize,
+) -> Wrapped {
+    let mut fewest: Option<(usize, Wrapped)> = None;
+    for w in tries {
+        let lines = w.lines(visible, hang, width).len();
+        if lines <= ITEM_LINES {
+            return w;
+        }
+        if fewest.as_ref().is_none_or(|(least, _)| lines < *least) {
+            fewest = Some((lines, w));
+        }
+    }
+    fewest.map_or_else(|| Wrapped::new(String::new()), |(_, w)| w)
+}
+
 /// Items shown as pieces: the first `shown` (each ends in `,` but the last), then `… and N
-/// more` for the rest of `total`.
+/// more` for the rest of `total` (never `… and 1 more`: the one item is shown instead).
 fn listed(w: &mut Wrapped, items: impl Iterator<Item = String>, total: usize, shown: usize) {
+    let shown = if total == shown + 1 { total } else { shown };
     let mut n = 0;
     for item in items.take(shown) {
         n += 1;
@@ -198,19 +234,22 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
                 paint(&format!("{:<18}", f.field), style),
                 f.requirement
             );
-            let mut w = Wrapped::new(lead);
             let n = f.offenders.len();
-            if f.first_line > 0 || n > 1 {
-                w.words(&format!("{} record{}:", thousands(n), plural(n)));
-            }
-            listed(
-                &mut w,
-                f.offenders.iter().map(|o| terminal_safe(o).into_owned()),
-                f.offenders.len(),
-                FINDING_SHOWN,
-            );
+            let tries = (1..=FINDING_SHOWN).rev().map(|shown| {
+                let mut w = Wrapped::new(lead.clone());
+                if f.first_line > 0 || n > 1 {
+                    w.words(&format!("{} record{}:", thousands(n), plural(n)));
+                }
+                listed(
+                    &mut w,
+                    f.offenders.iter().map(|o| terminal_safe(o).into_owned()),
+                    n,
+                    shown,
+                );
+                w
+            });
             let visible = 4 + 18.max(f.field.len()) + 2 + f.requirement.chars().count();
-            w.write(out, visible, 23, width)?;
+            fitted(tries, visible, 23, width).write(out, visible, 23, width)?;
         }
     }
     if !groups.is_empty() {
@@ -255,43 +294,55 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
 fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::Result<()> {
     let lead = format!("    {}", paint(&format!("{:<26}", g.code), Paint::Warn));
     let visible = 4 + 26.max(g.code.code().len());
-    let mut w = Wrapped::new(lead);
-    let mut of_code = r.warnings.of_code(g.code);
-    if g.warnings == 1 {
-        let Some(one) = of_code.next() else {
+    let start = || Wrapped::new(lead.clone());
+    let w = if g.warnings == 1 {
+        let Some(one) = r.warnings.of_code(g.code).next() else {
             return Ok(());
         };
         let message = one.message();
-        let message = if message.chars().count() > MESSAGE_SHOWN {
-            one.code.meaning()
-        } else {
-            &message
+        // a message that does not leave room for a record on two lines is shown as its
+        // code's meaning (the JSON and the annotations keep it whole)
+        let messages = match message.chars().count() > MESSAGE_SHOWN {
+            true => vec![one.code.meaning()],
+            false => vec![&*message, one.code.meaning()],
         };
-        w.words(&format!("{}:", terminal_safe(message)));
-        if one.count() > 0 {
-            w.words(&format!(
-                "{} record{}:",
-                thousands(one.count()),
-                plural(one.count())
-            ));
-        }
-        listed(&mut w, records_of(one), one.count(), GROUP_SHOWN);
+        let tries = messages.into_iter().flat_map(|message| {
+            (1..=GROUP_SHOWN).rev().map(move |shown| {
+                let mut w = start();
+                w.words(&format!("{}:", terminal_safe(message)));
+                if one.count() > 0 {
+                    w.words(&format!(
+                        "{} record{}:",
+                        thousands(one.count()),
+                        plural(one.count())
+                    ));
+                }
+                listed(&mut w, records_of(one), one.count(), shown);
+                w
+            })
+        });
+        fitted(tries, visible, visible + 1, width)
     } else {
         let n = thousands(g.warnings);
-        match g.code {
-            Code::Owners => w.words(&format!("{n} concepts have more than one owner:")),
-            Code::SupersedesCycle => w.words(&format!("{n} supersedes cycles:")),
-            code => w.words(&format!("{n} warnings: {}:", code.meaning())),
-        };
-        let subjects = of_code.map(|x| {
-            if x.subject.is_empty() {
-                terminal_safe(&x.message()).into_owned()
-            } else {
-                terminal_safe(x.subject).into_owned()
-            }
+        let tries = (1..=GROUP_SHOWN).rev().map(|shown| {
+            let mut w = start();
+            match g.code {
+                Code::Owners => w.words(&format!("{n} concepts have more than one owner:")),
+                Code::SupersedesCycle => w.words(&format!("{n} supersedes cycles:")),
+                code => w.words(&format!("{n} warnings: {}:", code.meaning())),
+            };
+            let subjects = r.warnings.of_code(g.code).map(|x| {
+                if x.subject.is_empty() {
+                    terminal_safe(&x.message()).into_owned()
+                } else {
+                    terminal_safe(x.subject).into_owned()
+                }
+            });
+            listed(&mut w, subjects, g.warnings, shown);
+            w
         });
-        listed(&mut w, subjects, g.warnings, GROUP_SHOWN);
-    }
+        fitted(tries, visible, visible + 1, width)
+    };
     w.write(out, visible, visible + 1, width)
 }
 
@@ -337,6 +388,35 @@ mod tests {
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(250000), "250,000");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn long_ids_show_fewer_records_rather_than_more_lines() {
+        let id = |i: usize| format!("{i:08}-5569-e6e9-cbee-a7b526fc854c");
+        let tries = (1..=3).rev().map(|shown| {
+            let mut w = Wrapped::new("    source             level 2 MUST:".into());
+            w.words("24,961 records:");
+            listed(&mut w, (0..).map(id), 24_961, shown);
+            w
+        });
+        let lines = fitted(tries, 36, 23, 100).lines(36, 23, 100);
+        assert_eq!(lines.len(), ITEM_LINES, "{lines:#?}");
+        assert!(lines[1].ends_with("… and 24,959 more"), "{lines:#?}");
+        // a piece wider than the line: the fewest lines, and still one record shown
+        let tries = (1..=2).rev().map(|shown| {
+            let mut w = Wrapped::new("    value.supersedes_cycle".into());
+            w.words("200 supersedes cycles:");
+            listed(
+                &mut w,
+                (0..).map(|i| [id(i), id(i + 1), id(i)].join(" → ")),
+                200,
+                shown,
+            );
+            w
+        });
+        let lines = fitted(tries, 26, 31, 100).lines(26, 31, 100);
+        assert_eq!(lines.len(), 3, "{lines:#?}");
+        assert!(lines[1].contains(&id(0)) && lines[2].contains("… and 199 more"));
     }
 
     #[test]
