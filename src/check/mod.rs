@@ -127,8 +127,13 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
                 unnamed.as_str()
             }
         };
-        rules.fold(&facts.rules, name, facts.values.line());
-        values.fold(&facts.values, name);
+        // the value checks first: they name the record (by `who`) the way the rules' list
+        // of offenders keeps it
+        let line = facts.values.line();
+        let who = values.fold(&facts.values, name);
+        rules.fold(&facts.rules, name, line, &mut || {
+            who.unwrap_or_else(|| values.name_aside(name, line))
+        });
         let offset = facts.offset;
         if let Some(bar) = &bar {
             if rules.records().is_multiple_of(4096) {

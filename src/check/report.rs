@@ -41,9 +41,10 @@ impl Report {
     ) -> Report {
         let mapping = rules.map().clone();
         let records = rules.records();
-        let (reference_level, findings) = rules.finish(opts.policy_outside_records);
         let expected_concepts = values.expected_concepts();
         let warnings = values.finish();
+        let (reference_level, findings) =
+            rules.finish(opts.policy_outside_records, &warnings.record_names());
         let level = if opts.strict {
             warnings
                 .groups()

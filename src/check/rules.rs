@@ -6,12 +6,15 @@
 //! [`ReferenceRules::facts`] reads one record without touching shared state (records are read
 //! in parallel), [`ReferenceRules::fold`] adds those facts to the tally, in store order.
 //!
-//! Memory: one pass, keeping only the names of offending records (the report lists them all),
-//! in one arena per field, and, for an inverse-mapped role, the ids pointed at. Each grows at
-//! most by one entry per record: linear, and nothing else grows with the store.
+//! Memory: one pass, keeping only the offending records (the report lists them all), 4 bytes
+//! each per field: a record is kept by `who`, the number the value checks name it by, so its
+//! name is kept once however many fields it lacks. For an inverse-mapped role, the ids
+//! pointed at and the names of the records waiting on them. Each grows at most by one entry
+//! per record: linear, and nothing else grows with the store.
 
 use super::roles;
 use super::table::Names;
+use super::values::record_names::{NamesAhead, RecordNames};
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
 use crate::record::{is_filled, py_str};
@@ -33,35 +36,64 @@ pub struct Finding {
     pub first_line: u64,
 }
 
-/// The names of the records a finding is about, in store order, in one arena: a finding about
-/// most of a large store stays one buffer, not one allocation per name. Shared, not
-/// copied, when the report hands it on.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Offenders(Arc<Names>);
+/// The records a finding is about, in store order: each by `who`, 4 bytes a record whatever
+/// its name (the names are the value checks' [`RecordNames`], kept once for the whole
+/// report), then the few named by text alone (an inverse field's offenders, known only at
+/// the end; the store's missing policy). Shared, not copied, when the report hands it on.
+#[derive(Debug, Clone, Default)]
+pub struct Offenders(Arc<OffenderList>);
+
+#[derive(Debug, Default)]
+struct OffenderList {
+    who: Vec<u32>,
+    /// The names of `who` (`None` when it is empty).
+    names: Option<Arc<RecordNames>>,
+    texts: Names,
+}
 
 impl Offenders {
     pub fn one(name: &str) -> Offenders {
-        let mut names = Names::default();
-        names.push(name);
-        Offenders(Arc::new(names))
+        let mut texts = Names::default();
+        texts.push(name);
+        Offenders(Arc::new(OffenderList {
+            texts,
+            ..OffenderList::default()
+        }))
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.0.who.len() + self.0.texts.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.len() == 0
+        self.len() == 0
     }
 
     pub fn first(&self) -> Option<&str> {
         self.iter().next()
     }
 
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        self.0.iter()
+    /// The offenders' names, in order (those named by `who` read a batch ahead: a finding
+    /// can name most of the store).
+    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        let list = &*self.0;
+        let mut ahead = list
+            .names
+            .as_deref()
+            .map(|names| NamesAhead::new(names, &list.who));
+        (0..list.who.len())
+            .map_while(move |k| ahead.as_mut().map(|a| a.get(k).0))
+            .chain(list.texts.iter())
     }
 }
+
+impl PartialEq for Offenders {
+    fn eq(&self, other: &Offenders) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Offenders {}
 
 /// Per-field state while the store streams past.
 struct FieldState {
@@ -69,7 +101,8 @@ struct FieldState {
     role: Role,
     /// The role's path read forwards when it is an inverse pointer (`~replaced_by`).
     inverse: Option<FieldPath>,
-    offenders: Names,
+    /// The records that lack the field, by `who`.
+    offenders: Vec<u32>,
     /// The line of the first record that offends (0: none yet).
     first_line: u64,
     /// For a `~inverse` role: (name, record_id) of records that lack it unless pointed at.
@@ -171,7 +204,7 @@ impl ReferenceRules {
                 field,
                 role: roles::named(field.id.as_str()),
                 inverse: map.inverse_path(&field.id),
-                offenders: Names::default(),
+                offenders: Vec::new(),
                 first_line: 0,
                 deferred: Vec::new(),
             })
@@ -255,8 +288,7 @@ impl ReferenceRules {
         }
         for state in &mut self.fields {
             let more = state.offenders.len().saturating_mul(expected - seen) / seen;
-            let bytes = state.offenders.text_len().saturating_mul(expected - seen) / seen;
-            state.offenders.reserve(more, bytes);
+            state.offenders.reserve(more);
         }
     }
 
@@ -369,8 +401,9 @@ impl ReferenceRules {
     }
 
     /// Add one record's facts, in store order; `name` is what the reference calls it (its
-    /// id, or [`unnamed`]); `line` is where it starts.
-    pub fn fold(&mut self, facts: &RuleFacts, name: &str, line: u64) {
+    /// id, or [`unnamed`]); `line` is where it starts; `who` names it as the value checks
+    /// do (asked only when the record lacks a field).
+    pub fn fold(&mut self, facts: &RuleFacts, name: &str, line: u64, who: &mut dyn FnMut() -> u32) {
         self.records += 1;
         if self.records == SIZING_AFTER {
             self.size_offenders();
@@ -393,12 +426,13 @@ impl ReferenceRules {
         if facts.restricted {
             must |= applies.restricted_records;
         }
+        let mut named = None;
         for i in bits(must & !facts.met) {
             let state = &mut self.fields[i];
             if state.first_line == 0 {
                 state.first_line = line;
             }
-            state.offenders.push(name);
+            state.offenders.push(*named.get_or_insert_with(&mut *who));
         }
         if facts.truthy & applies.once_per_store != 0 {
             self.policy_in_records = true;
@@ -420,28 +454,33 @@ impl ReferenceRules {
 
     /// The level reached and the findings, in the reference's order: the fields of the levels
     /// tried (stopping at the first that fails), then the rule fields, then the SHOULD fields.
-    pub fn finish(mut self, policy_outside_records: bool) -> (u8, Vec<Finding>) {
+    /// `names` are the value checks' names of the records, by `who`.
+    pub fn finish(
+        mut self,
+        policy_outside_records: bool,
+        names: &Arc<RecordNames>,
+    ) -> (u8, Vec<Finding>) {
         if self.records == 0 {
             return (0, Vec::new());
-        }
-        for state in &mut self.fields {
-            for (name, id) in std::mem::take(&mut state.deferred) {
-                if id.is_empty() || !self.pointed_at.contains(&id) {
-                    state.offenders.push(&name);
-                }
-            }
         }
         // each field's list moves into the report (a field may be asked for twice: shared)
         let lists: Vec<(&str, Offenders, u64)> = self
             .fields
             .iter_mut()
             .map(|s| {
-                let names = std::mem::take(&mut s.offenders);
-                (
-                    s.field.id.as_str(),
-                    Offenders(Arc::new(names)),
-                    s.first_line,
-                )
+                let mut texts = Names::default();
+                for (name, id) in std::mem::take(&mut s.deferred) {
+                    if id.is_empty() || !self.pointed_at.contains(&id) {
+                        texts.push(&name);
+                    }
+                }
+                let who = std::mem::take(&mut s.offenders);
+                let list = OffenderList {
+                    names: (!who.is_empty()).then(|| Arc::clone(names)),
+                    who,
+                    texts,
+                };
+                (s.field.id.as_str(), Offenders(Arc::new(list)), s.first_line)
             })
             .collect();
         let offenders = |field: &Field| -> Offenders {

@@ -17,6 +17,7 @@ use super::values::ids::small;
 use super::values::record_names::{NamesAhead, RecordNames};
 use super::values::Code;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Records named by a warning (or gathered for one): their names and lines, in one arena.
 ///
@@ -75,8 +76,9 @@ pub struct Warnings {
     /// a record named, whatever its name, for the warnings that name records by the hundred
     /// thousand (owners, conflicts, repeated ids).
     named: Vec<u32>,
-    /// The names of the records in `named`, kept once for every warning.
-    names: RecordNames,
+    /// The names of the records in `named`, kept once for every warning (and shared with
+    /// the findings, whose offenders are named by `who` too).
+    names: Arc<RecordNames>,
 }
 
 /// One warning, as the formats read it.
@@ -201,7 +203,12 @@ impl Warnings {
 
     /// The names of the records the warnings name by `who`.
     pub fn keep_names(&mut self, names: RecordNames) {
-        self.names = names;
+        self.names = Arc::new(names);
+    }
+
+    /// The names of the records named by `who`, shared.
+    pub fn record_names(&self) -> Arc<RecordNames> {
+        Arc::clone(&self.names)
     }
 
     /// Add the warning that `concept` has several owners, each with the first record where

@@ -436,7 +436,8 @@ impl ValueChecks {
     }
 
     /// Add one record's facts, in store order; `name` is what the report calls the record.
-    pub fn fold(&mut self, facts: &PackedFacts, name: &str) {
+    /// Returns the record as the warnings name it (`who`), when a check has named it.
+    pub fn fold(&mut self, facts: &PackedFacts, name: &str) -> Option<u32> {
         self.records += 1;
         let shared = &facts.shared;
         self.register.extend(shared.register.iter().cloned());
@@ -474,6 +475,12 @@ impl ValueChecks {
             self.concepts
                 .note(shared.text(concept), concept.hash, owner, who);
         }
+        record.who
+    }
+
+    /// Name a record that no check has named (`name`, on `line`): its `who`.
+    pub fn name_aside(&mut self, name: &str, line: u64) -> u32 {
+        self.names.name_aside(name, line) | NAMED
     }
 
     /// Add concepts from `--expected FILE`.
