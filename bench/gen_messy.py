@@ -14,12 +14,19 @@
                    - one record in forty lacks `source`, one in ten `owner_role`; policies
                      differ (three texts), so the reference's findings list many offenders.
 
+  messy-uuid-<N>.jsonl  (--long-ids) the same store with the ids a UUID each (36 bytes, as
+                   Graphiti, Zep and mem0 write them) and concepts named like
+                   `org.example.knowledge/565/concept-111565` (38 bytes): what a check keeps
+                   per record grows with its ids and concepts, so this is the shape that
+                   measures memory.
+
 The same N always gives the same bytes (the xorshift generator of gen_store.py, its own seed).
 
-Usage: bench/gen_messy.py [--out DIR] [--force] [SIZE ...]   (sizes like 10000, 100k, 1m)
+Usage: bench/gen_messy.py [--out DIR] [--force] [--long-ids] [SIZE ...]   (sizes like 100k, 1m)
 """
 
 import argparse
+import hashlib
 import os
 import sys
 
@@ -30,8 +37,26 @@ BAD_DATES = ["2021-13-45", "last tuesday", "31/02/2022", "2023-02-30T25:00:00Z",
 POLICIES = ["latest valid_from wins", "owner decides", "newest record wins"]
 
 
-def messy_store(path, n, seed=7):
+def uuid_of(prefix, k):
+    """A UUID-shaped id, the same for the same prefix and number."""
+    h = hashlib.md5(b"%s%d" % (prefix.encode(), k)).hexdigest()
+    return "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:32])
+
+
+def messy_store(path, n, seed=7, long_ids=False):
     rng = Rng(seed)
+    if long_ids:
+        def rid_of(prefix, k):
+            return uuid_of(prefix, k)
+
+        def concept_of(c):
+            return "org.example.knowledge/%03d/concept-%06d" % (c % 1000, c)
+    else:
+        def rid_of(prefix, k):
+            return "%s-%07d" % (prefix, k)
+
+        def concept_of(c):
+            return "concept_%06d" % c
     concepts = max(1, n // 4)
     last_of = {}
     with open(path, "w", encoding="utf-8", newline="\n") as f:
@@ -41,14 +66,14 @@ def messy_store(path, n, seed=7):
             owner = OWNERS[rng.below(len(OWNERS))]
             day = rng.below(2000)
             secs = rng.below(86400)
-            rid = "R-%07d" % i
+            rid = rid_of("R", i)
             if i > 10 and rng.below(200) == 0:
-                rid = "R-%07d" % rng.below(i)  # an earlier record's id again
+                rid = rid_of("R", rng.below(i))  # an earlier record's id again
             valid_from = date(day)
             if rng.below(200) == 0:
                 valid_from = BAD_DATES[rng.below(len(BAD_DATES))]
-            parts = ['{"record_id": "%s", "concept": "concept_%06d", "value": "%s", '
-                     '"valid_from": "%s", ' % (rid, c, sentence(rng), valid_from)]
+            parts = ['{"record_id": "%s", "concept": "%s", "value": "%s", '
+                     '"valid_from": "%s", ' % (rid, concept_of(c), sentence(rng), valid_from)]
             if rng.below(50) == 0:
                 parts.append('"valid_to": "%s", ' % date(max(0, day - 1 - rng.below(300))))
             elif rng.below(20) == 0:
@@ -63,12 +88,12 @@ def messy_store(path, n, seed=7):
                 parts.append('"owner_role": "%s", ' % ROLES[owner])
             if i % 5000 == 1:
                 # a cycle: this record and the next supersede each other
-                parts.append('"supersedes": "R-%07d", ' % (i + 1))
+                parts.append('"supersedes": "%s", ' % rid_of("R", i + 1))
             elif i % 5000 == 2:
-                parts.append('"supersedes": "R-%07d", ' % (i - 1))
+                parts.append('"supersedes": "%s", ' % rid_of("R", i - 1))
             elif rng.below(3) == 0:
                 if rng.below(100) == 0:
-                    parts.append('"supersedes": "X-%07d", ' % rng.below(10000000))
+                    parts.append('"supersedes": "%s", ' % rid_of("X", rng.below(10000000)))
                 elif c in last_of:
                     parts.append('"supersedes": "%s", ' % last_of[c])
             if i % 10 == 0:
@@ -94,16 +119,19 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=os.path.join(here, "out"))
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
+    p.add_argument("--long-ids", action="store_true",
+                   help="UUID ids and long concept names (messy-uuid-<N>.jsonl)")
     p.add_argument("sizes", nargs="*", default=["10k", "100k", "1m"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    name = "messy-uuid-%s.jsonl" if args.long_ids else "messy-%s.jsonl"
     for n in map(size_arg, args.sizes):
-        path = os.path.join(args.out, "messy-%s.jsonl" % label(n))
+        path = os.path.join(args.out, name % label(n))
         if os.path.exists(path) and not args.force:
             print("kept   %s" % path, file=sys.stderr)
             continue
         tmp = path + ".tmp"
-        messy_store(tmp, n)
+        messy_store(tmp, n, long_ids=args.long_ids)
         os.replace(tmp, path)
         print("wrote  %s (%d bytes)" % (path, os.path.getsize(path)), file=sys.stderr)
 
