@@ -236,6 +236,59 @@ fn diagnostic_on_a_terminal(env: &[(&str, &str)]) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// stdout of `vercy check STORE` on a pseudo-terminal of `cols` columns, without colour and
+/// without `COLUMNS` (bash does not export it); `None` without the `script` tool.
+fn report_on_a_terminal(store: &str, cols: u16) -> Option<String> {
+    let available = std::process::Command::new("script")
+        .args(["-qec", "true", "/dev/null"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !available {
+        eprintln!("skipped: no `script` to give vercy a terminal");
+        return None;
+    }
+    let line = format!("stty rows 50 cols {cols}; \"$VERCY\" check {store}");
+    let out = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(root())
+        .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"))
+}
+
+#[test]
+fn the_human_report_wraps_at_the_terminals_width_unless_columns_says() {
+    let store = "fixtures/values/messy-500.jsonl";
+    let Some(narrow) = report_on_a_terminal(store, 60) else {
+        return;
+    };
+    let piped = |columns: Option<&str>| {
+        let mut cmd = vercy();
+        if let Some(c) = columns {
+            cmd.env("COLUMNS", c);
+        } else {
+            cmd.env_remove("COLUMNS");
+        }
+        let out = cmd
+            .env("NO_COLOR", "1")
+            .args(["check", store])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        narrow,
+        piped(Some("60")),
+        "a 60-column terminal wraps at 60"
+    );
+    assert_ne!(narrow, piped(None), "a pipe wraps at 100");
+    assert_eq!(report_on_a_terminal(store, 100).unwrap(), piped(None));
+}
+
 #[test]
 fn term_dumb_and_clicolor_0_turn_colour_off_on_a_terminal() {
     let Some(plain_terminal) = diagnostic_on_a_terminal(&[]) else {

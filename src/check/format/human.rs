@@ -21,14 +21,18 @@ const MESSAGE_SHOWN: usize = 100;
 /// first records are shown before it takes more (the report stays on one screen whatever the
 /// length of the store's ids).
 const ITEM_LINES: usize = 2;
-/// The width lines wrap at when `COLUMNS` does not say.
+/// The width lines wrap at when neither `COLUMNS` nor a terminal says.
 const DEFAULT_WIDTH: usize = 100;
 
-/// The width to wrap at: `COLUMNS` when set (shells export it for terminals), else 100.
+/// The width to wrap at: `COLUMNS` when set, else the terminal's when the report goes to one,
+/// else 100 (a pipe, a file, a CI log).
 fn width() -> usize {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
+        .or_else(|| {
+            terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0))
+        })
         .filter(|&w| w >= 40)
         .unwrap_or(DEFAULT_WIDTH)
 }
