@@ -152,9 +152,9 @@ fn big_store() -> &'static PathBuf {
         .1
 }
 
-/// stderr of `vercy check BIG ARGS` on a pseudo-terminal (stdout to /dev/null); `None`
-/// without the `script` tool.
-fn on_a_terminal(args: &str, ci: bool) -> Option<String> {
+/// `script` running the shell line `line` on a pseudo-terminal, with `$VERCY` the binary under
+/// test and without `CI`; `None` without the `script` tool.
+fn script(line: &str) -> Option<std::process::Command> {
     let available = std::process::Command::new("script")
         .args(["-qec", "true", "/dev/null"])
         .output()
@@ -163,15 +163,22 @@ fn on_a_terminal(args: &str, ci: bool) -> Option<String> {
         eprintln!("skipped: no `script` to give vercy a terminal");
         return None;
     }
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", line, "/dev/null"])
+        .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
+        .env_remove("CI");
+    Some(cmd)
+}
+
+/// stderr of `vercy check BIG ARGS` on a pseudo-terminal (stdout to /dev/null); `None`
+/// without the `script` tool.
+fn on_a_terminal(args: &str, ci: bool) -> Option<String> {
     let line = format!(
         "\"$VERCY\" check '{}' {args} >/dev/null",
         big_store().display()
     );
-    let mut cmd = std::process::Command::new("script");
-    cmd.args(["-qec", &line, "/dev/null"])
-        .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
-        .env_remove("NO_COLOR")
-        .env_remove("CI");
+    let mut cmd = script(&line)?;
+    cmd.env_remove("NO_COLOR");
     if ci {
         cmd.env("CI", "true");
     }
@@ -208,27 +215,12 @@ fn progress_shows_on_a_terminal_and_never_in_ci_or_machine_formats() {
 /// stderr of `vercy ARGS` on a pseudo-terminal with `env` set (TERM=xterm-256color unless
 /// given); `None` without the `script` tool.
 fn diagnostic_on_a_terminal(env: &[(&str, &str)]) -> Option<String> {
-    let available = std::process::Command::new("script")
-        .args(["-qec", "true", "/dev/null"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        eprintln!("skipped: no `script` to give vercy a terminal");
-        return None;
-    }
-    let mut cmd = std::process::Command::new("script");
-    cmd.args([
-        "-qec",
-        "\"$VERCY\" check fixtures/bad/bad-line-middle.jsonl",
-        "/dev/null",
-    ])
-    .current_dir(root())
-    .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
-    .env("TERM", "xterm-256color")
-    .env_remove("NO_COLOR")
-    .env_remove("CLICOLOR")
-    .env_remove("CLICOLOR_FORCE")
-    .env_remove("CI");
+    let mut cmd = script("\"$VERCY\" check fixtures/bad/bad-line-middle.jsonl")?;
+    cmd.current_dir(root())
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -239,24 +231,14 @@ fn diagnostic_on_a_terminal(env: &[(&str, &str)]) -> Option<String> {
 /// stdout of `vercy check STORE` on a pseudo-terminal of `cols` columns, without colour and
 /// without `COLUMNS` (bash does not export it); `None` without the `script` tool.
 fn report_on_a_terminal(store: &str, cols: u16) -> Option<String> {
-    let available = std::process::Command::new("script")
-        .args(["-qec", "true", "/dev/null"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        eprintln!("skipped: no `script` to give vercy a terminal");
-        return None;
-    }
-    let line = format!("stty rows 50 cols {cols}; \"$VERCY\" check {store}");
-    let out = std::process::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(root())
-        .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
-        .env("NO_COLOR", "1")
-        .env_remove("COLUMNS")
-        .env_remove("CI")
-        .output()
-        .unwrap();
+    let out = script(&format!(
+        "stty rows 50 cols {cols}; \"$VERCY\" check {store}"
+    ))?
+    .current_dir(root())
+    .env("NO_COLOR", "1")
+    .env_remove("COLUMNS")
+    .output()
+    .unwrap();
     Some(String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"))
 }
 
