@@ -90,7 +90,7 @@ impl Report {
                 None => false,
             };
             if counts {
-                needs.push(if f.offenders.len() == 1 && f.offenders.first() == Some(super::rules::NO_POLICY) {
+                needs.push(if f.offenders.len() == 1 && f.offenders.first().as_deref() == Some(super::rules::NO_POLICY) {
                     format!("{}: a conflict policy, stated once (a record carrying it, or --policy when it lives elsewhere)", f.field)
                 } else {
                     format!("{}: on {} record{} ({})", f.field, f.offenders.len(), plural(f.offenders.len()), f.requirement)

@@ -14,6 +14,7 @@
 
 use super::roles;
 use super::table::Names;
+use super::values::id_text::RecordName;
 use super::values::record_names::{NamesAhead, RecordNames};
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
@@ -69,13 +70,13 @@ impl Offenders {
         self.len() == 0
     }
 
-    pub fn first(&self) -> Option<&str> {
+    pub fn first(&self) -> Option<RecordName<'_>> {
         self.iter().next()
     }
 
     /// The offenders' names, in order (those named by `who` read a batch ahead: a finding
     /// can name most of the store).
-    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = RecordName<'_>> + '_ {
         let list = &*self.0;
         let mut ahead = list
             .names
@@ -83,7 +84,7 @@ impl Offenders {
             .map(|names| NamesAhead::new(names, &list.who));
         (0..list.who.len())
             .map_while(move |k| ahead.as_mut().map(|a| a.get(k).0))
-            .chain(list.texts.iter())
+            .chain(list.texts.iter().map(RecordName::Text))
     }
 }
 

@@ -70,29 +70,30 @@ pub fn prefetch<T>(at: &T) {
     let _ = at;
 }
 
-/// An append-only list of strings in one arena.
+/// An append-only list of byte strings in one buffer: what [`Names`] keeps its strings in,
+/// and `id_text.rs` its ids, some of which it keeps in a shorter form than their text.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Names {
-    text: String,
-    /// Where each string ends in `text`, modulo 2^32 (4 bytes a string instead of 8) ...
+pub struct Arena {
+    bytes: Vec<u8>,
+    /// Where each string ends in `bytes`, modulo 2^32 (4 bytes a string instead of 8) ...
     ends: Vec<u32>,
-    /// ... and the strings at which `text` passed each multiple of 2^32 (empty below 4 GiB).
+    /// ... and the strings at which `bytes` passed each multiple of 2^32 (empty below 4 GiB).
     wraps: Vec<usize>,
 }
 
-impl Names {
-    pub fn push(&mut self, s: &str) -> usize {
-        let before = self.text.len() >> 32;
-        let room = self.text.capacity();
-        self.text.push_str(s);
-        if self.text.capacity() != room {
-            advise_huge_pages(self.text.as_ptr(), self.text.capacity());
+impl Arena {
+    pub fn push(&mut self, s: &[u8]) -> usize {
+        let before = self.bytes.len() >> 32;
+        let room = self.bytes.capacity();
+        self.bytes.extend_from_slice(s);
+        if self.bytes.capacity() != room {
+            huge_pages(&self.bytes);
         }
         let i = self.ends.len();
-        for _ in before..self.text.len() >> 32 {
+        for _ in before..self.bytes.len() >> 32 {
             self.wraps.push(i);
         }
-        push_on_huge_pages(&mut self.ends, self.text.len() as u32);
+        push_on_huge_pages(&mut self.ends, self.bytes.len() as u32);
         i
     }
 
@@ -102,15 +103,15 @@ impl Names {
 
     /// The bytes of all the strings together.
     pub fn text_len(&self) -> usize {
-        self.text.len()
+        self.bytes.len()
     }
 
     /// Room for `n` more strings of `bytes` in all.
     pub fn reserve(&mut self, n: usize, bytes: usize) {
         self.ends.reserve(n);
-        self.text.reserve(bytes);
+        self.bytes.reserve(bytes);
         huge_pages(&self.ends);
-        advise_huge_pages(self.text.as_ptr(), self.text.capacity());
+        huge_pages(&self.bytes);
     }
 
     fn end(&self, i: usize) -> usize {
@@ -119,26 +120,12 @@ impl Names {
     }
 
     /// The string at `i` (empty past the end).
-    pub fn get(&self, i: usize) -> &str {
-        if i >= self.ends.len() {
-            return "";
-        }
-        let start = if i == 0 { 0 } else { self.end(i - 1) };
-        self.text.get(start..self.end(i)).unwrap_or("")
-    }
-
-    /// The bytes of the string at `i` (empty past the end): for comparing, without the
-    /// character-boundary checks of [`Names::get`] (which read a byte past the string).
-    pub fn bytes(&self, i: usize) -> &[u8] {
+    pub fn get(&self, i: usize) -> &[u8] {
         if i >= self.ends.len() {
             return b"";
         }
         let start = if i == 0 { 0 } else { self.end(i - 1) };
-        self.text.as_bytes().get(start..self.end(i)).unwrap_or(b"")
-    }
-
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.len()).map(|i| self.get(i))
+        self.bytes.get(start..self.end(i)).unwrap_or(b"")
     }
 
     /// Start loading where the string at `i` starts and ends ([`prefetch`]): the first of
@@ -153,17 +140,60 @@ impl Names {
         }
     }
 
-    /// Start loading the text of the string at `i`, its bounds read (best loaded first, by
-    /// [`Names::prefetch_bounds`]).
+    /// Start loading the string at `i`, its bounds read (best loaded first, by
+    /// [`Arena::prefetch_bounds`]).
     #[inline]
     pub fn prefetch_text(&self, i: usize) {
         if i >= self.ends.len() {
             return;
         }
         let start = if i == 0 { 0 } else { self.end(i - 1) };
-        if let Some(first) = self.text.as_bytes().get(start) {
+        if let Some(first) = self.bytes.get(start) {
             prefetch(first);
         }
+    }
+}
+
+/// An append-only list of strings in one arena.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Names(Arena);
+
+impl Names {
+    pub fn push(&mut self, s: &str) -> usize {
+        self.0.push(s.as_bytes())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The bytes of all the strings together.
+    pub fn text_len(&self) -> usize {
+        self.0.text_len()
+    }
+
+    /// Room for `n` more strings of `bytes` in all.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        self.0.reserve(n, bytes)
+    }
+
+    /// The string at `i` (empty past the end).
+    pub fn get(&self, i: usize) -> &str {
+        let bytes = self.0.get(i);
+        debug_assert!(std::str::from_utf8(bytes).is_ok());
+        // SAFETY: only `push` adds to the arena, a whole `str` at a time, and `Arena::get`
+        // gives the bytes of one whole push (or none): UTF-8, as pushed.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// The bytes of the string at `i` (empty past the end): for comparing, without the
+    /// UTF-8 check of [`Names::get`].
+    pub fn bytes(&self, i: usize) -> &[u8] {
+        self.0.get(i)
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i))
     }
 }
 

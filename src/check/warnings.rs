@@ -13,6 +13,7 @@
 //! whole is linear in the store with small constants.
 
 use super::table::Names;
+use super::values::id_text::RecordName;
 use super::values::ids::small;
 use super::values::record_names::{NamesAhead, RecordNames};
 use super::values::Code;
@@ -128,19 +129,22 @@ impl<'a> Warning<'a> {
     /// record named by `who` is read from `ahead` ([`Warnings::names_ahead`]), which reads
     /// names a batch ahead when the records of warning after warning are read in order.
     #[inline]
-    pub fn record(&self, k: usize, ahead: &mut NamesAhead<'a>) -> (&'a str, u64) {
+    pub fn record(&self, k: usize, ahead: &mut NamesAhead<'a>) -> (RecordName<'a>, u64) {
         let i = self.range.0 + k;
         match self.records {
-            Records::Kept(list) => (list.names.get(i), list.lines.get(i).copied().unwrap_or(0)),
+            Records::Kept(list) => (
+                RecordName::Text(list.names.get(i)),
+                list.lines.get(i).copied().unwrap_or(0),
+            ),
             Records::Named(..) => ahead.get(i),
         }
     }
 
     /// The records it names: name and line (0: not known).
-    pub fn records(&self) -> impl ExactSizeIterator<Item = (&'a str, u64)> + 'a {
+    pub fn records(&self) -> impl ExactSizeIterator<Item = (RecordName<'a>, u64)> + 'a {
         let records = self.records;
         (self.range.0..self.range.1).map(move |i| match records {
-            Records::Kept(list) => (list.names.get(i), list.lines[i]),
+            Records::Kept(list) => (RecordName::Text(list.names.get(i)), list.lines[i]),
             Records::Named(who, names) => names.name(who[i]),
         })
     }
@@ -158,16 +162,16 @@ pub struct Group {
 
 impl Warnings {
     /// Add a warning naming `records`; `subject` may be empty.
-    pub fn push<'r>(
+    pub fn push<N: AsRef<str>>(
         &mut self,
         code: Code,
         message: &str,
         subject: &str,
-        records: impl IntoIterator<Item = (&'r str, u64)>,
+        records: impl IntoIterator<Item = (N, u64)>,
     ) {
         self.open(code, false, message, subject);
         for (name, line) in records {
-            self.records.push(name, line);
+            self.records.push(name.as_ref(), line);
         }
     }
 
@@ -298,6 +302,15 @@ impl Warnings {
 mod tests {
     use super::*;
 
+    /// Records as a report shows them.
+    fn shown<'a>(records: impl Iterator<Item = (RecordName<'a>, u64)>) -> Vec<String> {
+        records
+            .map(|(name, line)| format!("{name}:{line}"))
+            .collect()
+    }
+
+    const NONE: [(&str, u64); 0] = [];
+
     #[test]
     fn warnings_keep_their_own_records_and_group_by_code() {
         let mut w = Warnings::default();
@@ -307,16 +320,13 @@ mod tests {
             "a (x, y)",
             [("R-1", 1), ("R-2", 2)],
         );
-        w.push(Code::Interval, "inverted", "", []);
+        w.push(Code::Interval, "inverted", "", NONE);
         w.push(Code::Owners, "concept b", "b (x, z)", [("R-3", 7)]);
         let all: Vec<_> = w.iter().collect();
         assert_eq!(all.len(), 3);
-        assert_eq!(
-            all[0].records().collect::<Vec<_>>(),
-            [("R-1", 1), ("R-2", 2)]
-        );
+        assert_eq!(shown(all[0].records()), ["R-1:1", "R-2:2"]);
         assert_eq!(all[1].count(), 0);
-        assert_eq!(all[2].records().collect::<Vec<_>>(), [("R-3", 7)]);
+        assert_eq!(shown(all[2].records()), ["R-3:7"]);
         assert_eq!(all[2].subject, "b (x, z)");
         assert_eq!(all[0].code.field(), "concept_owner");
         assert_eq!(all[0].message(), "concept a");
@@ -351,26 +361,24 @@ mod tests {
         w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);
         w.push(Code::Interval, "inverted", "", [("R-2", 2), ("R-3", 3)]);
         w.push_owners("c", &["x", "y"], [0, renamed]);
-        w.push(Code::ReleaseTo, "bad", "", []);
+        w.push(Code::ReleaseTo, "bad", "", NONE);
         w.keep_names(names);
-        let all: Vec<Vec<(&str, u64)>> = w.iter().map(|w| w.records().collect()).collect();
+        let all: Vec<Vec<String>> = w.iter().map(|w| shown(w.records())).collect();
         assert_eq!(
             all,
             [
-                vec![("R-1", 1)],
-                vec![("R-2", 2), ("line 9", 9)],
-                vec![("R-2", 2), ("R-3", 3)],
-                vec![("R-1", 1), ("R-3 (again)", 3)],
+                vec!["R-1:1"],
+                vec!["R-2:2", "line 9:9"],
+                vec!["R-2:2", "R-3:3"],
+                vec!["R-1:1", "R-3 (again):3"],
                 vec![],
             ]
         );
         // read a batch ahead, and out of order, the records are the same
         let mut ahead = w.names_ahead();
         for warning in w.iter().collect::<Vec<_>>().into_iter().rev() {
-            let read: Vec<(&str, u64)> = (0..warning.count())
-                .map(|k| warning.record(k, &mut ahead))
-                .collect();
-            assert_eq!(read, warning.records().collect::<Vec<_>>());
+            let read = shown((0..warning.count()).map(|k| warning.record(k, &mut ahead)));
+            assert_eq!(read, shown(warning.records()));
         }
         let mut lines = vec![7];
         w.names.lines(&[2, 0, aside, renamed], &mut lines);

@@ -681,3 +681,57 @@ fn conflicts_on_one_line_are_listed_in_store_order_every_run() {
         );
     }
 }
+
+/// UUID ids are kept in a shorter form than their text: every report still names them as
+/// written, in either case, and an id in mixed case (kept as text) stays another id.
+#[test]
+fn uuid_ids_are_named_as_written() {
+    let out = vercy()
+        .args(["check", "fixtures/values/uuid-ids.jsonl", "--json"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    let named: Vec<(String, Vec<(String, u64)>)> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            let records = w["records"].as_array().unwrap().iter();
+            let records = records.map(|x| {
+                (
+                    x["record"].as_str().unwrap().to_owned(),
+                    x["line"].as_u64().unwrap(),
+                )
+            });
+            (w["code"].as_str().unwrap().to_owned(), records.collect())
+        })
+        .collect();
+    let (lower, upper, mixed) = (
+        "298ae558-fe1a-3bb5-aab7-fab0bad18e42",
+        "298AE558-FE1A-3BB5-AAB7-FAB0BAD18E42",
+        "298ae558-FE1A-3bb5-aab7-fab0bad18e42",
+    );
+    let (a, b) = (
+        "aaaaaaaa-0000-4000-8000-000000000005",
+        "bbbbbbbb-0000-4000-8000-000000000006",
+    );
+    let expected = [
+        ("value.duplicate_id", vec![(lower.to_owned(), 3)]),
+        (
+            "value.supersedes_unknown",
+            vec![(format!("{mixed} → 00000000-0000-0000-0000-00000000000a"), 4)],
+        ),
+        (
+            "value.supersedes_cycle",
+            vec![(a.to_owned(), 5), (b.to_owned(), 6)],
+        ),
+        ("value.superseded_valid_to", vec![(upper.to_owned(), 2)]),
+    ]
+    .map(|(code, records)| (code.to_owned(), records));
+    assert_eq!(named, expected);
+    assert_eq!(
+        r["findings"][1]["offenders"],
+        json!([lower, upper, lower]),
+        "the reference's offenders, by id"
+    );
+}

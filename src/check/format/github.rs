@@ -5,6 +5,7 @@
 //! a Markdown summary (bounded in size) is appended there too.
 
 use super::super::report::{plural, Report};
+use super::super::values::id_text::RecordName;
 use super::human::thousands;
 use super::Failure;
 use crate::output::{github_escape, terminal_safe};
@@ -141,9 +142,9 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
             } else {
                 AnnotationKind::Warning
             };
-            let mut named: Vec<&str> = f.offenders.iter().take(OFFENDERS_NAMED).collect();
+            let mut named: Vec<RecordName> = f.offenders.iter().take(OFFENDERS_NAMED).collect();
             if f.offenders.len() > OFFENDERS_NAMED {
-                named.push("…");
+                named.push(RecordName::Text("…"));
             }
             let message = format!(
                 "{} record{}: {}",
@@ -170,8 +171,9 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
                     .of_code(g.code)
                     .flat_map(|w| {
                         let message = w.message();
-                        let records: Box<dyn Iterator<Item = (&str, u64)>> = if w.count() == 0 {
-                            Box::new(std::iter::once(("", 0)))
+                        let records: Box<dyn Iterator<Item = (RecordName, u64)>> = if w.count() == 0
+                        {
+                            Box::new(std::iter::once((RecordName::Text(""), 0)))
                         } else {
                             Box::new(w.records())
                         };
@@ -308,7 +310,12 @@ fn step_summary(reports: &[Report], failures: &[Failure]) -> String {
         if !r.findings.is_empty() {
             s.push_str("| finding | requirement | records | first |\n| --- | --- | --- | --- |\n");
             for f in &r.findings {
-                let first: Vec<String> = f.offenders.iter().take(SUMMARY_NAMED).map(md).collect();
+                let first: Vec<String> = f
+                    .offenders
+                    .iter()
+                    .take(SUMMARY_NAMED)
+                    .map(|o| md(&o))
+                    .collect();
                 s.push_str(&format!(
                     "| {} | {} | {} | {} |\n",
                     f.field,
@@ -328,7 +335,7 @@ fn step_summary(reports: &[Report], failures: &[Failure]) -> String {
                     .of_code(g.code)
                     .flat_map(|w| w.records())
                     .take(SUMMARY_NAMED)
-                    .map(|(name, line)| format!("{} (line {line})", md(name)))
+                    .map(|(name, line)| format!("{} (line {line})", md(&name)))
                     .collect();
                 s.push_str(&format!(
                     "| `{}` | {} | {} | {} |\n",

@@ -246,7 +246,7 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
                 }
                 listed(
                     &mut w,
-                    f.offenders.iter().map(|o| terminal_safe(o).into_owned()),
+                    f.offenders.iter().map(|o| terminal_safe(&o).into_owned()),
                     n,
                     shown,
                 );
@@ -353,9 +353,9 @@ fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::R
 fn records_of<'a>(w: Warning<'a>) -> impl Iterator<Item = String> + 'a {
     w.records().map(|(name, line)| {
         if line > 0 {
-            format!("{} (line {line})", terminal_safe(name))
+            format!("{} (line {line})", terminal_safe(&name))
         } else {
-            terminal_safe(name).into_owned()
+            terminal_safe(&name).into_owned()
         }
     })
 }

@@ -287,7 +287,7 @@ impl Json<'_> {
         for (i, name) in f.offenders.iter().enumerate() {
             let before = before.get(usize::from(i == 0)..).unwrap_or_default();
             self.buf.extend_from_slice(before);
-            self.string(name);
+            self.string(&name);
             self.spill()?;
         }
         self.close(!f.offenders.is_empty(), k, b']');
@@ -340,7 +340,7 @@ impl Json<'_> {
             let (name, line) = w.record(i, names);
             let open = frame.open.get(usize::from(i == 0)..).unwrap_or_default();
             self.buf.extend_from_slice(open);
-            self.string(name);
+            self.string(&name);
             self.buf.extend_from_slice(&frame.middle);
             self.number(line);
             self.buf.extend_from_slice(&frame.close);

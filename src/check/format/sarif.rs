@@ -8,6 +8,7 @@
 //! notification.
 
 use super::super::report::{plural, Report};
+use super::super::values::id_text::RecordName;
 use super::super::values::Code;
 use super::human::thousands;
 use super::Failure;
@@ -107,7 +108,7 @@ fn results_of(r: &Report) -> Vec<Value> {
     let mut results = Vec::new();
     for f in &r.findings {
         let rule = format!("profile.{}", f.field);
-        let first: Vec<&str> = f.offenders.iter().take(20).collect();
+        let first: Vec<RecordName> = f.offenders.iter().take(20).collect();
         let more = if f.offenders.len() > first.len() {
             ", …"
         } else {

@@ -513,7 +513,7 @@ impl ValueCheck for Conflicts {
     fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
         if let Some((found, concept)) = self.found.take() {
             let (a, b) = found.first();
-            let message = found.message(&concept, store.names.name(a).0, store.names.name(b).0);
+            let message = found.message(&concept, &store.names.name(a).0, &store.names.name(b).0);
             out.push_named(Code::Conflict, &message, "", found.records());
         }
     }

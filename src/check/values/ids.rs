@@ -13,13 +13,15 @@
 //! compares it with an id's text, and read from one list in store order each comparison
 //! missed the cache.
 //!
-//! Memory: per id its text, its line, 8 bytes of key and 5 of place; per pointer its target's
-//! text and 8 bytes: linear in the store.
+//! Memory: per id its kept form (`id_text.rs`: 17 bytes for a UUID, else its text), its line,
+//! 8 bytes of key and 5 of place; per pointer its target's kept form and 8 bytes: linear in the
+//! store.
 
 use super::super::table::{
-    key_of, part_of, partitions, prefetch, share, spread, Names, Slots, PARTS,
+    key_of, part_of, partitions, prefetch, share, spread, Slots, PARTS,
 };
 use super::super::warnings::Warnings;
+use super::id_text::{IdTexts, RecordName};
 use super::Code;
 use crate::bytes::same;
 use rayon::prelude::*;
@@ -37,7 +39,7 @@ type Key = (u32, u32);
 #[derive(Default)]
 struct IdPart {
     keys: Vec<Key>,
-    texts: Names,
+    texts: IdTexts,
 }
 
 /// A text sought among the ids: its partition, and its place there.
@@ -52,7 +54,7 @@ pub struct Sought {
 #[derive(Default)]
 struct SoughtPart {
     keys: Vec<u32>,
-    texts: Names,
+    texts: IdTexts,
 }
 
 #[derive(Default)]
@@ -136,18 +138,17 @@ impl Ids {
         self.lines.len()
     }
 
-    pub fn text(&self, i: u32) -> &str {
-        let i = i as usize;
-        match (self.parts.get(i), self.places.get(i)) {
-            (Some(&part), Some(&at)) => self.id_parts[part as usize].texts.get(at as usize),
-            _ => "",
+    pub fn text(&self, i: u32) -> RecordName<'_> {
+        match self.placed(i) {
+            Some((texts, at)) => texts.get(at),
+            None => RecordName::Text(""),
         }
     }
 
-    pub fn sought(&self, s: Sought) -> &str {
+    pub fn sought(&self, s: Sought) -> RecordName<'_> {
         self.sought
             .get(s.part as usize)
-            .map_or("", |part| part.texts.get(s.at as usize))
+            .map_or(RecordName::Text(""), |part| part.texts.get(s.at as usize))
     }
 
     /// Start loading where the id at `i` is kept, and its line: the first step of reading
@@ -167,7 +168,7 @@ impl Ids {
 
     /// The id at `i`, in its partition's texts, and its place there.
     #[inline]
-    fn placed(&self, i: u32) -> Option<(&Names, usize)> {
+    fn placed(&self, i: u32) -> Option<(&IdTexts, usize)> {
         let i = i as usize;
         let (&part, &at) = (self.parts.get(i)?, self.places.get(i)?);
         Some((&self.id_parts.get(part as usize)?.texts, at as usize))
@@ -247,7 +248,7 @@ impl Ids {
         for (at, &(key, i)) in ids.keys.iter().enumerate() {
             // the text is read only to compare (a new id rarely is compared at all)
             let (first, new) = table.find_or_insert(spread(key), at, |other| {
-                same(ids.texts.bytes(other), ids.texts.bytes(at))
+                same(ids.texts.kept(other), ids.texts.kept(at))
             });
             if !new {
                 repeats.push((i, index(first)));
@@ -258,9 +259,9 @@ impl Ids {
             .iter()
             .enumerate()
             .map(|(at, &key)| {
-                let text = sought.texts.bytes(at);
+                let text = sought.texts.kept(at);
                 table
-                    .find(spread(key), |other| same(ids.texts.bytes(other), text))
+                    .find(spread(key), |other| same(ids.texts.kept(other), text))
                     .map_or(NONE, index)
             })
             .collect();
@@ -333,10 +334,9 @@ mod tests {
         let found: Vec<Option<u32>> = targets.iter().map(|&j| matched.found(j)).collect();
         assert_eq!(found, vec![Some(3), None, Some(0), None]);
         assert!(ids.carries_valid_to(3) && !ids.carries_valid_to(0));
-        assert_eq!(
-            (ids.text(4), ids.line(4), ids.sought(targets[1])),
-            ("b", 5, "z")
-        );
+        assert_eq!(ids.text(4), "b");
+        assert_eq!(ids.line(4), 5);
+        assert_eq!(ids.sought(targets[1]), "z");
     }
 
     proptest::proptest! {

@@ -23,6 +23,7 @@
 //! time (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory.
 
 mod code;
+pub(super) mod id_text;
 pub(super) mod record_names;
 
 /// The value checks, one line each (`module::Check`), in the order their warnings are listed.
@@ -323,9 +324,9 @@ impl PackedFacts {
         self.shared.line
     }
 
-    /// The length of the record's id (0 without one).
+    /// How many bytes the record's id takes kept (0 without one).
     pub fn id_len(&self) -> usize {
-        self.shared.id.map_or(0, |id| id.len())
+        self.id().map_or(0, id_text::kept_len)
     }
 
     /// The length of the record's concept (0 without one).

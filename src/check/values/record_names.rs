@@ -4,6 +4,7 @@
 //! writes it, so naming a record costs 4 bytes a warning however long its id.
 
 use super::super::table::Names;
+use super::id_text::RecordName;
 use super::ids::{small, Ids};
 
 /// A record a warning may name, as the value checks keep it: the index of its id in `ids`
@@ -57,9 +58,12 @@ impl RecordNames {
     }
 
     /// The name and line (0: not known) of the record `who`.
-    pub fn name(&self, who: u32) -> (&str, u64) {
+    pub fn name(&self, who: u32) -> (RecordName<'_>, u64) {
         match self.place(who) {
-            Place::Aside(j) => self.named_at(j),
+            Place::Aside(j) => {
+                let (name, line) = self.named_at(j);
+                (RecordName::Text(name), line)
+            }
             Place::Id(i) => (self.ids.text(i), self.ids.line(i)),
         }
     }
@@ -133,7 +137,7 @@ pub struct NamesAhead<'a> {
     who: &'a [u32],
     /// The names of `who[from..from + batch.len()]`.
     from: usize,
-    batch: Vec<(&'a str, u64)>,
+    batch: Vec<(RecordName<'a>, u64)>,
     /// Where each name of the batch is kept (see [`RecordNames::placed`]).
     places: Vec<u32>,
 }
@@ -156,12 +160,15 @@ impl<'a> NamesAhead<'a> {
     /// The name and line of the record `who[k]`: as [`RecordNames::name`], read ahead when
     /// `k` comes in order.
     #[inline]
-    pub fn get(&mut self, k: usize) -> (&'a str, u64) {
+    pub fn get(&mut self, k: usize) -> (RecordName<'a>, u64) {
         match self.batch.get(k.wrapping_sub(self.from)) {
             Some(&name) => name,
             None => {
                 self.read(k);
-                self.batch.first().copied().unwrap_or(("", 0))
+                self.batch
+                    .first()
+                    .copied()
+                    .unwrap_or((RecordName::Text(""), 0))
             }
         }
     }
@@ -184,7 +191,8 @@ impl<'a> NamesAhead<'a> {
             if p & NAMED == 0 {
                 (ids.text(p), ids.line(p))
             } else {
-                names.named_at((p & !NAMED) as usize)
+                let (name, line) = names.named_at((p & !NAMED) as usize);
+                (RecordName::Text(name), line)
             }
         }));
     }

@@ -5,6 +5,7 @@
 
 use super::super::table;
 use super::super::warnings::{RecordList, Warnings};
+use super::id_text::RecordName;
 use super::ids::{small, Matched, Sought};
 use super::record_names::{RecordNames, NAMED};
 use super::{Code, Folding, Settled, Settling, ValueCheck, ValueRoles};
@@ -141,13 +142,14 @@ impl Supersession {
     }
 
     /// The name of graph node `n` (see [`Self::node`]).
-    fn node_name<'n>(&self, names: &'n RecordNames, n: usize) -> &'n str {
+    fn node_name<'n>(&self, names: &'n RecordNames, n: usize) -> RecordName<'n> {
         match n.checked_sub(names.ids.len()) {
             None => names.ids.text(small(n)),
-            Some(k) => self
-                .nameless
-                .get(k)
-                .map_or("", |n| names.named_at(n.named as usize).0),
+            Some(k) => RecordName::Text(
+                self.nameless
+                    .get(k)
+                    .map_or("", |n| names.named_at(n.named as usize).0),
+            ),
         }
     }
 
@@ -220,11 +222,13 @@ impl Supersession {
                 };
                 (name(node), line)
             });
-            let path = cycle
-                .iter()
-                .map(|&node| name(node))
-                .collect::<Vec<_>>()
-                .join(" → ");
+            let mut path = String::new();
+            for (k, &node) in cycle.iter().enumerate() {
+                if k > 0 {
+                    path.push_str(" → ");
+                }
+                path.push_str(&name(node));
+            }
             let message = format!("supersedes forms a cycle: {path}");
             out.push(Code::SupersedesCycle, &message, &path, records);
         }
@@ -253,7 +257,7 @@ pub(super) struct Superseded {
 fn find_cycles<'n>(
     nodes: usize,
     edges: Vec<(u32, u32)>,
-    name: &dyn Fn(usize) -> &'n str,
+    name: &dyn Fn(usize) -> RecordName<'n>,
 ) -> Vec<Vec<usize>> {
     // When every edge points to a lower number than its source, that numbering is itself a
     // topological order: there is no cycle, and nothing to search. It is the common case (a
@@ -301,7 +305,7 @@ fn find_cycles<'n>(
     // the others find, and a store with a few cycles sorts a few names, not every superseder.
     let mut starts: Vec<usize> = (0..nodes).filter(|&n| marks[n] & REACHES != 0).collect();
     drop(marks);
-    starts.sort_by(|a, b| name(*a).cmp(name(*b)));
+    starts.sort_by(|a, b| name(*a).as_str().cmp(name(*b).as_str()));
     search(starts, nodes, &out_of).0
 }
 
@@ -372,7 +376,7 @@ mod tests {
     #[test]
     fn cycles_are_found_once() {
         let names = ["a", "b", "c", "d"];
-        let name = |n: usize| names[n];
+        let name = |n: usize| RecordName::Text(names[n]);
         let c = find_cycles(4, [(0, 1), (1, 2), (2, 0), (3, 0)].to_vec(), &name);
         assert_eq!(c, vec![vec![0, 1, 2, 0]]);
     }
@@ -382,7 +386,7 @@ mod tests {
     #[test]
     fn backward_edges_alone_make_no_cycle() {
         let names = ["a", "b", "c", "d"];
-        let name = |n: usize| names[n];
+        let name = |n: usize| RecordName::Text(names[n]);
         assert!(find_cycles(4, [(1, 0), (2, 0), (3, 2), (3, 1)].to_vec(), &name).is_empty());
         assert_eq!(
             find_cycles(4, [(1, 0), (2, 2)].to_vec(), &name),
@@ -424,7 +428,7 @@ mod tests {
                 .iter()
                 .map(|&(a, b)| (a % nodes as u32, b % nodes as u32))
                 .collect();
-            let name = |n: usize| names[n].as_str();
+            let name = |n: usize| RecordName::Text(names[n].as_str());
             let owned = |n: usize| names[n].clone();
             proptest::prop_assert_eq!(
                 find_cycles(nodes, edges.clone(), &name),

@@ -1,0 +1,294 @@
+//! Record ids as the checks keep them. The stores that machines write name records by UUID
+//! (Graphiti, Zep and mem0 write `uuid4()` in its 36-character form), and a check keeps every
+//! id and every supersedes target: as text, a million UUIDs take 36 MB. Kept here as a marker
+//! byte and their 16 bytes, they take 17; any other id is kept as its text.
+//!
+//! Each text has exactly one kept form, and two texts the same form only when they are equal,
+//! so ids are compared in their kept form. A marker is a byte no UTF-8 text holds, so no text
+//! is ever taken for a UUID's form.
+
+use super::super::table::Arena;
+
+/// A UUID written in lowercase (or in digits only), then one in uppercase.
+const LOWER: u8 = 0xfe;
+const UPPER: u8 = 0xff;
+
+/// A UUID's text: 32 hex digits, with a hyphen at each of these places.
+const UUID_LEN: usize = 36;
+const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+
+/// Where a UUID's five groups of digits lie in its text.
+const GROUPS: [(usize, usize); 5] = [(0, 8), (9, 13), (14, 18), (19, 23), (24, 36)];
+
+/// What a byte of a UUID's text is: a hex digit's value (the low four bits), with [`LETTER`]
+/// or [`CAPITAL`] for a letter; [`NOT_HEX`] for any byte that is not a hex digit.
+const LETTER: u8 = 0x10;
+const CAPITAL: u8 = 0x20;
+const NOT_HEX: u8 = 0x40;
+const HEX: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut c = 0;
+    while c < 10 {
+        table[b'0' as usize + c] = c as u8;
+        c += 1;
+    }
+    let mut c = 0;
+    while c < 6 {
+        table[b'a' as usize + c] = LETTER | (10 + c as u8);
+        table[b'A' as usize + c] = CAPITAL | (10 + c as u8);
+        c += 1;
+    }
+    table
+};
+
+/// Each byte's two hex digits, in lowercase and in uppercase.
+const LOWER_PAIRS: [[u8; 2]; 256] = hex_pairs(b"0123456789abcdef");
+const UPPER_PAIRS: [[u8; 2]; 256] = hex_pairs(b"0123456789ABCDEF");
+
+const fn hex_pairs(digits: &[u8; 16]) -> [[u8; 2]; 256] {
+    let mut pairs = [[0; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[byte] = [digits[byte >> 4], digits[byte & 0xf]];
+        byte += 1;
+    }
+    pairs
+}
+
+/// A UUID's kept form: its marker, then its 16 bytes.
+type Kept = [u8; 17];
+
+/// The kept form of `text` when it is a UUID in one case: `8-4-4-4-12` hex digits, its
+/// letters all lowercase or all uppercase (a mix would not come back the same).
+#[inline]
+fn keep_uuid(text: &str) -> Option<Kept> {
+    let text: &[u8; UUID_LEN] = text.as_bytes().try_into().ok()?;
+    if HYPHENS.iter().any(|&h| text[h] != b'-') {
+        return None;
+    }
+    let mut digits = [0u8; 32];
+    let mut n = 0;
+    for (start, end) in GROUPS {
+        digits[n..n + end - start].copy_from_slice(&text[start..end]);
+        n += end - start;
+    }
+    let mut kept = [0u8; 17];
+    let mut seen = 0;
+    for (byte, pair) in kept[1..].iter_mut().zip(digits.chunks_exact(2)) {
+        let (high, low) = (HEX[pair[0] as usize], HEX[pair[1] as usize]);
+        seen |= high | low;
+        *byte = (high << 4) | (low & 0xf);
+    }
+    kept[0] = match seen & (LETTER | CAPITAL | NOT_HEX) {
+        0 | LETTER => LOWER,
+        CAPITAL => UPPER,
+        _ => return None,
+    };
+    Some(kept)
+}
+
+/// How many bytes `text` takes kept as an id.
+pub fn kept_len(text: &str) -> usize {
+    keep_uuid(text).map_or(text.len(), |kept| kept.len())
+}
+
+/// The name of a record as a report writes it: a text kept as it is, or an id kept as a
+/// UUID, written out again.
+#[derive(Clone, Copy)]
+pub enum RecordName<'a> {
+    Text(&'a str),
+    Uuid([u8; UUID_LEN]),
+}
+
+impl<'a> RecordName<'a> {
+    /// The name an id's kept form stands for.
+    #[inline]
+    fn of_kept(kept: &'a [u8]) -> RecordName<'a> {
+        let (hex, digits) = match kept.split_first() {
+            Some((&LOWER, digits)) => (&LOWER_PAIRS, digits),
+            Some((&UPPER, digits)) => (&UPPER_PAIRS, digits),
+            _ => {
+                debug_assert!(std::str::from_utf8(kept).is_ok());
+                // SAFETY: a kept form without a marker is a whole `str` as pushed (the
+                // arena gives whole pushes only), and a marker is no byte of UTF-8.
+                return RecordName::Text(unsafe { std::str::from_utf8_unchecked(kept) });
+            }
+        };
+        let mut written = [0u8; 32];
+        for (&byte, pair) in digits.iter().zip(written.chunks_exact_mut(2)) {
+            pair.copy_from_slice(&hex[byte as usize]);
+        }
+        let mut text = [b'-'; UUID_LEN];
+        let mut n = 0;
+        for (start, end) in GROUPS {
+            text[start..end].copy_from_slice(&written[n..n + end - start]);
+            n += end - start;
+        }
+        RecordName::Uuid(text)
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            RecordName::Text(text) => text,
+            // SAFETY: `of_kept` writes hex digits and hyphens only: ASCII.
+            RecordName::Uuid(text) => unsafe { std::str::from_utf8_unchecked(text) },
+        }
+    }
+}
+
+impl std::ops::Deref for RecordName<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for RecordName<'_> {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for RecordName<'_> {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl serde::Serialize for RecordName<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl std::fmt::Display for RecordName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for RecordName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for RecordName<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<&str> for RecordName<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl<'a> From<&'a str> for RecordName<'a> {
+    fn from(text: &'a str) -> Self {
+        RecordName::Text(text)
+    }
+}
+
+/// Ids in their kept form, in one arena.
+#[derive(Default)]
+pub struct IdTexts(Arena);
+
+impl IdTexts {
+    /// Keep `text`; its place.
+    #[inline]
+    pub fn push(&mut self, text: &str) -> usize {
+        match keep_uuid(text) {
+            Some(kept) => self.0.push(&kept),
+            None => self.0.push(text.as_bytes()),
+        }
+    }
+
+    /// Room for `n` more ids whose texts take `bytes` in all.
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        self.0.reserve(n, bytes)
+    }
+
+    /// The kept form of the id at `i` (empty past the end): equal for equal texts only.
+    pub fn kept(&self, i: usize) -> &[u8] {
+        self.0.get(i)
+    }
+
+    /// The id at `i` (empty past the end).
+    pub fn get(&self, i: usize) -> RecordName<'_> {
+        RecordName::of_kept(self.0.get(i))
+    }
+
+    /// See [`Arena::prefetch_bounds`].
+    #[inline]
+    pub fn prefetch_bounds(&self, i: usize) {
+        self.0.prefetch_bounds(i)
+    }
+
+    /// See [`Arena::prefetch_text`].
+    #[inline]
+    pub fn prefetch_text(&self, i: usize) {
+        self.0.prefetch_text(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_uuid_in_one_case_is_kept_in_17_bytes_and_comes_back_the_same() {
+        let mut ids = IdTexts::default();
+        let texts = [
+            "298ae558-fe1a-3bb5-aab7-fab0bad18e42",
+            "298AE558-FE1A-3BB5-AAB7-FAB0BAD18E42",
+            "00000000-0000-0000-0000-000000000000",
+            // a mix of cases, a letter past f, a hyphen out of place, one digit short
+            "298ae558-FE1A-3bb5-aab7-fab0bad18e42",
+            "298ae558-fe1a-3bb5-aab7-fab0bad18e4g",
+            "298ae558f-e1a-3bb5-aab7-fab0bad18e42",
+            "298ae558-fe1a-3bb5-aab7-fab0bad18e4",
+            "R-0000123",
+            "",
+        ];
+        for text in texts {
+            ids.push(text);
+        }
+        for (i, text) in texts.iter().enumerate() {
+            assert_eq!(ids.get(i), *text);
+            let uuid = i < 3;
+            assert_eq!(
+                ids.kept(i).len(),
+                if uuid { 17 } else { text.len() },
+                "{text}"
+            );
+        }
+        // the two cases are two ids
+        assert_ne!(ids.kept(0), ids.kept(1));
+    }
+
+    proptest::proptest! {
+        /// Every text comes back as it went in, and two texts share a kept form only when
+        /// they are equal.
+        #[test]
+        fn kept_forms_are_equal_only_for_equal_texts(
+            texts in proptest::collection::vec(
+                "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-f-]{0,37}|\\PC{0,5}",
+                0..40,
+            ),
+        ) {
+            let mut ids = IdTexts::default();
+            for text in &texts {
+                ids.push(text);
+            }
+            for (i, a) in texts.iter().enumerate() {
+                proptest::prop_assert_eq!(ids.get(i).to_string(), a.as_str());
+                for (j, b) in texts.iter().enumerate() {
+                    proptest::prop_assert_eq!(ids.kept(i) == ids.kept(j), a == b);
+                }
+            }
+        }
+    }
+}
