@@ -13,13 +13,12 @@ use crate::store::{RecordView, RoleValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-/// A supersedes pointer: which record points (its line), and at what (a text sought among
-/// the ids, see `ids.rs`).
+/// A supersedes pointer: which record points, and at what (a text sought among the ids, see
+/// `ids.rs`). The record's line is where its name is kept ([`Supersession::line`]).
 #[derive(Debug, Clone, Copy)]
 struct Pointer {
     from: Superseder,
     target: Sought,
-    line: u64,
 }
 
 /// A superseding record: by its id's index in `ids`, or, without an id, by its index in
@@ -96,11 +95,7 @@ impl ValueCheck for Supersession {
         };
         for packed in &shared.targets {
             let target = record.names.ids.seek(shared.text(packed), packed.hash);
-            self.pointers.push(Pointer {
-                from,
-                target,
-                line: record.line,
-            });
+            self.pointers.push(Pointer { from, target });
         }
     }
 
@@ -141,6 +136,17 @@ impl Supersession {
         }
     }
 
+    /// The line of a superseding record.
+    fn line(&self, names: &RecordNames, from: Superseder) -> u64 {
+        match from {
+            Superseder::Id(i) => names.ids.line(i),
+            Superseder::Nameless(k) => self
+                .nameless
+                .get(k as usize)
+                .map_or(0, |n| names.named_at(n.named as usize).1),
+        }
+    }
+
     /// The name of graph node `n` (see [`Self::node`]).
     fn node_name<'n>(&self, names: &'n RecordNames, n: usize) -> RecordName<'n> {
         match n.checked_sub(names.ids.len()) {
@@ -174,7 +180,7 @@ impl Supersession {
                         self.node_name(names, from),
                         names.ids.sought(p.target)
                     ),
-                    p.line,
+                    self.line(names, p.from),
                 ),
                 Some(target) => {
                     if names.ids.carries_valid_to(target) {
