@@ -13,21 +13,19 @@
 //! compares it with an id's text, and read from one list in store order each comparison
 //! missed the cache.
 //!
-//! Memory: per id its kept form (`id_text.rs`: 17 bytes for a UUID, else its text), its line,
-//! 8 bytes of key and 5 of place; per pointer its target's kept form and 8 bytes: linear in the
+//! Memory: per id its kept form (`id_text.rs`: 17 bytes for a UUID, else its text), its line
+//! (`id_lines.rs`: 4 bytes), 8 bytes of key and 5 of place; per pointer its target's kept form and 8 bytes: linear in the
 //! store.
 
 use super::super::table::{
     key_of, part_of, partitions, prefetch, share, spread, Slots, PARTS,
 };
 use super::super::warnings::Warnings;
+use super::id_lines::IdLines;
 use super::id_text::{IdTexts, RecordName};
 use super::Code;
 use crate::bytes::same;
 use rayon::prelude::*;
-
-/// The top bit of a line in [`Ids::lines`]: the record carries a written valid_to.
-const VALID_TO_WRITTEN: u64 = 1 << 63;
 
 /// "Not found" in [`Matched::found`].
 const NONE: u32 = u32::MAX;
@@ -61,7 +59,7 @@ struct SoughtPart {
 pub struct Ids {
     /// Every id as met, in store order (a repeat too): an id's index is its place here; the
     /// record's line, and whether it carries a written valid_to.
-    lines: Vec<u64>,
+    lines: IdLines,
     /// By the same index: the id's partition, and its place there.
     parts: Vec<u8>,
     places: Vec<u32>,
@@ -109,12 +107,7 @@ impl Ids {
     /// Note a record's id (`hash`: its [`super::super::table::hash`]); returns its index.
     pub fn push(&mut self, text: &str, hash: u64, line: u64, valid_to_written: bool) -> u32 {
         let i = small(self.lines.len());
-        let written = if valid_to_written {
-            VALID_TO_WRITTEN
-        } else {
-            0
-        };
-        self.lines.push(line | written);
+        self.lines.push(line, valid_to_written);
         let part = part_of(hash);
         let id_part = &mut partitions(&mut self.id_parts)[part];
         id_part.keys.push((key_of(hash), i));
@@ -158,7 +151,7 @@ impl Ids {
     pub fn prefetch_place(&self, i: u32) {
         let i = i as usize;
         if let (Some(part), Some(at), Some(line)) =
-            (self.parts.get(i), self.places.get(i), self.lines.get(i))
+            (self.parts.get(i), self.places.get(i), self.lines.place(i))
         {
             prefetch(part);
             prefetch(at);
@@ -192,9 +185,7 @@ impl Ids {
 
     /// The line of the record that has the id at `i`.
     pub fn line(&self, i: u32) -> u64 {
-        self.lines
-            .get(i as usize)
-            .map_or(0, |l| l & !VALID_TO_WRITTEN)
+        self.lines.line(i as usize)
     }
 
     /// Let the sought texts go (once every pointer's target is named): the ids stay.
@@ -204,9 +195,7 @@ impl Ids {
 
     /// The record that has the id at `i` carries a written valid_to.
     pub fn carries_valid_to(&self, i: u32) -> bool {
-        self.lines
-            .get(i as usize)
-            .is_some_and(|l| l & VALID_TO_WRITTEN != 0)
+        self.lines.carries_valid_to(i as usize)
     }
 
     /// Match every id and sought text with the first id of the same text, one partition at a
