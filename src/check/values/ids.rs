@@ -14,8 +14,8 @@
 //! missed the cache.
 //!
 //! Memory: per id its kept form (`id_text.rs`: 17 bytes for a UUID, else its text), its line
-//! (`id_lines.rs`: 4 bytes), 8 bytes of key and 5 of place; per pointer its target's kept form and 8 bytes: linear in the
-//! store.
+//! (`id_lines.rs`: 4 bytes), 8 bytes of key and 5 of place; per pointer its target's kept form
+//! and 8 bytes: linear in the store.
 
 use super::super::table::{
     key_of, part_of, partitions, prefetch, share, spread, Slots, PARTS,
