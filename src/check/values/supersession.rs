@@ -228,13 +228,11 @@ impl Supersession {
                 };
                 (name(node), line)
             });
-            let mut path = String::new();
-            for (k, &node) in cycle.iter().enumerate() {
-                if k > 0 {
-                    path.push_str(" → ");
-                }
-                path.push_str(&name(node));
-            }
+            let path = cycle
+                .iter()
+                .map(|&node| name(node))
+                .collect::<Vec<_>>()
+                .join(" → ");
             let message = format!("supersedes forms a cycle: {path}");
             out.push(Code::SupersedesCycle, &message, &path, records);
         }
