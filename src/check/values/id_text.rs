@@ -13,12 +13,10 @@ use super::super::table::Arena;
 const LOWER: u8 = 0xfe;
 const UPPER: u8 = 0xff;
 
-/// A UUID's text: 32 hex digits, with a hyphen at each of these places.
+/// A UUID's text: 32 hex digits in five groups (where each lies), a hyphen after each group
+/// but the last.
 const UUID_LEN: usize = 36;
-const HYPHENS: [usize; 4] = [8, 13, 18, 23];
-
-/// Where a UUID's five groups of digits lie in its text.
-const GROUPS: [(usize, usize); 5] = [(0, 8), (9, 13), (14, 18), (19, 23), (24, 36)];
+const GROUPS: [(usize, usize); 5] = [(0, 8), (9, 13), (14, 18), (19, 23), (24, UUID_LEN)];
 
 /// What a byte of a UUID's text is: a hex digit's value (the low four bits), with [`LETTER`]
 /// or [`CAPITAL`] for a letter; [`NOT_HEX`] for any byte that is not a hex digit.
@@ -63,7 +61,7 @@ type Kept = [u8; 17];
 #[inline]
 fn keep_uuid(text: &str) -> Option<Kept> {
     let text: &[u8; UUID_LEN] = text.as_bytes().try_into().ok()?;
-    if HYPHENS.iter().any(|&h| text[h] != b'-') {
+    if GROUPS[..4].iter().any(|&(_, end)| text[end] != b'-') {
         return None;
     }
     let mut digits = [0u8; 32];
