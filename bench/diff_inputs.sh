@@ -1,6 +1,13 @@
 # Sourced by the differential scripts (bench/diff_*.sh), after they set OLD, NEW and HERE: a
 # scratch folder WORK (removed on exit), a fixed environment, the inputs both builds are run
 # on (diff_inputs) and one run of both compared (diff_run).
+# two builds that do not run would agree on every input: refuse them
+for bin in "${OLD:-}" "${NEW:-}"; do
+  if [ ! -x "$bin" ] || [ -d "$bin" ]; then
+    echo "$0: OLD and NEW must be two vercy binaries, not '$bin' (usage: the top of $0)" >&2
+    exit 2
+  fi
+done
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export SOURCE_DATE_EPOCH=1764633600 NO_COLOR=1 VERCY_PROGRESS=0
