@@ -22,6 +22,7 @@ use crate::record::{is_filled, py_str};
 use crate::store::{Presence, PresenceBits, RecordView, Role, RoleValue};
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// The one offender of the missing-policy finding.
@@ -77,14 +78,21 @@ impl Offenders {
     /// The offenders' names, in order (those named by `who` read a batch ahead: a finding
     /// can name most of the store).
     pub fn iter(&self) -> impl Iterator<Item = RecordName<'_>> + '_ {
+        self.range(0..self.len())
+    }
+
+    /// The names of the offenders in `range` (by their place in [`Self::iter`]), in order.
+    pub fn range(&self, range: Range<usize>) -> impl Iterator<Item = RecordName<'_>> + '_ {
         let list = &*self.0;
+        let by_who = list.who.len();
         let mut ahead = list
             .names
             .as_deref()
             .map(|names| NamesAhead::new(names, &list.who));
-        (0..list.who.len())
+        let texts = range.start.max(by_who)..range.end.max(by_who);
+        (range.start.min(by_who)..range.end.min(by_who))
             .map_while(move |k| ahead.as_mut().map(|a| a.get(k).0))
-            .chain(list.texts.iter().map(RecordName::Text))
+            .chain(texts.map(move |k| RecordName::Text(list.texts.get(k - by_who))))
     }
 }
 

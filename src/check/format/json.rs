@@ -16,8 +16,9 @@
 use super::super::report::Report;
 use super::super::rules::Finding;
 use super::super::values::record_names::NamesAhead;
-use super::super::warnings::Warning;
+use super::super::warnings::{Warning, Warnings};
 use crate::profile::Profile;
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use std::io::{self, Write};
@@ -26,12 +27,24 @@ use std::io::{self, Write};
 /// small enough to leave a report's memory to the report.
 const CHUNK: usize = 1 << 17;
 
+/// The items of a long list rendered together on one core (see [`Json::pieces`]) ...
+const PIECE: usize = 1 << 13;
+/// ... and the pieces rendered at once: a few a core, so a core that finishes early takes
+/// another.
+const WINDOW: usize = 8;
+
 /// Write `reports` as the `vercy-check/1` object (one report) or an array of them, then a
 /// newline.
 pub fn write(reports: &[Report], out: &mut dyn Write) -> io::Result<()> {
+    write_in_pieces(reports, out, PIECE)
+}
+
+/// [`write`], the long lists rendered `piece` items at a time.
+fn write_in_pieces(reports: &[Report], out: &mut dyn Write, piece: usize) -> io::Result<()> {
     let mut w = Json {
         buf: Vec::with_capacity(CHUNK + (CHUNK >> 3)),
-        out,
+        out: Some(out),
+        piece,
     };
     match reports {
         [one] => w.report(one, 0)?,
@@ -72,7 +85,11 @@ const SPACES: &[u8; 32] = b"                                ";
 
 struct Json<'w> {
     buf: Vec<u8>,
-    out: &'w mut dyn Write,
+    /// Where the buffer goes; `None` for a piece rendered on another core, which keeps all it
+    /// renders for the report's writer.
+    out: Option<&'w mut dyn Write>,
+    /// The items of a long list rendered together ([`PIECE`]; fewer in tests).
+    piece: usize,
 }
 
 impl Json<'_> {
@@ -86,8 +103,54 @@ impl Json<'_> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.out.write_all(&self.buf)?;
-        self.buf.clear();
+        if let Some(out) = &mut self.out {
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    /// A long list, its items rendered on every core: `pieces` (runs of consecutive items)
+    /// a window at a time, each piece into its own buffer by `render`, then written in order.
+    /// The names a list gives its records are read at random places over the whole store,
+    /// and two cores wait out those cache misses side by side.
+    ///
+    /// Memory: a window of pieces, whatever the list's length.
+    fn pieces<P: Send>(
+        &mut self,
+        pieces: impl Iterator<Item = P>,
+        render: impl Fn(&mut Json, P) + Sync,
+    ) -> io::Result<()> {
+        let mut pieces = pieces.peekable();
+        while pieces.peek().is_some() {
+            let window: Vec<P> = pieces.by_ref().take(WINDOW).collect();
+            let rendered: Vec<Vec<u8>> = window
+                .into_par_iter()
+                .map(|piece| {
+                    let mut json = Json {
+                        buf: Vec::new(),
+                        out: None,
+                        piece: self.piece,
+                    };
+                    render(&mut json, piece);
+                    json.buf
+                })
+                .collect();
+            for piece in rendered {
+                match &mut self.out {
+                    // a large piece goes out as it is, not copied into the buffer first
+                    Some(out) if piece.len() >= CHUNK / 2 => {
+                        out.write_all(&self.buf)?;
+                        self.buf.clear();
+                        out.write_all(&piece)?;
+                    }
+                    _ => {
+                        self.buf.extend_from_slice(&piece);
+                        self.spill()?;
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
@@ -284,13 +347,20 @@ impl Json<'_> {
         self.buf.push(b'[');
         let mut before = b",\n".to_vec();
         before.extend(std::iter::repeat_n(b' ', k + 1));
-        for (i, name) in f.offenders.iter().enumerate() {
-            let before = before.get(usize::from(i == 0)..).unwrap_or_default();
-            self.buf.extend_from_slice(before);
-            self.string(&name);
-            self.spill()?;
-        }
-        self.close(!f.offenders.is_empty(), k, b']');
+        let count = f.offenders.len();
+        let piece = self.piece.max(1);
+        let pieces = (0..count)
+            .step_by(piece)
+            .map(|from| from..count.min(from.saturating_add(piece)));
+        self.pieces(pieces, |json, range| {
+            let first = range.start;
+            for (i, name) in (first..).zip(f.offenders.range(range)) {
+                let before = before.get(usize::from(i == 0)..).unwrap_or_default();
+                json.buf.extend_from_slice(before);
+                json.string(&name);
+            }
+        })?;
+        self.close(count > 0, k, b']');
         self.close(true, level, b'}');
         Ok(())
     }
@@ -298,57 +368,102 @@ impl Json<'_> {
     /// The list of warnings, each with its count and every record it names, the list opening
     /// where the cursor is on a line at `level`.
     fn warnings(&mut self, r: &Report, level: usize) -> io::Result<()> {
-        let mut names = r.warnings.names_ahead();
         let k = level + 1;
         let frame = RecordFrame::at(k + 3);
         self.buf.push(b'[');
-        let mut any = false;
-        for w in r.warnings.iter() {
-            self.item(!any, k);
-            any = true;
-            self.warning(&w, k, &mut names, &frame)?;
-        }
-        self.close(any, level, b']');
+        let warnings = &r.warnings;
+        let pieces = WarningPieces {
+            warnings,
+            at: (0, 0),
+            steps: self.piece.max(1),
+        };
+        self.pieces(pieces, |json, (from, to)| {
+            let mut names = warnings.names_ahead();
+            for i in from.0..=to.0.min(warnings.len().saturating_sub(1)) {
+                let Some(w) = warnings.get(i) else { break };
+                let first = if i == from.0 { from.1 } else { 0 };
+                let end = if i == to.0 { to.1 } else { w.count() + 2 };
+                for step in first..end {
+                    json.warning_step(&w, i, step, k, &mut names, &frame);
+                }
+            }
+        })?;
+        self.close(!warnings.is_empty(), level, b']');
         Ok(())
     }
 
-    /// One warning, on a line at `level`; its records' names are the next ones of `names`, and
-    /// `frame` what goes around each.
-    fn warning<'a>(
+    /// One step of the warning `w` (the `i`th, on a line at `level`): 0 its opening, up to
+    /// its list of records; 1 to its count, each record (its name the next of `names`); one
+    /// more, its end. `frame` is what goes around each record.
+    fn warning_step<'a>(
         &mut self,
         w: &Warning<'a>,
+        i: usize,
+        step: usize,
         level: usize,
         names: &mut NamesAhead<'a>,
         frame: &RecordFrame,
-    ) -> io::Result<()> {
+    ) {
         let k = level + 1;
-        self.buf.push(b'{');
-        self.key(true, k, "code");
-        self.string(w.code.code());
-        self.key(false, k, "field");
-        self.string(w.code.field());
-        self.key(false, k, "message");
-        self.string(&w.message());
-        self.key(false, k, "caps_level");
-        self.number(w.code.caps_level().into());
         let count = w.count();
-        self.key(false, k, "count");
-        self.number(count as u64);
-        self.key(false, k, "records");
-        self.buf.push(b'[');
-        for i in 0..count {
-            let (name, line) = w.record(i, names);
-            let open = frame.open.get(usize::from(i == 0)..).unwrap_or_default();
+        if step == 0 {
+            self.item(i == 0, level);
+            self.buf.push(b'{');
+            self.key(true, k, "code");
+            self.string(w.code.code());
+            self.key(false, k, "field");
+            self.string(w.code.field());
+            self.key(false, k, "message");
+            self.string(&w.message());
+            self.key(false, k, "caps_level");
+            self.number(w.code.caps_level().into());
+            self.key(false, k, "count");
+            self.number(count as u64);
+            self.key(false, k, "records");
+            self.buf.push(b'[');
+        } else if step <= count {
+            let (name, line) = w.record(step - 1, names);
+            let open = frame.open.get(usize::from(step == 1)..).unwrap_or_default();
             self.buf.extend_from_slice(open);
             self.string(&name);
             self.buf.extend_from_slice(&frame.middle);
             self.number(line);
             self.buf.extend_from_slice(&frame.close);
-            self.spill()?;
+        } else {
+            self.close(count > 0, k, b']');
+            self.close(true, level, b'}');
         }
-        self.close(count > 0, k, b']');
-        self.close(true, level, b'}');
-        Ok(())
+    }
+}
+
+/// The warnings cut into pieces of `steps` steps (see [`Json::warning_step`]: a warning's
+/// opening, each of its records, its end), each piece from one place to the next: a warning
+/// and a step of it. A warning that names half the store is cut like the rest.
+struct WarningPieces<'a> {
+    warnings: &'a Warnings,
+    at: (usize, usize),
+    steps: usize,
+}
+
+impl Iterator for WarningPieces<'_> {
+    type Item = ((usize, usize), (usize, usize));
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let from = self.at;
+        let mut left = self.steps;
+        while left > 0 {
+            let Some(w) = self.warnings.get(self.at.0) else {
+                break;
+            };
+            let steps = w.count() + 2;
+            let take = (steps - self.at.1).min(left);
+            left -= take;
+            self.at.1 += take;
+            if self.at.1 == steps {
+                self.at = (self.at.0 + 1, 0);
+            }
+        }
+        (self.at != from).then_some((from, self.at))
     }
 }
 
@@ -421,10 +536,10 @@ mod tests {
     use super::*;
 
     fn escaped(s: &str) -> String {
-        let mut sink = Vec::new();
         let mut w = Json {
             buf: Vec::new(),
-            out: &mut sink,
+            out: None,
+            piece: PIECE,
         };
         w.string(s);
         String::from_utf8(w.buf).unwrap_or_default()
@@ -567,6 +682,46 @@ mod tests {
         assert!(messy.warnings.len() >= 5, "{:?}", messy.warnings.groups());
     }
 
+    /// Rendered in pieces on several cores, a report is the same bytes however its lists are
+    /// cut: inside a warning's records, between warnings, inside a finding's offenders.
+    #[test]
+    fn reports_are_the_same_however_their_lists_are_cut() {
+        let many: String = (0..300)
+            .map(|i| {
+                format!(
+                    r#"{{"record_id": "R-{}", "concept": "c{}", "concept_owner": "o{}", "valid_from": "2021-0{}-01", "valid_to": null, "value": {}}}"#,
+                    i % 290,
+                    i % 40,
+                    i % 3,
+                    1 + i % 9,
+                    i % 7
+                ) + "\n"
+            })
+            .collect();
+        let reports = [report(MESSY, true), report(&many, false)];
+        let written = |piece: usize| {
+            let mut out = Vec::new();
+            assert!(write_in_pieces(&reports, &mut out, piece).is_ok());
+            String::from_utf8_lossy(&out).into_owned()
+        };
+        let whole = written(usize::MAX);
+        let value: Value = serde_json::from_str(&whole).unwrap_or_default();
+        // a warning with many records, and a finding with many offenders, to cut
+        let longest = |list: &str, key: &str| {
+            value[1][list]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|v| v[key].as_array().map_or(0, Vec::len))
+                .max()
+        };
+        assert!(longest("warnings", "records") > Some(20), "{whole}");
+        assert!(longest("findings", "offenders") > Some(200), "{whole}");
+        for piece in [1, 2, 3, 5, 8, 64, PIECE] {
+            assert!(written(piece) == whole, "cut every {piece}");
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn any_string_is_escaped_as_serde_json_escapes_it(s in "\\PC*|[\\x00-\\x7f]*") {
@@ -581,8 +736,7 @@ mod tests {
 
         #[test]
         fn numbers_are_written_as_serde_json_writes_them(n in proptest::num::u64::ANY) {
-            let mut sink = Vec::new();
-            let mut w = Json { buf: Vec::new(), out: &mut sink };
+            let mut w = Json { buf: Vec::new(), out: None, piece: PIECE };
             w.number(n);
             proptest::prop_assert_eq!(w.buf, n.to_string().into_bytes());
         }
