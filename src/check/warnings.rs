@@ -80,6 +80,8 @@ pub struct Warnings {
     /// The names of the records in `named`, kept once for every warning (and shared with
     /// the findings, whose offenders are named by `who` too).
     names: Arc<RecordNames>,
+    /// Where [`Self::push_owners`] makes each subject.
+    subject_scratch: String,
 }
 
 /// One warning, as the formats read it.
@@ -217,14 +219,27 @@ impl Warnings {
 
     /// Add the warning that `concept` has several owners, each with the first record where
     /// it owns it (`owners` and `records` in the same order).
-    pub fn push_owners(
+    pub fn push_owners<'o>(
         &mut self,
         concept: &str,
-        owners: &[&str],
+        owners: impl IntoIterator<Item = &'o str>,
         records: impl IntoIterator<Item = u32>,
     ) {
-        let subject = format!("{concept} ({})", owners.join(", "));
+        // `concept (owner, owner, …)`, made in one buffer kept from one concept to the next
+        // (a messy store has a quarter of a million such warnings)
+        let mut subject = std::mem::take(&mut self.subject_scratch);
+        subject.clear();
+        subject.push_str(concept);
+        subject.push_str(" (");
+        for (n, owner) in owners.into_iter().enumerate() {
+            if n > 0 {
+                subject.push_str(", ");
+            }
+            subject.push_str(owner);
+        }
+        subject.push(')');
         self.push_named(Code::Owners, "", &subject, records);
+        self.subject_scratch = subject;
         if let Some(last) = self.entries.last_mut() {
             // a concept is never empty (only filled ones are held): 0 stays "not derived"
             last.concept_len = small(concept.len());
@@ -330,7 +345,7 @@ mod tests {
         assert_eq!(all[2].subject, "b (x, z)");
         assert_eq!(all[0].code.field(), "concept_owner");
         assert_eq!(all[0].message(), "concept a");
-        w.push_owners("c (1)", &["x", "y (z)"], [0, 1]);
+        w.push_owners("c (1)", ["x", "y (z)"], [0, 1]);
         let owners = w.get(3).unwrap();
         assert_eq!(owners.subject, "c (1) (x, y (z))");
         assert_eq!(
@@ -360,7 +375,7 @@ mod tests {
         w.push(Code::Date, "bad", "", [("R-1", 1)]);
         w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);
         w.push(Code::Interval, "inverted", "", [("R-2", 2), ("R-3", 3)]);
-        w.push_owners("c", &["x", "y"], [0, renamed]);
+        w.push_owners("c", ["x", "y"], [0, renamed]);
         w.push(Code::ReleaseTo, "bad", "", NONE);
         w.keep_names(names);
         let all: Vec<Vec<String>> = w.iter().map(|w| shown(w.records())).collect();

@@ -16,7 +16,7 @@ use super::ids::small;
 use crate::bytes::same;
 use rayon::prelude::*;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
 /// No owner (a record with a concept and no concept_owner).
 const NO_OWNER: u32 = u32::MAX;
@@ -177,11 +177,12 @@ impl Part {
     /// here (`asked_here`: key and index into `asked`) it holds.
     fn settle(self, asked_here: &[(u32, usize)], asked: &[String]) -> (PartShared, Vec<usize>) {
         // a concept is known by the index of its first record here; the table and `first`
-        // are sized by this partition's records, and each entry of `more` is a record's
-        // owner: all linear in the partition
+        // are sized by this partition's records, and `more` holds at most one entry a
+        // record: all linear in the partition
         let mut table = Slots::with_room(self.held.len());
         let mut first: Vec<Option<Owner>> = vec![None; self.held.len()];
-        let mut more: HashMap<usize, Vec<Owner>> = HashMap::new();
+        // each owner of a concept other than its first, in store order, with its concept
+        let mut more: Vec<(usize, Owner)> = Vec::new();
         for (at, held) in self.held.iter().enumerate() {
             let text = self.texts.bytes(at);
             let (concept, _) = table.find_or_insert(spread(held.key), at, |other| {
@@ -197,25 +198,37 @@ impl Part {
             match first[concept] {
                 None => first[concept] = Some(owner),
                 Some(f) if f.owner == owner.owner => {}
-                Some(_) => {
-                    let others = more.entry(concept).or_default();
-                    if !others.iter().any(|o| o.owner == owner.owner) {
-                        others.push(owner);
-                    }
-                }
+                Some(_) => more.push((concept, owner)),
             }
         }
-        // sorted by text here, on this partition's core: the partitions' lists are then
-        // merged in order (texts are distinct within a partition)
-        let mut more: Vec<(usize, Vec<Owner>)> = more.into_iter().collect();
-        more.sort_unstable_by(|a, b| self.texts.bytes(a.0).cmp(self.texts.bytes(b.0)));
-        let mut shared = PartShared::default();
-        for (concept, others) in more {
+        // by concept, each concept's owners still in store order (a stable sort), each owner
+        // once: the first record where it owns the concept
+        more.sort_by_key(|&(concept, _)| concept);
+        // each shared concept and where its owners lie in `owners`
+        let mut shared_here: Vec<(usize, usize, usize)> = Vec::new();
+        let mut owners: Vec<Owner> = Vec::new();
+        for group in more.chunk_by(|a, b| a.0 == b.0) {
+            let concept = group[0].0;
             let Some(first) = first[concept] else {
                 continue;
             };
-            shared.owners.push(first);
-            shared.owners.extend(others);
+            let start = owners.len();
+            owners.push(first);
+            for &(_, owner) in group {
+                if !owners[start..].iter().any(|o| o.owner == owner.owner) {
+                    owners.push(owner);
+                }
+            }
+            shared_here.push((concept, start, owners.len()));
+        }
+        drop(more);
+        // sorted by text here, on this partition's core: the partitions' lists are then
+        // merged in order (texts are distinct within a partition)
+        shared_here.sort_unstable_by(|a, b| self.texts.bytes(a.0).cmp(self.texts.bytes(b.0)));
+        let mut shared = PartShared::default();
+        shared.owners.reserve(owners.len());
+        for (concept, start, end) in shared_here {
+            shared.owners.extend_from_slice(&owners[start..end]);
             shared.ends.push(small(shared.owners.len()));
             shared.texts.push(self.texts.get(concept));
         }
@@ -247,11 +260,8 @@ impl super::ValueCheck for Owners {
             return;
         };
         for (concept, held_by) in shared.iter() {
-            let names: Vec<&str> = held_by
-                .iter()
-                .map(|o| owners.get(o.owner as usize))
-                .collect();
-            out.push_owners(concept, &names, held_by.iter().map(|o| o.who));
+            let names = held_by.iter().map(|o| owners.get(o.owner as usize));
+            out.push_owners(concept, names, held_by.iter().map(|o| o.who));
         }
     }
 }
