@@ -5,13 +5,15 @@
 //!
 //! Why by hand: a messy store's report names a record hundreds of thousands of times, and
 //! through serde every key, bracket and indent of each was a call through `dyn Write` into a
-//! small buffer. Here the lists (offenders, warnings, their records) are appended to one
-//! buffer that goes out a chunk at a time, strings without anything to escape are copied
-//! whole, and the records' names are looked up a batch ahead of writing, so the lookups into
-//! the ids (spread over the whole store) overlap instead of waiting one by one. The small
-//! values (the mapping, the register, what the next level needs) still go through serde.
+//! small buffer. Here the long lists (offenders, warnings, their records) are cut into pieces
+//! rendered on every core, each into its own buffer, and written in order; strings without
+//! anything to escape are copied whole, and the records' names are looked up a batch ahead of
+//! writing, so the lookups into the ids (spread over the whole store) overlap instead of
+//! waiting one by one. The small values (the mapping, the register, what the next level
+//! needs) still go through serde.
 //!
-//! Memory: the buffer holds a chunk (and at most one item more), whatever the report's size.
+//! Memory: the buffer holds a chunk (and at most one item more), and a window of pieces is in
+//! flight ([`WINDOW`] × [`PIECE`] items), whatever the report's size.
 
 use super::super::report::Report;
 use super::super::rules::Finding;
