@@ -47,6 +47,14 @@ impl RecordList {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u64)> + '_ {
         (0..self.len()).map(|i| (self.names.get(i), self.lines[i]))
     }
+
+    /// The record at `i`: its name and line (empty and 0 past the end).
+    fn get(&self, i: usize) -> (RecordName<'_>, u64) {
+        (
+            RecordName::Text(self.names.get(i)),
+            self.lines.get(i).copied().unwrap_or(0),
+        )
+    }
 }
 
 /// One warning: its code and where its records start.
@@ -134,10 +142,7 @@ impl<'a> Warning<'a> {
     pub fn record(&self, k: usize, ahead: &mut NamesAhead<'a>) -> (RecordName<'a>, u64) {
         let i = self.range.0 + k;
         match self.records {
-            Records::Kept(list) => (
-                RecordName::Text(list.names.get(i)),
-                list.lines.get(i).copied().unwrap_or(0),
-            ),
+            Records::Kept(list) => list.get(i),
             Records::Named(..) => ahead.get(i),
         }
     }
@@ -146,7 +151,7 @@ impl<'a> Warning<'a> {
     pub fn records(&self) -> impl ExactSizeIterator<Item = (RecordName<'a>, u64)> + 'a {
         let records = self.records;
         (self.range.0..self.range.1).map(move |i| match records {
-            Records::Kept(list) => (RecordName::Text(list.names.get(i)), list.lines[i]),
+            Records::Kept(list) => list.get(i),
             Records::Named(who, names) => names.name(who[i]),
         })
     }

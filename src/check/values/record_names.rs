@@ -60,10 +60,7 @@ impl RecordNames {
     /// The name and line (0: not known) of the record `who`.
     pub fn name(&self, who: u32) -> (RecordName<'_>, u64) {
         match self.place(who) {
-            Place::Aside(j) => {
-                let (name, line) = self.named_at(j);
-                (RecordName::Text(name), line)
-            }
+            Place::Aside(j) => self.named_at(j),
             Place::Id(i) => (self.ids.text(i), self.ids.line(i)),
         }
     }
@@ -106,10 +103,10 @@ impl RecordNames {
         }
     }
 
-    /// A name kept aside, by its place.
-    pub fn named_at(&self, j: usize) -> (&str, u64) {
+    /// A name kept aside, by its place, and its line.
+    pub fn named_at(&self, j: usize) -> (RecordName<'_>, u64) {
         (
-            self.named.get(j),
+            RecordName::Text(self.named.get(j)),
             self.named_lines.get(j).copied().unwrap_or(0),
         )
     }
@@ -191,8 +188,7 @@ impl<'a> NamesAhead<'a> {
             if p & NAMED == 0 {
                 (ids.text(p), ids.line(p))
             } else {
-                let (name, line) = names.named_at((p & !NAMED) as usize);
-                (RecordName::Text(name), line)
+                names.named_at((p & !NAMED) as usize)
             }
         }));
     }

@@ -140,10 +140,7 @@ impl Supersession {
     fn line(&self, names: &RecordNames, from: Superseder) -> u64 {
         match from {
             Superseder::Id(i) => names.ids.line(i),
-            Superseder::Nameless(k) => self
-                .nameless
-                .get(k as usize)
-                .map_or(0, |n| names.named_at(n.named as usize).1),
+            Superseder::Nameless(k) => self.nameless_named(names, k as usize).1,
         }
     }
 
@@ -151,12 +148,15 @@ impl Supersession {
     fn node_name<'n>(&self, names: &'n RecordNames, n: usize) -> RecordName<'n> {
         match n.checked_sub(names.ids.len()) {
             None => names.ids.text(small(n)),
-            Some(k) => RecordName::Text(
-                self.nameless
-                    .get(k)
-                    .map_or("", |n| names.named_at(n.named as usize).0),
-            ),
+            Some(k) => self.nameless_named(names, k).0,
         }
+    }
+
+    /// The name and line of the `k`th record that supersedes without an id.
+    fn nameless_named<'n>(&self, names: &'n RecordNames, k: usize) -> (RecordName<'n>, u64) {
+        self.nameless.get(k).map_or((RecordName::Text(""), 0), |n| {
+            names.named_at(n.named as usize)
+        })
     }
 
     /// Follow every supersedes pointer to the record it names: what they come to is small
