@@ -43,6 +43,40 @@ fn the_human_report_groups_warnings_by_code_on_one_screen() {
     }
 }
 
+/// A store that warns under ten codes, with UUID ids (fixtures/values/crowded-uuid-400.jsonl:
+/// `bench/gen_messy.py --long-ids 400`, then valid_from set to created_at on seven records in
+/// ten, release_to a bare string on one in forty and a conflict policy on one in a hundred).
+/// Each item on two lines would take 45: the last ones are said in one, with their count alone.
+#[test]
+fn a_report_with_every_code_still_fits_on_one_screen() {
+    let text = human(&["check", "fixtures/values/crowded-uuid-400.jsonl"]);
+    snapshot("check-crowded.txt", &text);
+    assert!(text.lines().count() <= 40, "{text}");
+    let codes = text.lines().filter(|l| l.starts_with("    value.")).count();
+    assert_eq!(codes, 10, "{text}");
+    // the first items keep their first records, the last one its count alone
+    assert!(
+        text.contains(
+            "source             level 2 MUST: 3 records: 51c3de54-2def-0c7b-fd9f-beedabebe661,"
+        ),
+        "{text}"
+    );
+    let conflict = text.find("value.conflict").expect("the conflict group");
+    let (last, _) = text[conflict..]
+        .split_once("  profile")
+        .expect("the footer");
+    assert!(last.trim_end().ends_with("176 records"), "{last}");
+    // a UUID is 36 characters: never cut by a wrap
+    for token in text.split(|c: char| c.is_whitespace() || ",():→".contains(c)) {
+        if token.len() > 8
+            && token.as_bytes()[8] == b'-'
+            && token.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+        {
+            assert_eq!(token.len(), 36, "{token:?} in\n{text}");
+        }
+    }
+}
+
 #[test]
 fn a_narrow_terminal_wraps_between_ids() {
     let out = vercy()

@@ -21,8 +21,37 @@ const MESSAGE_SHOWN: usize = 100;
 /// first records are shown before it takes more (the report stays on one screen whatever the
 /// length of the store's ids).
 const ITEM_LINES: usize = 2;
+/// The most lines a report takes when every item can be said in one: over this, items are
+/// written [`Fit::TIGHT`] from the last up until it fits (a store with most warning codes
+/// and long ids).
+const REPORT_LINES: usize = 40;
 /// The width lines wrap at when neither `COLUMNS` nor a terminal says.
 const DEFAULT_WIDTH: usize = 100;
+
+/// How much room a finding or a warning group is given.
+#[derive(Debug, Clone, Copy)]
+struct Fit {
+    /// The lines it may take while a record of it is still shown.
+    lines: usize,
+    /// The fewest of its records shown: 0 leaves only their count.
+    shown: usize,
+}
+
+impl Fit {
+    /// A report that fits on a screen as it is.
+    const ROOMY: Fit = Fit {
+        lines: ITEM_LINES,
+        shown: 1,
+    };
+    /// A report that does not: one line an item, its first records left out where they would
+    /// take a second.
+    const TIGHT: Fit = Fit { lines: 1, shown: 0 };
+
+    /// How many first records to try showing, most first.
+    fn tries(self, most: usize) -> impl Iterator<Item = usize> {
+        (self.shown..=most).rev()
+    }
+}
 
 /// The width to wrap at: `COLUMNS` when set, else the terminal's when the report goes to one,
 /// else 100 (a pipe, a file, a CI log).
@@ -123,11 +152,12 @@ impl Wrapped {
     }
 }
 
-/// The first of `tries` (most records shown first) that wraps into at most [`ITEM_LINES`]
-/// lines, or else the one that wraps into the fewest: long ids show fewer records rather
-/// than more lines.
+/// The first of `tries` (most records shown first) that wraps into at most `lines` lines,
+/// or else the one that wraps into the fewest: long ids show fewer records rather than more
+/// lines.
 fn fitted(
     tries: impl Iterator<Item = Wrapped>,
+    most: usize,
     visible: usize,
     hang: usize,
     width: usize,
@@ -135,7 +165,7 @@ fn fitted(
     let mut fewest: Option<(usize, Wrapped)> = None;
     for w in tries {
         let lines = w.lines(visible, hang, width).len();
-        if lines <= ITEM_LINES {
+        if lines <= most {
             return w;
         }
         if fewest.as_ref().is_none_or(|(least, _)| lines < *least) {
@@ -143,6 +173,23 @@ fn fitted(
         }
     }
     fewest.map_or_else(|| Wrapped::new(String::new()), |(_, w)| w)
+}
+
+/// `count` (`2,605 records`) and the first `shown` of its items after a colon, or the count
+/// alone when none is shown.
+fn counted(
+    w: &mut Wrapped,
+    count: &str,
+    items: impl Iterator<Item = String>,
+    total: usize,
+    shown: usize,
+) {
+    if shown == 0 && total > 1 {
+        w.words(count);
+    } else {
+        w.words(&format!("{count}:"));
+        listed(w, items, total, shown);
+    }
 }
 
 /// Items shown as pieces: the first `shown` (each ends in `,` but the last), then `… and N
@@ -164,10 +211,44 @@ fn listed(w: &mut Wrapped, items: impl Iterator<Item = String>, total: usize, sh
     }
 }
 
+/// Write the report in at most [`REPORT_LINES`] lines where one line an item allows it: its
+/// items (findings, then warning groups) are made [`Fit::TIGHT`] from the last up, as few as
+/// that takes.
 pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
+    let width = width();
+    let items = r.findings.len() + r.warnings.groups().len();
+    let mut page = Vec::new();
+    for tight_from in (0..=items).rev() {
+        page.clear();
+        render(r, quiet, &mut page, width, tight_from)?;
+        if lines_in(&page) <= REPORT_LINES {
+            break;
+        }
+    }
+    out.write_all(&page)
+}
+
+fn lines_in(page: &[u8]) -> usize {
+    page.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// The report, with items from the `tight_from`th on written [`Fit::TIGHT`].
+fn render(
+    r: &Report,
+    quiet: bool,
+    out: &mut dyn Write,
+    width: usize,
+    tight_from: usize,
+) -> io::Result<()> {
+    let fit = |item: usize| {
+        if item >= tight_from {
+            Fit::TIGHT
+        } else {
+            Fit::ROOMY
+        }
+    };
     let profile = Profile::embedded();
     let top = profile.top_level();
-    let width = width();
     let verdict = if r.pass {
         paint("pass", Paint::Good)
     } else {
@@ -227,7 +308,8 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
     }
     if !r.findings.is_empty() {
         writeln!(out, "  findings:")?;
-        for f in &r.findings {
+        for (item, f) in r.findings.iter().enumerate() {
+            let fit = fit(item);
             let style = if f.requirement == "SHOULD" {
                 Paint::Dim
             } else {
@@ -239,21 +321,19 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
                 f.requirement
             );
             let n = f.offenders.len();
-            let tries = (1..=FINDING_SHOWN).rev().map(|shown| {
+            let tries = fit.tries(FINDING_SHOWN).map(|shown| {
                 let mut w = Wrapped::new(lead.clone());
+                let offenders = f.offenders.iter().map(|o| terminal_safe(&o).into_owned());
                 if f.first_line > 0 || n > 1 {
-                    w.words(&format!("{} record{}:", thousands(n), plural(n)));
+                    let count = format!("{} record{}", thousands(n), plural(n));
+                    counted(&mut w, &count, offenders, n, shown);
+                } else {
+                    listed(&mut w, offenders, n, shown);
                 }
-                listed(
-                    &mut w,
-                    f.offenders.iter().map(|o| terminal_safe(&o).into_owned()),
-                    n,
-                    shown,
-                );
                 w
             });
             let visible = 4 + 18.max(f.field.len()) + 2 + f.requirement.chars().count();
-            fitted(tries, visible, 23, width).write(out, visible, 23, width)?;
+            fitted(tries, fit.lines, visible, 23, width).write(out, visible, 23, width)?;
         }
     }
     if !groups.is_empty() {
@@ -266,8 +346,8 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
                 ""
             }
         )?;
-        for g in &groups {
-            group_line(r, g, out, width)?;
+        for (i, g) in groups.iter().enumerate() {
+            group_line(r, g, out, width, fit(r.findings.len() + i))?;
         }
     }
     if let Some((register, missing)) = &r.expected_concepts {
@@ -295,7 +375,13 @@ pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
 
 /// One warning group: one warning, its message and first records; several (a concept with
 /// several owners, a cycle: one warning each), their count and first subjects.
-fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::Result<()> {
+fn group_line(
+    r: &Report,
+    g: &Group,
+    out: &mut dyn Write,
+    width: usize,
+    fit: Fit,
+) -> io::Result<()> {
     let lead = format!("    {}", paint(&format!("{:<26}", g.code), Paint::Warn));
     let visible = 4 + 26.max(g.code.code().len());
     let start = || Wrapped::new(lead.clone());
@@ -311,29 +397,26 @@ fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::R
             false => vec![&*message, one.code.meaning()],
         };
         let tries = messages.into_iter().flat_map(|message| {
-            (1..=GROUP_SHOWN).rev().map(move |shown| {
+            fit.tries(GROUP_SHOWN).map(move |shown| {
                 let mut w = start();
                 w.words(&format!("{}:", terminal_safe(message)));
-                if one.count() > 0 {
-                    w.words(&format!(
-                        "{} record{}:",
-                        thousands(one.count()),
-                        plural(one.count())
-                    ));
+                let n = one.count();
+                if n > 0 {
+                    let count = format!("{} record{}", thousands(n), plural(n));
+                    counted(&mut w, &count, records_of(one), n, shown);
                 }
-                listed(&mut w, records_of(one), one.count(), shown);
                 w
             })
         });
-        fitted(tries, visible, visible + 1, width)
+        fitted(tries, fit.lines, visible, visible + 1, width)
     } else {
         let n = thousands(g.warnings);
-        let tries = (1..=GROUP_SHOWN).rev().map(|shown| {
+        let tries = fit.tries(GROUP_SHOWN).map(|shown| {
             let mut w = start();
-            match g.code {
-                Code::Owners => w.words(&format!("{n} concepts have more than one owner:")),
-                Code::SupersedesCycle => w.words(&format!("{n} supersedes cycles:")),
-                code => w.words(&format!("{n} warnings: {}:", code.meaning())),
+            let count = match g.code {
+                Code::Owners => format!("{n} concepts have more than one owner"),
+                Code::SupersedesCycle => format!("{n} supersedes cycles"),
+                code => format!("{n} warnings: {}", code.meaning()),
             };
             let subjects = r.warnings.of_code(g.code).map(|x| {
                 if x.subject.is_empty() {
@@ -342,10 +425,10 @@ fn group_line(r: &Report, g: &Group, out: &mut dyn Write, width: usize) -> io::R
                     terminal_safe(x.subject).into_owned()
                 }
             });
-            listed(&mut w, subjects, g.warnings, shown);
+            counted(&mut w, &count, subjects, g.warnings, shown);
             w
         });
-        fitted(tries, visible, visible + 1, width)
+        fitted(tries, fit.lines, visible, visible + 1, width)
     };
     w.write(out, visible, visible + 1, width)
 }
@@ -403,7 +486,7 @@ mod tests {
             listed(&mut w, (0..).map(id), 24_961, shown);
             w
         });
-        let lines = fitted(tries, 36, 23, 100).lines(36, 23, 100);
+        let lines = fitted(tries, ITEM_LINES, 36, 23, 100).lines(36, 23, 100);
         assert_eq!(lines.len(), ITEM_LINES, "{lines:#?}");
         assert!(lines[1].ends_with("… and 24,959 more"), "{lines:#?}");
         // a piece wider than the line: the fewest lines, and still one record shown
@@ -418,7 +501,7 @@ mod tests {
             );
             w
         });
-        let lines = fitted(tries, 26, 31, 100).lines(26, 31, 100);
+        let lines = fitted(tries, ITEM_LINES, 26, 31, 100).lines(26, 31, 100);
         assert_eq!(lines.len(), 3, "{lines:#?}");
         assert!(lines[1].contains(&id(0)) && lines[2].contains("… and 199 more"));
     }
