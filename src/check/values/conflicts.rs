@@ -98,6 +98,14 @@ impl Entry {
 
 /// An instant in nanoseconds as seconds and nanoseconds (ordered as the instant is).
 fn split(nanos: i128) -> (i64, u32) {
+    // the years 1678 to 2262 fit in 64 bits, where dividing by a constant is a multiply; a
+    // 128-bit division is a call to the runtime, two of them a record on the fold's thread
+    if let Ok(nanos) = i64::try_from(nanos) {
+        return (
+            nanos.div_euclid(1_000_000_000),
+            nanos.rem_euclid(1_000_000_000) as u32,
+        );
+    }
     let secs = nanos.div_euclid(1_000_000_000);
     let secs = i64::try_from(secs).unwrap_or(if secs < 0 { i64::MIN } else { i64::MAX });
     (secs, nanos.rem_euclid(1_000_000_000) as u32)
@@ -281,6 +289,8 @@ impl ConflictEntries {
         for p in 0..self.parts.len() {
             let mut entries = std::mem::take(&mut self.parts[p]);
             if let Some(spill) = &mut self.spill {
+                let spilled = spill.runs[p].iter().map(|&(_, n)| n as usize).sum();
+                entries.reserve_exact(spilled);
                 for &(at, count) in &spill.runs[p] {
                     bytes.resize(count as usize * ENTRY_BYTES, 0);
                     spill.file.seek(SeekFrom::Start(at))?;
@@ -612,18 +622,33 @@ mod tests {
 
     #[test]
     fn instants_split_keep_their_order() {
+        let (low, high) = (i64::MIN as i128, i64::MAX as i128);
         let instants = [
             i128::MIN / 4,
+            low - 1,
+            low,
+            low + 1,
             -NANOS_PER_DAY - 1,
             -1,
             0,
             1,
             999_999_999,
             1_000_000_000,
+            high - 1,
+            high,
+            high + 1,
             i128::MAX / 4,
         ];
         for pair in instants.windows(2) {
             assert!(split(pair[0]) < split(pair[1]), "{pair:?}");
+        }
+        // the same seconds and nanoseconds on both sides of the 64-bit edges
+        for n in instants {
+            let secs = n.div_euclid(1_000_000_000);
+            let nanos = n.rem_euclid(1_000_000_000) as u32;
+            if let Ok(secs) = i64::try_from(secs) {
+                assert_eq!(split(n), (secs, nanos), "{n}");
+            }
         }
         assert_eq!(split(-1), (-1, 999_999_999));
     }
