@@ -7,7 +7,8 @@
 //! the warnings from here, one at a time, and writes them as it goes.
 //!
 //! Memory: one entry and one message per warning, and per record named a name and a line or
-//! 4 bytes.
+//! 4 bytes; a concept with several owners is read from the owners book settling made, not
+//! written out again.
 //! Each warning names records of the store, and each record is named by a bounded number of
 //! warnings (one per code at most, except a record in several supersedes cycles), so the
 //! whole is linear in the store with small constants.
@@ -16,7 +17,7 @@ use super::table::Names;
 use super::values::id_text::RecordName;
 use super::values::ids::small;
 use super::values::record_names::{NamesAhead, RecordNames};
-use super::values::Code;
+use super::values::{Code, OwnersBook};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -65,10 +66,10 @@ struct Entry {
     by_who: bool,
     /// Where its records start, in `records` or `named`.
     first_record: usize,
-    /// For a concept with several owners, where the concept ends in the subject (its message
-    /// is made from the subject when read, not kept: there is one such warning a concept);
-    /// 0 for the rest.
-    concept_len: u32,
+    /// For a concept with several owners, 1 + its place in [`Warnings::owners`] (its subject
+    /// and message are made from there when read, not kept: there is one such warning a
+    /// concept); 0 for the rest.
+    owners: u32,
 }
 
 /// Every warning of one store, in the order they were found.
@@ -77,8 +78,9 @@ pub struct Warnings {
     entries: Vec<Entry>,
     /// The message of each warning, by the same index.
     messages: Names,
-    /// A short name for what each warning is about (a concept and its owners, a cycle), for
-    /// the reports that list many warnings of one code on one line; empty for the rest.
+    /// A short name for what each warning is about (a cycle), for the reports that list many
+    /// warnings of one code on one line; empty for the rest (a concept's owners are read
+    /// from `owners`).
     subjects: Names,
     records: RecordList,
     /// The records the warnings name by `who` (a record's index in [`RecordNames`]): 4 bytes
@@ -88,8 +90,8 @@ pub struct Warnings {
     /// The names of the records in `named`, kept once for every warning (and shared with
     /// the findings, whose offenders are named by `who` too).
     names: Arc<RecordNames>,
-    /// Where [`Self::push_owners`] makes each subject.
-    subject_scratch: String,
+    /// The concepts with several owners, which the owners' warnings name by place.
+    owners: OwnersBook,
 }
 
 /// One warning, as the formats read it.
@@ -98,9 +100,9 @@ pub struct Warning<'a> {
     /// Its code (the field it concerns, the level it caps, what it means).
     pub code: Code,
     message: &'a str,
-    concept_len: usize,
-    /// What the warning is about in a few words (empty: the message says it).
-    pub subject: &'a str,
+    subject: &'a str,
+    /// A concept with several owners: the book and its place there.
+    owners: Option<(&'a OwnersBook, usize)>,
     records: Records<'a>,
     range: (usize, usize),
 }
@@ -115,19 +117,24 @@ enum Records<'a> {
 impl<'a> Warning<'a> {
     /// What the warning says.
     pub fn message(&self) -> Cow<'a, str> {
-        if self.concept_len == 0 {
+        let Some((book, i)) = self.owners else {
             return Cow::Borrowed(self.message);
-        }
-        // the subject is `concept (owner, owner, …)`
-        let concept = self.subject.get(..self.concept_len).unwrap_or_default();
-        let owners = self
-            .subject
-            .get(self.concept_len + 2..self.subject.len().saturating_sub(1))
-            .unwrap_or_default();
+        };
+        let (concept, owners) = book.concept(i);
         Cow::Owned(format!(
             "concept {concept:?} has {} owners: {owners}",
             self.count()
         ))
+    }
+
+    /// What the warning is about in a few words (empty: the message says it): a cycle, or
+    /// `concept (owner, owner, …)`.
+    pub fn subject(&self) -> Cow<'a, str> {
+        let Some((book, i)) = self.owners else {
+            return Cow::Borrowed(self.subject);
+        };
+        let (concept, owners) = book.concept(i);
+        Cow::Owned(format!("{concept} ({owners})"))
     }
 
     /// How many records the warning names.
@@ -206,7 +213,7 @@ impl Warnings {
             code,
             by_who,
             first_record,
-            concept_len: 0,
+            owners: 0,
         });
         self.messages.push(message);
         self.subjects.push(subject);
@@ -222,33 +229,19 @@ impl Warnings {
         Arc::clone(&self.names)
     }
 
-    /// Add the warning that `concept` has several owners, each with the first record where
-    /// it owns it (`owners` and `records` in the same order).
-    pub fn push_owners<'o>(
-        &mut self,
-        concept: &str,
-        owners: impl IntoIterator<Item = &'o str>,
-        records: impl IntoIterator<Item = u32>,
-    ) {
-        // `concept (owner, owner, …)`, made in one buffer kept from one concept to the next
-        // (a messy store has a quarter of a million such warnings)
-        let mut subject = std::mem::take(&mut self.subject_scratch);
-        subject.clear();
-        subject.push_str(concept);
-        subject.push_str(" (");
-        for (n, owner) in owners.into_iter().enumerate() {
-            if n > 0 {
-                subject.push_str(", ");
-            }
-            subject.push_str(owner);
-        }
-        subject.push(')');
-        self.push_named(Code::Owners, "", &subject, records);
-        self.subject_scratch = subject;
+    /// Add the warning that the `concept`th concept of the owners book (given with
+    /// [`Self::keep_owners`]) has several owners, each with the first record where it owns
+    /// it (`records`, in the book's order of its owners).
+    pub fn push_owners(&mut self, concept: usize, records: impl IntoIterator<Item = u32>) {
+        self.push_named(Code::Owners, "", "", records);
         if let Some(last) = self.entries.last_mut() {
-            // a concept is never empty (only filled ones are held): 0 stays "not derived"
-            last.concept_len = small(concept.len());
+            last.owners = small(concept + 1);
         }
+    }
+
+    /// The concepts with several owners that [`Self::push_owners`] names.
+    pub fn keep_owners(&mut self, book: OwnersBook) {
+        self.owners = book;
     }
 
     pub fn len(&self) -> usize {
@@ -281,8 +274,8 @@ impl Warnings {
         Some(Warning {
             code: entry.code,
             message: self.messages.get(i),
-            concept_len: entry.concept_len as usize,
             subject: self.subjects.get(i),
+            owners: (entry.owners > 0).then(|| (&self.owners, entry.owners as usize - 1)),
             records,
             range: (entry.first_record, end),
         })
@@ -331,6 +324,10 @@ mod tests {
 
     const NONE: [(&str, u64); 0] = [];
 
+    fn book(concepts: &[(&str, &[&str])]) -> OwnersBook {
+        OwnersBook::of(concepts)
+    }
+
     #[test]
     fn warnings_keep_their_own_records_and_group_by_code() {
         let mut w = Warnings::default();
@@ -347,12 +344,13 @@ mod tests {
         assert_eq!(shown(all[0].records()), ["R-1:1", "R-2:2"]);
         assert_eq!(all[1].count(), 0);
         assert_eq!(shown(all[2].records()), ["R-3:7"]);
-        assert_eq!(all[2].subject, "b (x, z)");
+        assert_eq!(all[2].subject(), "b (x, z)");
         assert_eq!(all[0].code.field(), "concept_owner");
         assert_eq!(all[0].message(), "concept a");
-        w.push_owners("c (1)", ["x", "y (z)"], [0, 1]);
+        w.push_owners(0, [0, 1]);
+        w.keep_owners(book(&[("c (1)", &["x", "y (z)"])]));
         let owners = w.get(3).unwrap();
-        assert_eq!(owners.subject, "c (1) (x, y (z))");
+        assert_eq!(owners.subject(), "c (1) (x, y (z))");
         assert_eq!(
             owners.message(),
             r#"concept "c (1)" has 2 owners: x, y (z)"#
@@ -380,9 +378,10 @@ mod tests {
         w.push(Code::Date, "bad", "", [("R-1", 1)]);
         w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);
         w.push(Code::Interval, "inverted", "", [("R-2", 2), ("R-3", 3)]);
-        w.push_owners("c", ["x", "y"], [0, renamed]);
+        w.push_owners(0, [0, renamed]);
         w.push(Code::ReleaseTo, "bad", "", NONE);
         w.keep_names(names);
+        w.keep_owners(book(&[("c", &["x", "y"])]));
         let all: Vec<Vec<String>> = w.iter().map(|w| shown(w.records())).collect();
         assert_eq!(
             all,

@@ -419,10 +419,11 @@ fn group_line(
                 code => format!("{n} warnings: {}", code.meaning()),
             };
             let subjects = r.warnings.of_code(g.code).map(|x| {
-                if x.subject.is_empty() {
+                let subject = x.subject();
+                if subject.is_empty() {
                     terminal_safe(&x.message()).into_owned()
                 } else {
-                    terminal_safe(x.subject).into_owned()
+                    terminal_safe(&subject).into_owned()
                 }
             });
             counted(&mut w, &count, subjects, g.warnings, shown);

@@ -82,7 +82,6 @@ value_checks! {
 
 use super::roles;
 use super::table;
-use super::table::Interner;
 use super::warnings::Warnings;
 use crate::record::{is_filled, py_str};
 use crate::store::{RecordView, Role};
@@ -90,7 +89,8 @@ use crate::time::{DateError, Timestamp};
 pub use capture::CAPTURE_KEYS;
 pub use code::Code;
 use ids::{small, Matched};
-use owners::{ConceptOwners, SharedConcepts};
+use owners::ConceptOwners;
+pub use owners::OwnersBook;
 use record_names::{RecordNames, NAMED};
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -380,7 +380,7 @@ pub(super) struct Settled<'s> {
     pub names: &'s RecordNames,
     pub matched: &'s Matched,
     /// The concepts with several owners, and the owners' names (the owners check takes them).
-    pub shared_concepts: Option<(SharedConcepts, Interner)>,
+    pub shared_concepts: Option<OwnersBook>,
 }
 
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
@@ -531,7 +531,10 @@ impl ValueChecks {
                 records: self.records,
                 names: &self.names,
                 matched: &matched,
-                shared_concepts: Some((shared, owners)),
+                shared_concepts: Some(OwnersBook {
+                    concepts: shared,
+                    names: owners,
+                }),
             },
             &mut out,
         );

@@ -64,12 +64,72 @@ pub struct SharedConcepts {
 }
 
 impl SharedConcepts {
+    pub fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    /// The `i`th concept (by text) and its owners (empty past the end).
+    pub fn get(&self, i: usize) -> (&str, &[Owner]) {
+        let owners = self.places.get(i).map_or(&[][..], |&(p, start, end)| {
+            &self.owners[p as usize][start as usize..end as usize]
+        });
+        (self.concepts.get(i), owners)
+    }
+
     /// Each concept and its owners.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[Owner])> + '_ {
-        self.places.iter().enumerate().map(|(i, &(p, start, end))| {
-            let owners = &self.owners[p as usize][start as usize..end as usize];
-            (self.concepts.get(i), owners)
-        })
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+/// The concepts with several owners and the owners' names: what the `value.owners` warnings
+/// are read from when a report writes them. Kept whole, as settling made it, rather than
+/// written out as a text a warning (a messy store has a quarter of a million).
+#[derive(Default)]
+pub struct OwnersBook {
+    pub concepts: SharedConcepts,
+    pub names: Interner,
+}
+
+impl OwnersBook {
+    /// The `i`th concept, and its owners' names in the order first seen (`a, b, c`).
+    pub fn concept(&self, i: usize) -> (&str, String) {
+        let (concept, owners) = self.concepts.get(i);
+        let mut names = String::new();
+        for (n, o) in owners.iter().enumerate() {
+            if n > 0 {
+                names.push_str(", ");
+            }
+            names.push_str(self.names.get(o.owner as usize));
+        }
+        (concept, names)
+    }
+}
+
+#[cfg(test)]
+impl OwnersBook {
+    /// The book of `concepts`, each with its owners in the order first seen (one record an
+    /// owner), as settling makes it.
+    pub fn of(concepts: &[(&str, &[&str])]) -> OwnersBook {
+        use super::super::table::hash;
+        let mut held = ConceptOwners::default();
+        let mut who = 0;
+        for (concept, owners) in concepts {
+            for owner in owners.iter() {
+                held.note(concept, hash(concept), Some((owner, hash(owner))), who);
+                who += 1;
+            }
+        }
+        let (concepts, _, names) = held.settle(&[]);
+        OwnersBook { concepts, names }
+    }
+}
+
+impl std::fmt::Debug for OwnersBook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnersBook")
+            .field("concepts", &self.concepts.len())
+            .finish()
     }
 }
 
@@ -256,13 +316,14 @@ impl super::ValueCheck for Owners {
     type Facts = ();
 
     fn warnings(&mut self, store: &mut super::Settled, out: &mut Warnings) {
-        let Some((shared, owners)) = store.shared_concepts.take() else {
+        let Some(book) = store.shared_concepts.take() else {
             return;
         };
-        for (concept, held_by) in shared.iter() {
-            let names = held_by.iter().map(|o| owners.get(o.owner as usize));
-            out.push_owners(concept, names, held_by.iter().map(|o| o.who));
+        for i in 0..book.concepts.len() {
+            let (_, held_by) = book.concepts.get(i);
+            out.push_owners(i, held_by.iter().map(|o| o.who));
         }
+        out.keep_owners(book);
     }
 }
 
