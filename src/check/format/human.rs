@@ -216,7 +216,11 @@ fn listed(w: &mut Wrapped, items: impl Iterator<Item = String>, total: usize, sh
 /// that takes.
 pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
     let width = width();
-    let items = r.findings.len() + r.warnings.groups().len();
+    // `--quiet` lists no findings or warnings: nothing to make tighter
+    let items = match quiet {
+        true => 0,
+        false => r.findings.len() + r.warnings.groups().len(),
+    };
     let mut page = Vec::new();
     for tight_from in (0..=items).rev() {
         page.clear();

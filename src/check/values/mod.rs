@@ -380,7 +380,7 @@ pub(super) struct Settled<'s> {
     pub names: &'s RecordNames,
     pub matched: &'s Matched,
     /// The concepts with several owners, and the owners' names (the owners check takes them).
-    pub shared_concepts: Option<OwnersBook>,
+    pub owners_book: Option<OwnersBook>,
 }
 
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
@@ -531,7 +531,7 @@ impl ValueChecks {
                 records: self.records,
                 names: &self.names,
                 matched: &matched,
-                shared_concepts: Some(OwnersBook {
+                owners_book: Some(OwnersBook {
                     concepts: shared,
                     names: owners,
                 }),

@@ -316,7 +316,7 @@ impl super::ValueCheck for Owners {
     type Facts = ();
 
     fn warnings(&mut self, store: &mut super::Settled, out: &mut Warnings) {
-        let Some(book) = store.shared_concepts.take() else {
+        let Some(book) = store.owners_book.take() else {
             return;
         };
         for i in 0..book.concepts.len() {
