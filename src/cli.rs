@@ -152,6 +152,8 @@ Examples:
   vercy import dump.ndjson --into store.jsonl --purge")]
     Import(ImportArgs),
 
+    // `[deprecated]` opens the help text clap shows, not a link
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// [deprecated] Changes nothing: stored confidence no longer decays; see `vercy recency`
     #[command(
         after_help = "\

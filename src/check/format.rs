@@ -1,5 +1,5 @@
 //! Printing check reports: one [`Format`] variant per output form, each written as it is
-//! made from the reports' compact state ([`human`], [`json`], [`github`], [`sarif`]). Adding a
+//! made from the reports' compact state ([`human`], `json`, `github`, [`sarif`]). Adding a
 //! form is one variant and one module.
 
 mod github;
@@ -82,7 +82,7 @@ pub fn write(
 }
 
 /// The reports in `format`, in memory: for tests and small reports (the CLI writes them to
-/// stdout as they are made, see [`write`]).
+/// stdout as they are made, see [`write()`]).
 pub fn render(format: Format, reports: &[Report], quiet: bool) -> String {
     let mut out = Vec::new();
     // writing into memory cannot fail

@@ -1,7 +1,7 @@
 //! `check`: rate a store against the profile's levels.
 //!
 //! [`rules`] is the reference checker's behaviour (presence), [`values`] goes further (values),
-//! [`report`] assembles both into the `vercy-check/1` report, [`format`] prints it.
+//! [`report`] assembles both into the `vercy-check/1` report, [`mod@format`] prints it.
 
 pub mod format;
 pub mod report;

@@ -39,7 +39,7 @@ pub struct Finding {
 }
 
 /// The records a finding is about, in store order: each by `who`, 4 bytes a record whatever
-/// its name (the names are the value checks' [`RecordNames`], kept once for the whole
+/// its name (the names are the value checks' `RecordNames`, kept once for the whole
 /// report), then the few named by text alone (an inverse field's offenders, known only at
 /// the end; the store's missing policy). Shared, not copied, when the report hands it on.
 #[derive(Debug, Clone, Default)]

@@ -1,7 +1,7 @@
 //! The value warnings of one store, kept compact: every warning's message lives in a shared
-//! arena ([`Names`]), and the records it names are either kept there too (name and line) or,
+//! arena (`Names`), and the records it names are either kept there too (name and line) or,
 //! for the warnings that name records by the hundred thousand, kept as numbers whose names
-//! are read from [`RecordNames`] when a report writes them. A store with a quarter of a
+//! are read from `RecordNames` when a report writes them. A store with a quarter of a
 //! million warnings (one per concept with several owners) keeps a few bytes per warning and
 //! per record named, never a struct, a `Vec` and a `String` each. Every output format reads
 //! the warnings from here, one at a time, and writes them as it goes.

@@ -40,7 +40,7 @@ pub fn write(
     write_lines(input, request, false, emit)
 }
 
-/// [`write`]; with `sizes`, each record's line comes with its sizes (the record read whole),
+/// [`write()`]; with `sizes`, each record's line comes with its sizes (the record read whole),
 /// for `--stats`. Each line is encoded on the decoding threads from the reader's view of its
 /// record, and only the finished line reaches `emit`.
 pub fn write_lines(

@@ -16,7 +16,7 @@
 //! them, under the default label; relation and vector lines are refused by a flat store (it has
 //! no place for them, and dropping them would lose data).
 //!
-//! A line already in the store takes the incoming version ([`MergeRule`]): a flat record is
+//! A line already in the store takes the incoming version (`MergeRule`): a flat record is
 //! replaced whole; a node's properties are merged key by key, as engrama merges them, less the
 //! disclosure grants the incoming node does not carry (an import never widens who may read a
 //! record); when that changes nothing the line keeps its bytes, and when

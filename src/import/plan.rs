@@ -31,7 +31,8 @@ pub struct MergeLine {
     pub(super) offset: u64,
 }
 
-/// A line of the store or of a dump, ready for [`Store::load`] or [`Store::merge`].
+/// A line of the store or of a dump, ready for [`Store::load`](super::Store::load) or
+/// [`Store::merge`](super::Store::merge).
 pub enum MergeEntry {
     Envelope {
         line: MergeLine,

@@ -3,7 +3,7 @@
 //! (`str(['\u3000'])` is `['\u3000']`), and `int()`, as it reads `--min-level` ([`int`]).
 //!
 //! Which characters `repr` escapes is Python's `str.isprintable()`, which follows the Unicode
-//! categories of the Python that runs: [`table`] is generated from the reference's own
+//! categories of the Python that runs: `table` is generated from the reference's own
 //! Python (3.11, Unicode 14.0) by `scripts/gen_python_tables.py`, so a code point assigned in
 //! a later Unicode is escaped here as it is there.
 

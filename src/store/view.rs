@@ -309,7 +309,7 @@ pub struct PresenceBits {
 }
 
 impl PresenceBits {
-    /// The bit of a role in these sets (0 for a role past [`MAX_ROLES`], which is not in them).
+    /// The bit of a role in these sets (0 for a role past `MAX_ROLES`, which is not in them).
     pub fn bit(role: Role) -> u32 {
         1u32.checked_shl(role.index.try_into().unwrap_or(u32::MAX))
             .unwrap_or(0)
@@ -657,7 +657,7 @@ impl<'a> RecordView<'a> {
     }
 
     /// How every role counts, as bit sets, when the view sized them up from the text (roles
-    /// past [`MAX_ROLES`] are not in them: [`PresenceBits::bit`] gives them no bit).
+    /// past `MAX_ROLES` are not in them: [`PresenceBits::bit`] gives them no bit).
     #[inline]
     pub fn counts(&self) -> Option<PresenceBits> {
         match &self.form {
@@ -786,7 +786,7 @@ impl<'a> RecordView<'a> {
     }
 
     /// A filled role's text as the reference prints it ([`RoleValue::text`]): borrowed from
-    /// the line when the role is a plain string ([`RecordView::filled_plain`]).
+    /// the line when the role is a plain string (`RecordView::filled_plain`).
     #[inline(always)]
     pub fn filled_str(&self, role: Role) -> Option<Cow<'_, str>> {
         match self.filled_plain(role) {

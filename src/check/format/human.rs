@@ -211,8 +211,8 @@ fn listed(w: &mut Wrapped, items: impl Iterator<Item = String>, total: usize, sh
     }
 }
 
-/// Write the report in at most [`REPORT_LINES`] lines where one line an item allows it: its
-/// items (findings, then warning groups) are made [`Fit::TIGHT`] from the last up, as few as
+/// Write the report in at most `REPORT_LINES` lines where one line an item allows it: its
+/// items (findings, then warning groups) are made tight from the last up, as few as
 /// that takes.
 pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
     let width = width();

@@ -6,7 +6,7 @@
 //! reads one record alone, [`ValueChecks::fold`] adds its facts in store order, and
 //! [`ValueChecks::settle`] works out the warnings once every record is in.
 //!
-//! Each concern is a value check: a module of its own implementing [`ValueCheck`] (what it
+//! Each concern is a value check: a module of its own implementing `ValueCheck` (what it
 //! reads of a record, what it keeps as the records stream past, what it settles once they are
 //! all in, and its warnings), and one line in the list below, whose order is the order of the
 //! warnings. The list expands to plain calls, inlined: no check is looked up at run time.
