@@ -216,15 +216,16 @@ fn listed(w: &mut Wrapped, items: impl Iterator<Item = String>, total: usize, sh
 /// that takes.
 pub fn write(r: &Report, quiet: bool, out: &mut dyn Write) -> io::Result<()> {
     let width = width();
+    let groups = r.warnings.groups();
     // `--quiet` lists no findings or warnings: nothing to make tighter
     let items = match quiet {
         true => 0,
-        false => r.findings.len() + r.warnings.groups().len(),
+        false => r.findings.len() + groups.len(),
     };
     let mut page = Vec::new();
     for tight_from in (0..=items).rev() {
         page.clear();
-        render(r, quiet, &mut page, width, tight_from)?;
+        render(r, &groups, quiet, &mut page, width, tight_from)?;
         if lines_in(&page) <= REPORT_LINES {
             break;
         }
@@ -236,9 +237,11 @@ fn lines_in(page: &[u8]) -> usize {
     page.iter().filter(|&&b| b == b'\n').count()
 }
 
-/// The report, with items from the `tight_from`th on written [`Fit::TIGHT`].
+/// The report (its warnings in `groups`), with items from the `tight_from`th on written
+/// [`Fit::TIGHT`].
 fn render(
     r: &Report,
+    groups: &[Group],
     quiet: bool,
     out: &mut dyn Write,
     width: usize,
@@ -301,14 +304,13 @@ fn render(
             }
         }
     }
-    let groups = r.warnings.groups();
     if quiet {
         writeln!(
             out,
             "  profile {} {} · scope: {}",
             profile.overlay, profile.version, profile.checker.scope
         )?;
-        return left_out(r, &groups, out);
+        return left_out(r, groups, out);
     }
     if !r.findings.is_empty() {
         writeln!(out, "  findings:")?;
