@@ -381,7 +381,8 @@ impl Json<'_> {
         };
         self.pieces(pieces, |json, (from, to)| {
             let mut names = warnings.names_ahead();
-            for i in from.0..=to.0.min(warnings.len().saturating_sub(1)) {
+            // `to` may be just past the last warning: `get` ends the loop there
+            for i in from.0..=to.0 {
                 let Some(w) = warnings.get(i) else { break };
                 let first = if i == from.0 { from.1 } else { 0 };
                 let end = if i == to.0 { to.1 } else { w.count() + 2 };

@@ -319,8 +319,7 @@ impl super::ValueCheck for Owners {
         let Some(book) = store.owners_book.take() else {
             return;
         };
-        for i in 0..book.concepts.len() {
-            let (_, held_by) = book.concepts.get(i);
+        for (i, (_, held_by)) in book.concepts.iter().enumerate() {
             out.push_owners(i, held_by.iter().map(|o| o.who));
         }
         out.keep_owners(book);
