@@ -16,6 +16,7 @@ pub mod cmd;
 pub mod compact;
 pub mod decay;
 pub mod error;
+pub mod file_at;
 pub mod help;
 pub mod import;
 pub mod mapping;

@@ -101,9 +101,21 @@ impl Arena {
         self.ends.len()
     }
 
+    /// Let go of every string, keeping the room they took.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+        self.wraps.clear();
+    }
+
     /// The bytes of all the strings together.
     pub fn text_len(&self) -> usize {
         self.bytes.len()
+    }
+
+    /// All the strings, one after the other.
+    pub fn text(&self) -> &[u8] {
+        &self.bytes
     }
 
     /// Room for `n` more strings of `bytes` in all.
@@ -167,9 +179,19 @@ impl Names {
         self.0.len()
     }
 
+    /// Let go of every string, keeping the room they took.
+    pub fn clear(&mut self) {
+        self.0.clear()
+    }
+
     /// The bytes of all the strings together.
     pub fn text_len(&self) -> usize {
         self.0.text_len()
+    }
+
+    /// All the strings, one after the other.
+    pub fn text(&self) -> &[u8] {
+        self.0.text()
     }
 
     /// Room for `n` more strings of `bytes` in all.

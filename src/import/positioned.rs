@@ -3,6 +3,7 @@
 
 use super::{write_error, Loc, Store};
 use crate::error::Result;
+use crate::file_at::{read_at, read_some_at};
 use std::fs::File;
 use std::io::{self, Write};
 
@@ -89,39 +90,4 @@ impl Window {
         buf.copy_from_slice(&self.bytes[..buf.len()]);
         Ok(())
     }
-}
-
-#[cfg(unix)]
-pub(super) fn read_some_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(file, buf, pos)
-}
-
-#[cfg(windows)]
-pub(super) fn read_some_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
-    let mut f = file;
-    let back = f.stream_position()?;
-    let n = std::os::windows::fs::FileExt::seek_read(file, buf, pos)?;
-    f.seek(SeekFrom::Start(back))?;
-    Ok(n)
-}
-
-#[cfg(unix)]
-pub(super) fn read_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, pos)
-}
-
-#[cfg(windows)]
-pub(super) fn read_at(file: &File, pos: u64, buf: &mut [u8]) -> io::Result<()> {
-    // seek_read moves the file's cursor: put it back for the writer that shares it
-    let mut f = file;
-    let back = f.stream_position()?;
-    let mut done = 0;
-    while done < buf.len() {
-        match std::os::windows::fs::FileExt::seek_read(file, &mut buf[done..], pos + done as u64)? {
-            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
-            n => done += n,
-        }
-    }
-    f.seek(SeekFrom::Start(back))?;
-    Ok(())
 }

@@ -512,11 +512,10 @@ impl ValueCheck for Conflicts {
     fn settle(&mut self, store: &mut Settling) -> io::Result<()> {
         let names = &*store.names;
         let found = std::mem::take(&mut self.entries).settle(|who, out| names.lines(who, out))?;
-        self.found = found.map(|found| {
-            let concept = store.concepts.text(found.concept()).unwrap_or_default();
-            let concept = concept.to_string();
-            (found, concept)
-        });
+        if let Some(found) = found {
+            let concept = store.concepts.text(found.concept())?.unwrap_or_default();
+            self.found = Some((found, concept));
+        }
         Ok(())
     }
 

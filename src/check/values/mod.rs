@@ -515,7 +515,7 @@ impl ValueChecks {
             matched: &matched,
             concepts: &self.concepts,
         })?;
-        let (shared, held, owners) = std::mem::take(&mut self.concepts).settle(&register);
+        let (shared, held, owners) = std::mem::take(&mut self.concepts).settle(&register)?;
         let expected = (!register.is_empty()).then(|| {
             let missing = register
                 .iter()

@@ -6,7 +6,12 @@
 //! cache, for the reason `ids.rs` gives: a table of every concept looked up as each record
 //! comes missed the cache on nearly every record.
 //!
-//! Memory: per record with a concept, the concept's text and 12 bytes: linear in the store.
+//! Memory: per record with a concept, the concept's text and 16 bytes, up to a fixed amount
+//! ([`IN_MEMORY`]); past it every partition's concepts go to an unnamed temporary file (the
+//! operating system removes it however vercy ends), and each partition is read back alone
+//! when it is matched up. So however long a store's concepts are, the ones held at once stay
+//! under that amount; without a temporary file (none can be made) they stay in memory, with
+//! the same answer.
 
 use super::super::table::{
     key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS,
@@ -17,6 +22,19 @@ use crate::bytes::same;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+
+/// Bytes of concepts held in memory (their texts and [`HELD_BYTES`] each) before every
+/// partition's go to the temporary file: a little more than a million records of 22-byte
+/// concepts take (bench's clean store, 37 MiB), so those never go, and longer ones go once
+/// or more.
+const IN_MEMORY: usize = 40 << 20;
+/// What a concept takes in memory besides its text: its [`Held`] and where its text ends.
+const HELD_BYTES: usize = 16;
+/// A concept in the temporary file: its [`Held`] and its text's length (a run of concepts
+/// is their heads, then their texts one after the other, as the partition holds them).
+const ENTRY_HEAD: usize = 16;
 
 /// No owner (a record with a concept and no concept_owner).
 const NO_OWNER: u32 = u32::MAX;
@@ -42,6 +60,22 @@ pub struct ConceptOwners {
     parts: Vec<Part>,
     /// The owners' names (a store has few: looked up as each record comes).
     owners: Interner,
+    /// Bytes the partitions hold now (texts and [`HELD_BYTES`] each).
+    in_memory: usize,
+    spill: Option<Spill>,
+    /// No temporary file could be made or written: everything stays in memory.
+    no_spill: bool,
+    /// Bytes held before they go to the file ([`IN_MEMORY`]; 0 is that too).
+    limit: usize,
+}
+
+/// The temporary file: where each partition's runs of concepts lie (place, concepts,
+/// bytes), in store order.
+struct Spill {
+    file: File,
+    written: u64,
+    runs: Vec<Vec<(u64, u32, u64)>>,
+    bytes: Vec<u8>,
 }
 
 /// An owner of a concept, and the first record where it owns it.
@@ -120,7 +154,7 @@ impl OwnersBook {
                 who += 1;
             }
         }
-        let (concepts, _, names) = held.settle(&[]);
+        let (concepts, _, names) = held.settle(&[]).expect("in memory");
         OwnersBook { concepts, names }
     }
 }
@@ -143,11 +177,23 @@ struct PartShared {
 }
 
 impl ConceptOwners {
-    /// Room for about `records` more concepts of `bytes` in all.
+    /// Room for about `records` more concepts of `bytes` in all (no more than are held
+    /// before they go to the temporary file).
     pub fn reserve(&mut self, records: usize, bytes: usize) {
+        let each = bytes / records.max(1) + HELD_BYTES;
+        let kept = records.min(self.limit() / each + 1);
+        let bytes = bytes / records.max(1) * kept;
         for part in partitions(&mut self.parts) {
-            part.held.reserve(share(records));
-            part.texts.reserve(share(records), share(bytes));
+            part.held.reserve(share(kept));
+            part.texts.reserve(share(kept), share(bytes));
+        }
+    }
+
+    fn limit(&self) -> usize {
+        if self.limit == 0 {
+            IN_MEMORY
+        } else {
+            self.limit
         }
     }
 
@@ -164,23 +210,78 @@ impl ConceptOwners {
             owner,
             who,
         });
+        self.in_memory += concept.len() + HELD_BYTES;
+        if self.in_memory >= self.limit() && !self.no_spill {
+            if let Err(_unwritable) = self.spill() {
+                // the concepts not written stay in memory, and so do the rest from now on
+                self.no_spill = true;
+            }
+        }
     }
 
-    /// The text of the concept whose hash is `hash`, if a record holds it.
-    pub fn text(&self, hash: u64) -> Option<&str> {
-        let part = self.parts.get(part_of(hash))?;
-        let key = key_of(hash);
-        (0..part.held.len())
-            .filter(|&i| part.held[i].key == key)
-            .map(|i| part.texts.get(i))
-            .find(|text| super::super::table::hash(text) == hash)
+    /// Move every partition's concepts to the temporary file.
+    fn spill(&mut self) -> io::Result<()> {
+        let spill = match &mut self.spill {
+            Some(spill) => spill,
+            None => self.spill.insert(Spill {
+                file: tempfile::tempfile()?,
+                written: 0,
+                runs: vec![Vec::new(); PARTS],
+                bytes: Vec::new(),
+            }),
+        };
+        for (p, part) in self.parts.iter_mut().enumerate() {
+            if part.held.is_empty() {
+                continue;
+            }
+            spill.bytes.clear();
+            for (i, held) in part.held.iter().enumerate() {
+                let len = part.texts.bytes(i).len() as u32;
+                for word in [held.key, held.owner, held.who, len] {
+                    spill.bytes.extend_from_slice(&word.to_le_bytes());
+                }
+            }
+            // the texts go from the partition's arena as they are, not copied first
+            spill.file.seek(SeekFrom::Start(spill.written))?;
+            spill.file.write_all(&spill.bytes)?;
+            spill.file.write_all(part.texts.text())?;
+            let len = (spill.bytes.len() + part.texts.text_len()) as u64;
+            spill.runs[p].push((spill.written, part.held.len() as u32, len));
+            spill.written += len;
+            part.held.clear();
+            part.texts.clear();
+        }
+        self.in_memory = 0;
+        Ok(())
+    }
+
+    /// The text of the concept whose hash is `hash`, if a record holds it. Fails only when
+    /// the temporary file cannot be read back.
+    pub fn text(&self, hash: u64) -> io::Result<Option<String>> {
+        let p = part_of(hash);
+        if let Some(text) = self.parts.get(p).and_then(|part| part.text(hash)) {
+            return Ok(Some(text.to_string()));
+        }
+        let Some(spill) = &self.spill else {
+            return Ok(None);
+        };
+        let mut buf = Vec::new();
+        for &run in &spill.runs[p] {
+            let mut part = Part::default();
+            spill.read_run(run, &mut part, &mut buf)?;
+            if let Some(text) = part.text(hash) {
+                return Ok(Some(text.to_string()));
+            }
+        }
+        Ok(None)
     }
 
     /// The concepts with more than one owner, by concept; for each of `asked`, whether a
     /// record holds it; and the owners' names, by the numbers [`SharedConcepts`] gives them. One
     /// partition at a time, on every core, each let go once matched up, so the concepts and
     /// what is made from them are never all kept at once.
-    pub fn settle(self, asked: &[String]) -> (SharedConcepts, Vec<bool>, Interner) {
+    /// Fails only when the temporary file cannot be read back.
+    pub fn settle(self, asked: &[String]) -> io::Result<(SharedConcepts, Vec<bool>, Interner)> {
         let mut asked_parts: Vec<Vec<(u32, usize)>> = vec![Vec::new(); PARTS];
         for (n, concept) in asked.iter().enumerate() {
             let hash = super::super::table::hash(concept);
@@ -188,11 +289,20 @@ impl ConceptOwners {
         }
         let mut parts = self.parts;
         parts.resize_with(PARTS, Part::default);
+        let spill = self.spill;
         let per_part: Vec<(PartShared, Vec<usize>)> = parts
             .into_par_iter()
+            .enumerate()
             .zip(asked_parts)
-            .map(|(part, asked_here)| part.settle(&asked_here, asked))
-            .collect();
+            .map(|((p, part), asked_here)| {
+                let part = match &spill {
+                    Some(spill) => spill.whole(p, part)?,
+                    None => part,
+                };
+                Ok(part.settle(&asked_here, asked))
+            })
+            .collect::<io::Result<_>>()?;
+        drop(spill);
         let mut held = vec![false; asked.len()];
         for (_, part_held) in &per_part {
             for &n in part_held {
@@ -228,11 +338,74 @@ impl ConceptOwners {
             owners,
             places,
         };
-        (shared, held, self.owners)
+        Ok((shared, held, self.owners))
+    }
+}
+
+impl Spill {
+    /// Partition `p` whole, in store order: its runs from the file, then `tail`, what it
+    /// holds in memory.
+    fn whole(&self, p: usize, tail: Part) -> io::Result<Part> {
+        let runs = &self.runs[p];
+        if runs.is_empty() {
+            return Ok(tail);
+        }
+        let count = runs.iter().map(|r| r.1 as usize).sum::<usize>() + tail.held.len();
+        let texts = runs.iter().map(|r| r.2 as usize - r.1 as usize * ENTRY_HEAD);
+        let bytes = texts.sum::<usize>() + tail.texts.text_len();
+        let mut part = Part::default();
+        part.held.reserve_exact(count);
+        part.texts.reserve(count, bytes);
+        let mut buf = Vec::new();
+        for &run in runs {
+            self.read_run(run, &mut part, &mut buf)?;
+        }
+        for (i, &held) in tail.held.iter().enumerate() {
+            part.texts.push(tail.texts.get(i));
+            part.held.push(held);
+        }
+        Ok(part)
+    }
+
+    /// Add the concepts of one run to `part` (`buf`: room to read it into).
+    fn read_run(&self, run: (u64, u32, u64), part: &mut Part, buf: &mut Vec<u8>) -> io::Result<()> {
+        let (at, count, len) = run;
+        let corrupt = || io::Error::new(io::ErrorKind::InvalidData, "a torn concept run");
+        buf.resize(usize::try_from(len).map_err(|_| corrupt())?, 0);
+        crate::file_at::read_at(&self.file, at, buf)?;
+        let heads = (count as usize).checked_mul(ENTRY_HEAD).ok_or_else(corrupt)?;
+        let (heads, mut texts) = buf.split_at_checked(heads).ok_or_else(corrupt)?;
+        for head in heads.chunks_exact(ENTRY_HEAD) {
+            let word = |i: usize| {
+                let bytes = head.get(i * 4..i * 4 + 4).unwrap_or_default();
+                u32::from_le_bytes(bytes.try_into().unwrap_or_default())
+            };
+            let (text, rest) = texts
+                .split_at_checked(word(3) as usize)
+                .ok_or_else(corrupt)?;
+            let text = std::str::from_utf8(text).map_err(|_| corrupt())?;
+            part.texts.push(text);
+            part.held.push(Held {
+                key: word(0),
+                owner: word(1),
+                who: word(2),
+            });
+            texts = rest;
+        }
+        Ok(())
     }
 }
 
 impl Part {
+    /// The text of the concept whose hash is `hash`, if this partition holds it.
+    fn text(&self, hash: u64) -> Option<&str> {
+        let key = key_of(hash);
+        (0..self.held.len())
+            .filter(|&i| self.held[i].key == key)
+            .map(|i| self.texts.get(i))
+            .find(|text| super::super::table::hash(text) == hash)
+    }
+
     /// This partition's concepts with more than one owner, and which of the concepts asked
     /// here (`asked_here`: key and index into `asked`) it holds.
     fn settle(self, asked_here: &[(u32, usize)], asked: &[String]) -> (PartShared, Vec<usize>) {
@@ -350,7 +523,7 @@ mod tests {
             concepts.note(concept, hash(concept), owner, who as u32);
         }
         let asked = ["budget", "travel", "hiring"].map(String::from);
-        let (shared, held, owner_names) = concepts.settle(&asked);
+        let (shared, held, owner_names) = concepts.settle(&asked).unwrap();
         let shared: Vec<(&str, Vec<(&str, u32)>)> = shared
             .iter()
             .map(|(concept, owners)| {
@@ -376,13 +549,11 @@ mod tests {
         fn owners_agree_with_a_map_of_every_concept(
             held in proptest::collection::vec(("[abc]{0,2}", proptest::option::of("[xyz]")), 0..60),
             asked in proptest::collection::vec("[abcd]{0,2}", 0..8),
+            limit in 1usize..200,
         ) {
-            let mut concepts = ConceptOwners::default();
             let mut model: std::collections::BTreeMap<&str, Vec<(&str, u32)>> = Default::default();
             let mut seen = std::collections::HashSet::new();
             for (who, (concept, owner)) in held.iter().enumerate() {
-                let with_hash = owner.as_deref().map(|o| (o, hash(o)));
-                concepts.note(concept, hash(concept), with_hash, who as u32);
                 seen.insert(concept.as_str());
                 if let Some(owner) = owner {
                     let owners = model.entry(concept).or_default();
@@ -391,19 +562,32 @@ mod tests {
                     }
                 }
             }
-            let (shared, held_asked, owner_names) = concepts.settle(&asked);
-            let got: Vec<(&str, Vec<(&str, u32)>)> = shared
-                .iter()
-                .map(|(concept, owners)| {
-                    let owners = owners.iter().map(|o| (owner_names.get(o.owner as usize), o.who));
-                    (concept, owners.collect())
-                })
-                .collect();
             let expected: Vec<(&str, Vec<(&str, u32)>)> =
                 model.into_iter().filter(|(_, owners)| owners.len() > 1).collect();
-            proptest::prop_assert_eq!(got, expected);
             let expected_held: Vec<bool> = asked.iter().map(|c| seen.contains(c.as_str())).collect();
-            proptest::prop_assert_eq!(held_asked, expected_held);
+            // all in memory, and in the temporary file a few concepts at a time
+            for limit in [usize::MAX, limit] {
+                let mut concepts = ConceptOwners { limit, ..ConceptOwners::default() };
+                for (who, (concept, owner)) in held.iter().enumerate() {
+                    let with_hash = owner.as_deref().map(|o| (o, hash(o)));
+                    concepts.note(concept, hash(concept), with_hash, who as u32);
+                }
+                for concept in &seen {
+                    let text = concepts.text(hash(concept)).unwrap();
+                    proptest::prop_assert_eq!(text.as_deref(), Some(*concept));
+                }
+                proptest::prop_assert_eq!(concepts.text(hash("absent")).unwrap(), None);
+                let (shared, held_asked, owner_names) = concepts.settle(&asked).unwrap();
+                let got: Vec<(&str, Vec<(&str, u32)>)> = shared
+                    .iter()
+                    .map(|(concept, owners)| {
+                        let owners = owners.iter().map(|o| (owner_names.get(o.owner as usize), o.who));
+                        (concept, owners.collect())
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(&got, &expected);
+                proptest::prop_assert_eq!(&held_asked, &expected_held);
+            }
         }
     }
 }
