@@ -7,6 +7,7 @@ pub mod format;
 pub mod report;
 mod roles;
 pub mod rules;
+mod spill;
 mod table;
 pub mod values;
 pub mod warnings;

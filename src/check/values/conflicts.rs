@@ -7,21 +7,19 @@
 //! Memory, whatever the store: a record with a concept, a value and a readable valid_from
 //! becomes one fixed-size entry (hashes, two instants, its place in store order, no text), and
 //! each id its supersedes names one more. The entries are kept by concept partition, and past
-//! a fixed number in memory every partition's entries go to an unnamed temporary file (the
-//! operating system removes it however vercy ends). At the end one partition at a time is read
-//! back: its entries sorted by concept and valid_from, a record superseded by another of the
+//! a fixed number in memory every partition's entries go to the temporary file of `spill.rs`.
+//! At the end one partition at a time is read back: its entries sorted by concept and valid_from, a record superseded by another of the
 //! concept ends the day before its superseder begins (the in-force rule, so two records linked
 //! by supersedes never overlap), and one sweep keeps the record in force longest: a record
 //! that meets one of another value is its concept's first conflict. What stays is one small
-//! entry a concept in conflict. Without a temporary file (none can be made) the entries stay
-//! in memory, with the same answer.
+//! entry a concept in conflict.
 
+use super::super::spill;
 use super::super::table;
 use super::super::warnings::Warnings;
 use super::{Code, Folding, Reading, Settled, Settling, ValueCheck};
 use crate::time::NANOS_PER_DAY;
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
 
 /// Concept partitions: the top bits of the concept's hash.
 const PARTS: usize = 128;
@@ -121,30 +119,16 @@ pub struct Held {
     pub to: Option<i128>,
 }
 
-/// The entries of a partition in the temporary file: where each run of them starts, and how
-/// many.
-type Runs = Vec<(u64, u32)>;
-
-/// The temporary file and what it holds.
-struct Spill {
-    file: File,
-    written: u64,
-    runs: Vec<Runs>,
-    bytes: Vec<u8>,
-}
-
 /// Every record's entry, and every supersedes edge, kept by concept partition.
 #[derive(Default)]
 pub struct ConflictEntries {
     /// The entries not in the temporary file, by partition.
     parts: Vec<Vec<Entry>>,
-    in_memory: usize,
     noted: u32,
-    spill: Option<Spill>,
-    /// No temporary file could be made or written: everything stays in memory.
-    no_spill: bool,
-    /// Entries held before they go to the file ([`IN_MEMORY`]; 0 is that too).
-    limit: usize,
+    /// The entries held, and the runs in the temporary file.
+    spill: spill::Spill<IN_MEMORY>,
+    /// A run's bytes, made before it is written.
+    bytes: Vec<u8>,
 }
 
 /// Where a pair is listed: the later and the earlier line of its two records, then their
@@ -220,8 +204,8 @@ impl ConflictEntries {
             self.parts.resize_with(PARTS, Vec::new);
         }
         let part = &mut self.parts[part_of(held.concept)];
+        let before = part.len();
         part.push(record);
-        self.in_memory += 1;
         for target in targets {
             part.push(Entry {
                 key: target,
@@ -230,45 +214,26 @@ impl ConflictEntries {
                 to_nanos: EDGE,
                 ..record
             });
-            self.in_memory += 1;
         }
-        let limit = if self.limit == 0 {
-            IN_MEMORY
-        } else {
-            self.limit
-        };
-        if self.in_memory >= limit && !self.no_spill {
-            if let Err(_unwritable) = self.spill() {
-                // the entries not written stay in memory, and so do the rest from now on
-                self.no_spill = true;
+        if self.spill.hold(part.len() - before) {
+            if let Err(_unwritable) = self.write_out() {
+                self.spill.stop();
             }
         }
     }
 
     /// Move every partition's entries to the temporary file.
-    fn spill(&mut self) -> io::Result<()> {
-        let spill = match &mut self.spill {
-            Some(spill) => spill,
-            None => self.spill.insert(Spill {
-                file: tempfile::tempfile()?,
-                written: 0,
-                runs: vec![Runs::new(); PARTS],
-                bytes: Vec::new(),
-            }),
-        };
+    fn write_out(&mut self) -> io::Result<()> {
         for (p, part) in self.parts.iter_mut().enumerate() {
             if part.is_empty() {
                 continue;
             }
-            spill.bytes.clear();
+            self.bytes.clear();
             for e in part.iter() {
-                e.encode(&mut spill.bytes);
+                e.encode(&mut self.bytes);
             }
-            spill.file.seek(SeekFrom::Start(spill.written))?;
-            spill.file.write_all(&spill.bytes)?;
-            spill.runs[p].push((spill.written, part.len() as u32));
-            spill.written += spill.bytes.len() as u64;
-            self.in_memory -= part.len();
+            self.spill
+                .write(p, part.len() as u32, part.len(), &[&self.bytes])?;
             part.clear();
         }
         Ok(())
@@ -288,15 +253,10 @@ impl ConflictEntries {
         let (mut met, mut who, mut met_lines) = (Vec::new(), Vec::new(), Vec::new());
         for p in 0..self.parts.len() {
             let mut entries = std::mem::take(&mut self.parts[p]);
-            if let Some(spill) = &mut self.spill {
-                let spilled = spill.runs[p].iter().map(|&(_, n)| n as usize).sum();
-                entries.reserve_exact(spilled);
-                for &(at, count) in &spill.runs[p] {
-                    bytes.resize(count as usize * ENTRY_BYTES, 0);
-                    spill.file.seek(SeekFrom::Start(at))?;
-                    spill.file.read_exact(&mut bytes)?;
-                    entries.extend(bytes.chunks_exact(ENTRY_BYTES).map(Entry::decode));
-                }
+            entries.reserve_exact(self.spill.count(p));
+            for &run in self.spill.runs(p) {
+                self.spill.read(run, &mut bytes)?;
+                entries.extend(bytes.chunks_exact(ENTRY_BYTES).map(Entry::decode));
             }
             sort_entries(&entries, &mut sorted, &mut counts);
             drop(entries);
@@ -758,7 +718,8 @@ mod tests {
         #[test]
         fn the_sweep_agrees_with_the_plain_rule(recs in records(), limit in 1usize..8) {
             let run = |limit: usize| {
-                let mut c = ConflictEntries { limit, ..ConflictEntries::default() };
+                let spill = spill::Spill::with_limit(limit);
+                let mut c = ConflictEntries { spill, ..ConflictEntries::default() };
                 for (i, r) in recs.iter().enumerate() {
                     let held = Held {
                         concept: r.0 << 62 | r.0,

@@ -7,12 +7,11 @@
 //! comes missed the cache on nearly every record.
 //!
 //! Memory: per record with a concept, the concept's text and 16 bytes, up to a fixed amount
-//! ([`IN_MEMORY`]); past it every partition's concepts go to an unnamed temporary file (the
-//! operating system removes it however vercy ends), and each partition is read back alone
-//! when it is matched up. So however long a store's concepts are, the ones held at once stay
-//! under that amount; without a temporary file (none can be made) they stay in memory, with
-//! the same answer.
+//! ([`IN_MEMORY`]); past it every partition's concepts go to the temporary file of
+//! `spill.rs`, and each partition is read back alone when it is matched up. So however long a
+//! store's concepts are, the ones held at once stay under that amount.
 
+use super::super::spill::{self, Run};
 use super::super::table::{
     key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS,
 };
@@ -22,8 +21,7 @@ use crate::bytes::same;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::fs::File;
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io;
 
 /// Bytes of concepts held in memory (their texts and [`HELD_BYTES`] each) before every
 /// partition's go to the temporary file: a little more than a million records of 22-byte
@@ -60,23 +58,14 @@ pub struct ConceptOwners {
     parts: Vec<Part>,
     /// The owners' names (a store has few: looked up as each record comes).
     owners: Interner,
-    /// Bytes the partitions hold now (texts and [`HELD_BYTES`] each).
-    in_memory: usize,
-    spill: Option<Spill>,
-    /// No temporary file could be made or written: everything stays in memory.
-    no_spill: bool,
-    /// Bytes held before they go to the file ([`IN_MEMORY`]; 0 is that too).
-    limit: usize,
+    /// The bytes the partitions hold (texts and [`HELD_BYTES`] each), and their runs in the
+    /// temporary file.
+    spill: Spill,
+    /// A run's heads, made before it is written.
+    heads: Vec<u8>,
 }
 
-/// The temporary file: where each partition's runs of concepts lie (place, concepts,
-/// bytes), in store order.
-struct Spill {
-    file: File,
-    written: u64,
-    runs: Vec<Vec<(u64, u32, u64)>>,
-    bytes: Vec<u8>,
-}
+type Spill = spill::Spill<IN_MEMORY>;
 
 /// An owner of a concept, and the first record where it owns it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,19 +170,11 @@ impl ConceptOwners {
     /// before they go to the temporary file).
     pub fn reserve(&mut self, records: usize, bytes: usize) {
         let each = bytes / records.max(1) + HELD_BYTES;
-        let kept = records.min(self.limit() / each + 1);
+        let kept = records.min(IN_MEMORY / each + 1);
         let bytes = bytes / records.max(1) * kept;
         for part in partitions(&mut self.parts) {
             part.held.reserve(share(kept));
             part.texts.reserve(share(kept), share(bytes));
-        }
-    }
-
-    fn limit(&self) -> usize {
-        if self.limit == 0 {
-            IN_MEMORY
-        } else {
-            self.limit
         }
     }
 
@@ -210,48 +191,34 @@ impl ConceptOwners {
             owner,
             who,
         });
-        self.in_memory += concept.len() + HELD_BYTES;
-        if self.in_memory >= self.limit() && !self.no_spill {
-            if let Err(_unwritable) = self.spill() {
-                // the concepts not written stay in memory, and so do the rest from now on
-                self.no_spill = true;
+        if self.spill.hold(concept.len() + HELD_BYTES) {
+            if let Err(_unwritable) = self.write_out() {
+                self.spill.stop();
             }
         }
     }
 
-    /// Move every partition's concepts to the temporary file.
-    fn spill(&mut self) -> io::Result<()> {
-        let spill = match &mut self.spill {
-            Some(spill) => spill,
-            None => self.spill.insert(Spill {
-                file: tempfile::tempfile()?,
-                written: 0,
-                runs: vec![Vec::new(); PARTS],
-                bytes: Vec::new(),
-            }),
-        };
+    /// Move every partition's concepts to the temporary file: a run is their heads, then
+    /// their texts straight from the partition's arena.
+    fn write_out(&mut self) -> io::Result<()> {
         for (p, part) in self.parts.iter_mut().enumerate() {
             if part.held.is_empty() {
                 continue;
             }
-            spill.bytes.clear();
+            self.heads.clear();
             for (i, held) in part.held.iter().enumerate() {
                 let len = part.texts.bytes(i).len() as u32;
                 for word in [held.key, held.owner, held.who, len] {
-                    spill.bytes.extend_from_slice(&word.to_le_bytes());
+                    self.heads.extend_from_slice(&word.to_le_bytes());
                 }
             }
-            // the texts go from the partition's arena as they are, not copied first
-            spill.file.seek(SeekFrom::Start(spill.written))?;
-            spill.file.write_all(&spill.bytes)?;
-            spill.file.write_all(part.texts.text())?;
-            let len = (spill.bytes.len() + part.texts.text_len()) as u64;
-            spill.runs[p].push((spill.written, part.held.len() as u32, len));
-            spill.written += len;
+            let (count, texts) = (part.held.len(), part.texts.text());
+            let held = texts.len() + count * HELD_BYTES;
+            self.spill
+                .write(p, count as u32, held, &[&self.heads, texts])?;
             part.held.clear();
             part.texts.clear();
         }
-        self.in_memory = 0;
         Ok(())
     }
 
@@ -262,13 +229,10 @@ impl ConceptOwners {
         if let Some(text) = self.parts.get(p).and_then(|part| part.text(hash)) {
             return Ok(Some(text.to_string()));
         }
-        let Some(spill) = &self.spill else {
-            return Ok(None);
-        };
         let mut buf = Vec::new();
-        for &run in &spill.runs[p] {
+        for &run in self.spill.runs(p) {
             let mut part = Part::default();
-            spill.read_run(run, &mut part, &mut buf)?;
+            part.read_run(&self.spill, run, &mut buf)?;
             if let Some(text) = part.text(hash) {
                 return Ok(Some(text.to_string()));
             }
@@ -295,10 +259,7 @@ impl ConceptOwners {
             .enumerate()
             .zip(asked_parts)
             .map(|((p, part), asked_here)| {
-                let part = match &spill {
-                    Some(spill) => spill.whole(p, part)?,
-                    None => part,
-                };
+                let part = part.after_runs(&spill, p)?;
                 Ok(part.settle(&asked_here, asked))
             })
             .collect::<io::Result<_>>()?;
@@ -342,38 +303,36 @@ impl ConceptOwners {
     }
 }
 
-impl Spill {
-    /// Partition `p` whole, in store order: its runs from the file, then `tail`, what it
-    /// holds in memory.
-    fn whole(&self, p: usize, tail: Part) -> io::Result<Part> {
-        let runs = &self.runs[p];
+impl Part {
+    /// Partition `p` whole, in store order: its runs in the temporary file, then what it
+    /// holds in memory (`self`).
+    fn after_runs(self, spill: &Spill, p: usize) -> io::Result<Part> {
+        let runs = spill.runs(p);
         if runs.is_empty() {
-            return Ok(tail);
+            return Ok(self);
         }
-        let count = runs.iter().map(|r| r.1 as usize).sum::<usize>() + tail.held.len();
-        let texts = runs.iter().map(|r| r.2 as usize - r.1 as usize * ENTRY_HEAD);
-        let bytes = texts.sum::<usize>() + tail.texts.text_len();
+        let count = spill.count(p) + self.held.len();
+        let texts = runs.iter().map(|r| r.len as usize - r.count as usize * ENTRY_HEAD);
+        let bytes = texts.sum::<usize>() + self.texts.text_len();
         let mut part = Part::default();
         part.held.reserve_exact(count);
         part.texts.reserve(count, bytes);
         let mut buf = Vec::new();
         for &run in runs {
-            self.read_run(run, &mut part, &mut buf)?;
+            part.read_run(spill, run, &mut buf)?;
         }
-        for (i, &held) in tail.held.iter().enumerate() {
-            part.texts.push(tail.texts.get(i));
+        for (i, &held) in self.held.iter().enumerate() {
+            part.texts.push(self.texts.get(i));
             part.held.push(held);
         }
         Ok(part)
     }
 
-    /// Add the concepts of one run to `part` (`buf`: room to read it into).
-    fn read_run(&self, run: (u64, u32, u64), part: &mut Part, buf: &mut Vec<u8>) -> io::Result<()> {
-        let (at, count, len) = run;
+    /// Add the concepts of one run in the temporary file (`buf`: room to read it into).
+    fn read_run(&mut self, spill: &Spill, run: Run, buf: &mut Vec<u8>) -> io::Result<()> {
         let corrupt = || io::Error::new(io::ErrorKind::InvalidData, "a torn concept run");
-        buf.resize(usize::try_from(len).map_err(|_| corrupt())?, 0);
-        crate::file_at::read_at(&self.file, at, buf)?;
-        let heads = (count as usize).checked_mul(ENTRY_HEAD).ok_or_else(corrupt)?;
+        spill.read(run, buf)?;
+        let heads = (run.count as usize).checked_mul(ENTRY_HEAD).ok_or_else(corrupt)?;
         let (heads, mut texts) = buf.split_at_checked(heads).ok_or_else(corrupt)?;
         for head in heads.chunks_exact(ENTRY_HEAD) {
             let word = |i: usize| {
@@ -384,8 +343,8 @@ impl Spill {
                 .split_at_checked(word(3) as usize)
                 .ok_or_else(corrupt)?;
             let text = std::str::from_utf8(text).map_err(|_| corrupt())?;
-            part.texts.push(text);
-            part.held.push(Held {
+            self.texts.push(text);
+            self.held.push(Held {
                 key: word(0),
                 owner: word(1),
                 who: word(2),
@@ -394,9 +353,7 @@ impl Spill {
         }
         Ok(())
     }
-}
 
-impl Part {
     /// The text of the concept whose hash is `hash`, if this partition holds it.
     fn text(&self, hash: u64) -> Option<&str> {
         let key = key_of(hash);
@@ -567,7 +524,8 @@ mod tests {
             let expected_held: Vec<bool> = asked.iter().map(|c| seen.contains(c.as_str())).collect();
             // all in memory, and in the temporary file a few concepts at a time
             for limit in [usize::MAX, limit] {
-                let mut concepts = ConceptOwners { limit, ..ConceptOwners::default() };
+                let spill = Spill::with_limit(limit);
+                let mut concepts = ConceptOwners { spill, ..ConceptOwners::default() };
                 for (who, (concept, owner)) in held.iter().enumerate() {
                     let with_hash = owner.as_deref().map(|o| (o, hash(o)));
                     concepts.note(concept, hash(concept), with_hash, who as u32);

@@ -1,0 +1,150 @@
+//! Where what a check keeps for every record goes past a fixed amount in memory: an unnamed
+//! temporary file (the operating system removes it however vercy ends), written a run of one
+//! partition at a time, and read back a partition at a time when the check settles it, on
+//! whichever core settles that partition. Without a temporary file (none can be made or
+//! written) everything stays in memory, with the same answer: the caller keeps what it could
+//! not write, and nothing more goes to the file.
+//!
+//! The conflict check's entries (`values/conflicts.rs`) and the store's concepts
+//! (`values/owners.rs`) go here; each says what its runs hold and counts what it holds in its
+//! own unit (entries, bytes).
+
+use crate::file_at::read_at;
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+
+/// One partition's things written together: where they start in the file, how many, and how
+/// many bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    pub at: u64,
+    pub count: u32,
+    pub len: u64,
+}
+
+/// What a check holds in memory, and the file its partitions' runs go to past `LIMIT` of it.
+#[derive(Debug)]
+pub struct Spill<const LIMIT: usize> {
+    held: usize,
+    limit: usize,
+    file: Option<File>,
+    written: u64,
+    /// Each partition's runs, in the order written (store order).
+    runs: Vec<Vec<Run>>,
+    /// No temporary file could be made or written: nothing more goes to it.
+    stopped: bool,
+}
+
+impl<const LIMIT: usize> Default for Spill<LIMIT> {
+    fn default() -> Self {
+        Spill::with_limit(LIMIT)
+    }
+}
+
+impl<const LIMIT: usize> Spill<LIMIT> {
+    /// A spill that writes past `limit` rather than `LIMIT` (tests write after a few things).
+    pub fn with_limit(limit: usize) -> Self {
+        Spill {
+            held: 0,
+            limit,
+            file: None,
+            written: 0,
+            runs: Vec::new(),
+            stopped: false,
+        }
+    }
+
+    /// Note `n` more held in memory: whether every partition's should go to the file now.
+    #[inline]
+    pub fn hold(&mut self, n: usize) -> bool {
+        self.held += n;
+        self.held >= self.limit && !self.stopped
+    }
+
+    /// Write a run of `count` things of partition `part`, `held` of what [`Self::hold`] counted,
+    /// its bytes the `pieces` one after the other. On an error nothing of the run counts as
+    /// written.
+    pub fn write(
+        &mut self,
+        part: usize,
+        count: u32,
+        held: usize,
+        pieces: &[&[u8]],
+    ) -> io::Result<()> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => self.file.insert(tempfile::tempfile()?),
+        };
+        file.seek(SeekFrom::Start(self.written))?;
+        for piece in pieces {
+            file.write_all(piece)?;
+        }
+        let len = pieces.iter().map(|piece| piece.len() as u64).sum();
+        if self.runs.len() <= part {
+            self.runs.resize_with(part + 1, Vec::new);
+        }
+        self.runs[part].push(Run {
+            at: self.written,
+            count,
+            len,
+        });
+        self.written += len;
+        self.held = self.held.saturating_sub(held);
+        Ok(())
+    }
+
+    /// A write failed: what was not written stays in memory, and so does the rest from now on.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
+    /// The runs of partition `part`, in the order written.
+    pub fn runs(&self, part: usize) -> &[Run] {
+        self.runs.get(part).map_or(&[], Vec::as_slice)
+    }
+
+    /// How many things partition `part` has in the file.
+    pub fn count(&self, part: usize) -> usize {
+        self.runs(part).iter().map(|run| run.count as usize).sum()
+    }
+
+    /// The bytes of `run`, into `buf`. Fails only when the file cannot be read back.
+    pub fn read(&self, run: Run, buf: &mut Vec<u8>) -> io::Result<()> {
+        let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
+        let len = usize::try_from(run.len).map_err(|_| io::ErrorKind::InvalidData)?;
+        buf.resize(len, 0);
+        read_at(file, run.at, buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_come_back_as_written_partition_by_partition() {
+        let mut spill = Spill::<8>::default();
+        assert!(!spill.hold(5));
+        assert!(spill.hold(5), "10 held of 8");
+        spill.write(2, 2, 4, &[b"ab", b"cd"]).unwrap();
+        spill.write(0, 1, 6, &[b"xyz"]).unwrap();
+        spill.write(2, 1, 0, &[b"e"]).unwrap();
+        assert!(!spill.hold(7), "every held one written");
+        let mut buf = Vec::new();
+        let read = |spill: &Spill<8>, part: usize, buf: &mut Vec<u8>| -> Vec<Vec<u8>> {
+            let runs = spill.runs(part).to_vec();
+            runs.into_iter()
+                .map(|run| {
+                    spill.read(run, buf).unwrap();
+                    buf.clone()
+                })
+                .collect()
+        };
+        assert_eq!(read(&spill, 2, &mut buf), [b"abcd".to_vec(), b"e".to_vec()]);
+        assert_eq!(read(&spill, 0, &mut buf), [b"xyz".to_vec()]);
+        assert!(spill.runs(1).is_empty() && spill.runs(9).is_empty());
+        assert_eq!((spill.count(2), spill.count(0), spill.count(1)), (3, 1, 0));
+        spill.stop();
+        assert!(!spill.hold(100), "stopped: nothing more goes");
+    }
+}
