@@ -8,11 +8,11 @@
 //! becomes one fixed-size entry (hashes, two instants, its place in store order, no text), and
 //! each id its supersedes names one more. The entries are kept by concept partition, and past
 //! a fixed number in memory every partition's entries go to the temporary file of `spill.rs`.
-//! At the end one partition at a time is read back: its entries sorted by concept and valid_from, a record superseded by another of the
-//! concept ends the day before its superseder begins (the in-force rule, so two records linked
-//! by supersedes never overlap), and one sweep keeps the record in force longest: a record
-//! that meets one of another value is its concept's first conflict. What stays is one small
-//! entry a concept in conflict.
+//! At the end one partition at a time is read back: its entries sorted by concept and
+//! valid_from, a record superseded by another of the concept ends the day before its
+//! superseder begins (the in-force rule, so two records linked by supersedes never overlap),
+//! and one sweep keeps the record in force longest: a record that meets one of another value
+//! is its concept's first conflict. What stays is one small entry a concept in conflict.
 
 use super::super::spill;
 use super::super::table;

@@ -312,7 +312,7 @@ impl Part {
             return Ok(self);
         }
         let count = spill.count(p) + self.held.len();
-        let texts = runs.iter().map(|r| r.len as usize - r.count as usize * ENTRY_HEAD);
+        let texts = runs.iter().map(|r| (r.len as usize).saturating_sub(r.count as usize * ENTRY_HEAD));
         let bytes = texts.sum::<usize>() + self.texts.text_len();
         let mut part = Part::default();
         part.held.reserve_exact(count);
