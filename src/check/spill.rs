@@ -93,6 +93,11 @@ impl<const LIMIT: usize> Spill<LIMIT> {
         Ok(())
     }
 
+    /// How much is held in memory before every partition's runs go to the file.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// A write failed: what was not written stays in memory, and so does the rest from now on.
     pub fn stop(&mut self) {
         self.stopped = true;
@@ -132,9 +137,10 @@ mod tests {
         assert!(!spill.hold(7), "every held one written");
         let mut buf = Vec::new();
         let read = |spill: &Spill<8>, part: usize, buf: &mut Vec<u8>| -> Vec<Vec<u8>> {
-            let runs = spill.runs(part).to_vec();
-            runs.into_iter()
-                .map(|run| {
+            spill
+                .runs(part)
+                .iter()
+                .map(|&run| {
                     spill.read(run, buf).unwrap();
                     buf.clone()
                 })

@@ -169,9 +169,9 @@ impl ConceptOwners {
     /// Room for about `records` more concepts of `bytes` in all (no more than are held
     /// before they go to the temporary file).
     pub fn reserve(&mut self, records: usize, bytes: usize) {
-        let each = bytes / records.max(1) + HELD_BYTES;
-        let kept = records.min(IN_MEMORY / each + 1);
-        let bytes = bytes / records.max(1) * kept;
+        let text = bytes / records.max(1);
+        let kept = records.min(self.spill.limit() / (text + HELD_BYTES) + 1);
+        let bytes = text * kept;
         for part in partitions(&mut self.parts) {
             part.held.reserve(share(kept));
             part.texts.reserve(share(kept), share(bytes));
