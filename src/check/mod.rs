@@ -172,7 +172,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     values
         .settle()
         .map_err(|e| crate::error::VercyError::Read {
-            path: "the conflict check's temporary file".to_string(),
+            path: "the check's temporary file".to_string(),
             reason: e.to_string(),
         })?;
     Ok(Report::build(input, opts, shape, rules, values))

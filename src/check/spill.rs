@@ -5,9 +5,9 @@
 //! written) everything stays in memory, with the same answer: the caller keeps what it could
 //! not write, and nothing more goes to the file.
 //!
-//! The conflict check's entries (`values/conflicts.rs`) and the store's concepts
-//! (`values/owners.rs`) go here; each says what its runs hold and counts what it holds in its
-//! own unit (entries, bytes).
+//! The conflict check's entries (`values/conflicts.rs`), the store's concepts
+//! (`values/owners.rs`) and its record ids (`values/ids.rs`) go here; each says what its runs
+//! hold and counts what it holds in its own unit (entries, bytes).
 
 use crate::file_at::read_at;
 use std::fs::File;
@@ -98,6 +98,20 @@ impl<const LIMIT: usize> Spill<LIMIT> {
         self.limit
     }
 
+    /// How many bytes went to the file.
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// How much is held in memory that could still go to the file (none once stopped).
+    pub fn held(&self) -> usize {
+        if self.stopped {
+            0
+        } else {
+            self.held
+        }
+    }
+
     /// A write failed: what was not written stays in memory, and so does the rest from now on.
     pub fn stop(&mut self) {
         self.stopped = true;
@@ -120,6 +134,44 @@ impl<const LIMIT: usize> Spill<LIMIT> {
         buf.resize(len, 0);
         read_at(file, run.at, buf)
     }
+
+    /// Every run of partition `part`, one after the other, appended to `buf`.
+    pub fn read_all(&self, part: usize, buf: &mut Vec<u8>) -> io::Result<()> {
+        let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
+        for run in self.runs(part) {
+            let start = buf.len();
+            let len = usize::try_from(run.len).map_err(|_| io::ErrorKind::InvalidData)?;
+            buf.resize(start + len, 0);
+            read_at(file, run.at, &mut buf[start..])?;
+        }
+        Ok(())
+    }
+
+    /// Bytes `from..to` of partition `part`'s runs taken one after the other, and up to
+    /// `ahead` bytes after them in the same run, into `buf`: a thing's bytes, and maybe the
+    /// next things' (a run holds whole things, so a thing lies in one run).
+    pub fn read_span(
+        &self,
+        part: usize,
+        (from, to): (u64, u64),
+        ahead: u64,
+        buf: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for &run in self.runs(part) {
+            let end = start + run.len;
+            if from >= start && to <= end && from <= to {
+                let span = Run {
+                    at: run.at + (from - start),
+                    count: 0,
+                    len: to.saturating_add(ahead).min(end) - from,
+                };
+                return self.read(span, buf);
+            }
+            start = end;
+        }
+        Err(io::ErrorKind::UnexpectedEof.into())
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +187,8 @@ mod tests {
         spill.write(0, 1, 6, &[b"xyz"]).unwrap();
         spill.write(2, 1, 0, &[b"e"]).unwrap();
         assert!(!spill.hold(7), "every held one written");
+        assert_eq!(spill.written(), 8);
+        assert_eq!(spill.held(), 7);
         let mut buf = Vec::new();
         let read = |spill: &Spill<8>, part: usize, buf: &mut Vec<u8>| -> Vec<Vec<u8>> {
             spill
@@ -150,7 +204,22 @@ mod tests {
         assert_eq!(read(&spill, 0, &mut buf), [b"xyz".to_vec()]);
         assert!(spill.runs(1).is_empty() && spill.runs(9).is_empty());
         assert_eq!((spill.count(2), spill.count(0), spill.count(1)), (3, 1, 0));
+        let mut all = b"held".to_vec();
+        spill.read_all(2, &mut all).unwrap();
+        assert_eq!(all, b"heldabcde", "appended, runs in order");
+        spill.read_span(2, (1, 3), 0, &mut buf).unwrap();
+        assert_eq!(buf, b"bc");
+        spill.read_span(2, (1, 2), 9, &mut buf).unwrap();
+        assert_eq!(buf, b"bcd", "ahead to the run's end");
+        spill.read_span(2, (4, 5), 9, &mut buf).unwrap();
+        assert_eq!(buf, b"e", "in the second run");
+        assert!(
+            spill.read_span(2, (3, 5), 0, &mut buf).is_err(),
+            "across two runs"
+        );
+        assert!(spill.read_span(1, (0, 1), 0, &mut buf).is_err(), "no runs");
         spill.stop();
         assert!(!spill.hold(100), "stopped: nothing more goes");
+        assert_eq!(spill.held(), 0, "stopped: none of it can go");
     }
 }

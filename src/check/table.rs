@@ -36,6 +36,35 @@ fn advise_huge_pages(start: *const u8, len: usize) {
     let _ = (start, len);
 }
 
+/// Give the pages under a vector's allocation beyond its length back to the system, keeping
+/// the allocation: cleared, a buffer of what went to a temporary file would otherwise hold
+/// its pages until it is filled again, while another fills its own (each alone under its
+/// limit, together over it). The next write there gets zeroed pages.
+/// Linux only; elsewhere the pages stay.
+pub fn release_pages<T>(buf: &Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4 << 10;
+        let size = std::mem::size_of::<T>();
+        let start = buf.as_ptr() as usize + buf.len() * size;
+        let end = buf.as_ptr() as usize + buf.capacity() * size;
+        let (first, last) = ((start + PAGE - 1) & !(PAGE - 1), end & !(PAGE - 1));
+        if last > first {
+            // SAFETY: whole pages inside an allocation this vector owns, past its length: no
+            // element lives there, and the next write there finds a zeroed page.
+            unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_DONTNEED,
+                )
+            };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = buf;
+}
+
 /// [`advise_huge_pages`] for a vector's whole allocation.
 pub fn huge_pages<T>(buf: &Vec<T>) {
     advise_huge_pages(
@@ -79,41 +108,76 @@ pub struct Arena {
     ends: Vec<u32>,
     /// ... and the strings at which `bytes` passed each multiple of 2^32 (empty below 4 GiB).
     wraps: Vec<usize>,
+    /// How many of the first strings were let go (their bytes written elsewhere, see
+    /// [`Arena::let_go`]), and their bytes: `bytes` holds the strings after them, and every
+    /// place (`ends`, [`Arena::bounds`]) counts from the first string's start all the same.
+    let_go: usize,
+    gone: usize,
 }
 
 impl Arena {
     pub fn push(&mut self, s: &[u8]) -> usize {
-        let before = self.bytes.len() >> 32;
+        let before = self.end_of_all() >> 32;
         let room = self.bytes.capacity();
         self.bytes.extend_from_slice(s);
         if self.bytes.capacity() != room {
             huge_pages(&self.bytes);
         }
         let i = self.ends.len();
-        for _ in before..self.bytes.len() >> 32 {
+        for _ in before..self.end_of_all() >> 32 {
             self.wraps.push(i);
         }
-        push_on_huge_pages(&mut self.ends, self.bytes.len() as u32);
+        let end = self.end_of_all() as u32;
+        push_on_huge_pages(&mut self.ends, end);
         i
+    }
+
+    /// Where the last string ends, counting the bytes let go.
+    fn end_of_all(&self) -> usize {
+        self.gone + self.bytes.len()
     }
 
     pub fn len(&self) -> usize {
         self.ends.len()
     }
 
-    /// Let go of every string, keeping the room they took.
+    /// Let go of every string, keeping the room they took (not its pages: see
+    /// [`release_pages`]).
     pub fn clear(&mut self) {
         self.bytes.clear();
         self.ends.clear();
         self.wraps.clear();
+        (self.let_go, self.gone) = (0, 0);
+        release_pages(&self.bytes);
+        release_pages(&self.ends);
     }
 
-    /// The bytes of all the strings together.
+    /// Let go of the bytes of every string held, keeping the room they took (not its
+    /// pages) and where each string lies (the caller has written them elsewhere, as
+    /// [`Arena::text`] gave them).
+    pub fn let_go(&mut self) {
+        self.gone = self.end_of_all();
+        self.let_go = self.ends.len();
+        self.bytes.clear();
+        release_pages(&self.bytes);
+    }
+
+    /// The string at `i` is held (not let go, and not past the end).
+    pub fn holds(&self, i: usize) -> bool {
+        (self.let_go..self.ends.len()).contains(&i)
+    }
+
+    /// How many strings are held (not let go).
+    pub fn held(&self) -> usize {
+        self.ends.len() - self.let_go
+    }
+
+    /// The bytes of all the strings held together.
     pub fn text_len(&self) -> usize {
         self.bytes.len()
     }
 
-    /// All the strings, one after the other.
+    /// All the strings held, one after the other.
     pub fn text(&self) -> &[u8] {
         &self.bytes
     }
@@ -131,13 +195,25 @@ impl Arena {
         (wraps << 32) | self.ends[i] as usize
     }
 
-    /// The string at `i` (empty past the end).
-    pub fn get(&self, i: usize) -> &[u8] {
+    /// Where the string at `i` starts and ends, counting from the first string's start (the
+    /// bytes let go too); `None` past the end.
+    pub fn bounds(&self, i: usize) -> Option<(usize, usize)> {
         if i >= self.ends.len() {
-            return b"";
+            return None;
         }
         let start = if i == 0 { 0 } else { self.end(i - 1) };
-        self.bytes.get(start..self.end(i)).unwrap_or(b"")
+        Some((start, self.end(i)))
+    }
+
+    /// The string at `i` (empty past the end, or let go).
+    pub fn get(&self, i: usize) -> &[u8] {
+        match self.bounds(i) {
+            Some((start, end)) if i >= self.let_go => self
+                .bytes
+                .get(start - self.gone..end - self.gone)
+                .unwrap_or(b""),
+            _ => b"",
+        }
     }
 
     /// Start loading where the string at `i` starts and ends ([`prefetch`]): the first of
@@ -156,11 +232,11 @@ impl Arena {
     /// [`Arena::prefetch_bounds`]).
     #[inline]
     pub fn prefetch_text(&self, i: usize) {
-        if i >= self.ends.len() {
+        if i < self.let_go || i >= self.ends.len() {
             return;
         }
         let start = if i == 0 { 0 } else { self.end(i - 1) };
-        if let Some(first) = self.bytes.get(start) {
+        if let Some(first) = self.bytes.get(start - self.gone) {
             prefetch(first);
         }
     }
@@ -443,6 +519,39 @@ mod tests {
         n.push("yz");
         let all: Vec<&str> = (0..n.len()).map(|i| n.get(i)).collect();
         assert_eq!(all, ["x", "", "yz"]);
+    }
+
+    /// Strings let go keep their places: the ones after them are found where they were,
+    /// and the bytes let go are counted in every place.
+    #[test]
+    fn an_arena_lets_go_of_its_bytes_and_keeps_every_place() {
+        let mut a = Arena::default();
+        a.reserve(4, 1 << 16);
+        a.push(b"ab");
+        a.push(b"");
+        assert_eq!(a.text(), b"ab");
+        a.let_go();
+        assert_eq!((a.held(), a.text_len()), (0, 0));
+        a.push(b"cde");
+        assert_eq!((a.held(), a.text()), (1, &b"cde"[..]));
+        assert_eq!(a.bounds(0), Some((0, 2)));
+        assert_eq!(
+            a.bounds(2),
+            Some((2, 5)),
+            "counted from the first string's start"
+        );
+        assert_eq!(a.bounds(3), None);
+        let holds: Vec<bool> = (0..4).map(|i| a.holds(i)).collect();
+        assert_eq!(
+            holds,
+            [false, false, true, false],
+            "only what came after is held"
+        );
+        assert_eq!((a.get(0), a.get(2)), (&b""[..], &b"cde"[..]));
+        a.clear();
+        assert_eq!((a.len(), a.held(), a.bounds(0)), (0, 0, None));
+        a.push(b"f");
+        assert_eq!((a.get(0), a.bounds(0)), (&b"f"[..], Some((0, 1))));
     }
 
     /// Indices under one hash stay apart: the caller's comparison decides which is which.

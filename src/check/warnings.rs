@@ -229,6 +229,11 @@ impl Warnings {
         Arc::clone(&self.names)
     }
 
+    /// A name the report wrote could not be read back (see `Ids::unreadable`).
+    pub fn names_unreadable(&self) -> bool {
+        self.names.ids.unreadable()
+    }
+
     /// Add the warning that the `concept`th concept of the owners book (given with
     /// [`Self::keep_owners`]) has several owners, each with the first record where it owns
     /// it (`records`, in the book's order of its owners).

@@ -54,6 +54,9 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     if !reports.is_empty() || !failures.is_empty() {
         output::write_stdout(|out| format::write(format, &reports, &failures, global.quiet, out))?;
     }
+    for report in &reports {
+        report.names_read_back()?;
+    }
     Ok(if unreadable {
         Outcome::Unreadable
     } else if reports.iter().all(|r| r.pass) {

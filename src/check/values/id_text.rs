@@ -90,12 +90,13 @@ pub fn kept_len(text: &str) -> usize {
     keep_uuid(text).map_or(text.len(), |kept| kept.len())
 }
 
-/// The name of a record as a report writes it: a text kept as it is, or an id kept as a
-/// UUID, written out again.
-#[derive(Clone, Copy)]
+/// The name of a record as a report writes it: a text kept as it is, an id kept as a UUID,
+/// written out again, or an id read back from the temporary file it went to (`ids.rs`).
+#[derive(Clone)]
 pub enum RecordName<'a> {
     Text(&'a str),
     Uuid(UuidText),
+    Read(Box<str>),
 }
 
 /// A UUID written out again: hex digits and hyphens (ASCII: made here only).
@@ -106,15 +107,46 @@ impl<'a> RecordName<'a> {
     /// The name an id's kept form stands for.
     #[inline]
     fn of_kept(kept: &'a [u8]) -> RecordName<'a> {
-        let (hex, digits) = match kept.split_first() {
-            Some((&LOWER, digits)) => (&LOWER_PAIRS, digits),
-            Some((&UPPER, digits)) => (&UPPER_PAIRS, digits),
-            _ => {
+        match UuidText::of_kept(kept) {
+            Some(uuid) => RecordName::Uuid(uuid),
+            None => {
                 debug_assert!(std::str::from_utf8(kept).is_ok());
                 // SAFETY: a kept form without a marker is a whole `str` as pushed (the
                 // arena gives whole pushes only), and a marker is no byte of UTF-8.
-                return RecordName::Text(unsafe { std::str::from_utf8_unchecked(kept) });
+                RecordName::Text(unsafe { std::str::from_utf8_unchecked(kept) })
             }
+        }
+    }
+
+    /// The name an id's kept form read back stands for; `None` when the bytes are no kept
+    /// form (the file they were read from changed).
+    pub fn of_read(kept: Vec<u8>) -> Option<RecordName<'static>> {
+        match UuidText::of_kept(&kept) {
+            Some(uuid) => Some(RecordName::Uuid(uuid)),
+            None => String::from_utf8(kept)
+                .ok()
+                .map(|text| RecordName::Read(text.into_boxed_str())),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            RecordName::Text(text) => text,
+            RecordName::Read(text) => text,
+            // SAFETY: a `UuidText` is made by `of_kept` only, of hex digits and hyphens: ASCII.
+            RecordName::Uuid(text) => unsafe { std::str::from_utf8_unchecked(&text.0) },
+        }
+    }
+}
+
+impl UuidText {
+    /// The UUID a kept form with a marker stands for (`None` without one).
+    #[inline]
+    fn of_kept(kept: &[u8]) -> Option<UuidText> {
+        let (hex, digits) = match kept.split_first() {
+            Some((&LOWER, digits)) => (&LOWER_PAIRS, digits),
+            Some((&UPPER, digits)) => (&UPPER_PAIRS, digits),
+            _ => return None,
         };
         let mut written = [0u8; 32];
         for (&byte, pair) in digits.iter().zip(written.chunks_exact_mut(2)) {
@@ -126,15 +158,7 @@ impl<'a> RecordName<'a> {
             text[start..end].copy_from_slice(&written[n..n + end - start]);
             n += end - start;
         }
-        RecordName::Uuid(UuidText(text))
-    }
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            RecordName::Text(text) => text,
-            // SAFETY: a `UuidText` is made by `of_kept` only, of hex digits and hyphens: ASCII.
-            RecordName::Uuid(text) => unsafe { std::str::from_utf8_unchecked(&text.0) },
-        }
+        Some(UuidText(text))
     }
 }
 
@@ -207,9 +231,41 @@ impl IdTexts {
         self.0.reserve(n, bytes)
     }
 
-    /// The kept form of the id at `i` (empty past the end): equal for equal texts only.
-    pub fn kept(&self, i: usize) -> &[u8] {
-        self.0.get(i)
+    /// The kept forms held, one after the other (see [`Arena::text`]), and their bytes.
+    pub fn text(&self) -> &[u8] {
+        self.0.text()
+    }
+
+    pub fn text_len(&self) -> usize {
+        self.0.text_len()
+    }
+
+    /// How many ids are held (see [`Arena::held`]).
+    pub fn held(&self) -> usize {
+        self.0.held()
+    }
+
+    /// Let go of the kept forms held, written elsewhere (see [`Arena::let_go`]).
+    pub fn let_go(&mut self) {
+        self.0.let_go()
+    }
+
+    /// The id at `i` is held, not let go (see [`Arena::holds`]).
+    pub fn holds(&self, i: usize) -> bool {
+        self.0.holds(i)
+    }
+
+    /// Where the kept form of the id at `i` lies among every kept form, the ones let go too.
+    pub fn bounds(&self, i: usize) -> Option<(usize, usize)> {
+        self.0.bounds(i)
+    }
+
+    /// The kept form of the id at `i` in `all`, every kept form one after the other (the
+    /// ones let go as read back, then [`Self::text`]): equal for equal texts only.
+    pub fn kept_in<'w>(&self, all: &'w [u8], i: usize) -> &'w [u8] {
+        self.bounds(i)
+            .and_then(|(start, end)| all.get(start..end))
+            .unwrap_or(b"")
     }
 
     /// The id at `i` (empty past the end).
@@ -256,13 +312,13 @@ mod tests {
             assert_eq!(ids.get(i), *text);
             let uuid = i < 3;
             assert_eq!(
-                ids.kept(i).len(),
+                ids.kept_in(ids.text(), i).len(),
                 if uuid { 17 } else { text.len() },
                 "{text}"
             );
         }
         // the two cases are two ids
-        assert_ne!(ids.kept(0), ids.kept(1));
+        assert_ne!(ids.kept_in(ids.text(), 0), ids.kept_in(ids.text(), 1));
     }
 
     proptest::proptest! {
@@ -290,7 +346,7 @@ mod tests {
             for (i, a) in texts.iter().enumerate() {
                 proptest::prop_assert_eq!(ids.get(i).to_string(), a.as_str());
                 for (j, b) in texts.iter().enumerate() {
-                    proptest::prop_assert_eq!(ids.kept(i) == ids.kept(j), a == b);
+                    proptest::prop_assert_eq!(ids.kept_in(ids.text(), i) == ids.kept_in(ids.text(), j), a == b);
                 }
             }
         }

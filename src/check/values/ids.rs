@@ -13,10 +13,14 @@
 //! compares it with an id's text, and read from one list in store order each comparison
 //! missed the cache.
 //!
-//! Memory: per id its kept form (`id_text.rs`: 17 bytes for a UUID, else its text), its line
-//! (`id_lines.rs`: 4 bytes), 8 bytes of key and 5 of place; per pointer its target's kept form
-//! and 8 bytes: linear in the store.
+//! Memory: per id its line (`id_lines.rs`: 4 bytes), 8 bytes of key, 5 of place and 4 of
+//! where its kept form ends; per pointer 12 bytes: linear in the store. The kept forms
+//! (`id_text.rs`: 17 bytes for a UUID, else the text) are held up to a fixed amount
+//! ([`IN_MEMORY`]); past it every partition's go to the temporary file of `spill.rs`. A
+//! partition is read back whole when it is matched up, and a name alone when a report
+//! writes it.
 
+use super::super::spill;
 use super::super::table::{
     key_of, part_of, partitions, prefetch, share, spread, Slots, PARTS,
 };
@@ -26,6 +30,16 @@ use super::id_text::{IdTexts, RecordName};
 use super::Code;
 use crate::bytes::same;
 use rayon::prelude::*;
+use std::borrow::Cow;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Bytes of kept forms (ids and sought texts) held in memory before every partition's go to
+/// the temporary file: a million UUIDs and the third as many targets of bench's UUID store
+/// take 22 MiB and never go; ids of about 30 bytes and more go once or more.
+const IN_MEMORY: usize = 32 << 20;
+
+type Spill = spill::Spill<IN_MEMORY>;
 
 /// "Not found" in [`Matched::found`].
 const NONE: u32 = u32::MAX;
@@ -67,6 +81,11 @@ pub struct Ids {
     id_parts: Vec<IdPart>,
     /// Texts looked up among the ids (the targets of supersedes pointers), by partition.
     sought: Vec<SoughtPart>,
+    /// The bytes of kept forms held, and the runs of those let go: partition `p`'s ids as
+    /// the spill's partition `p`, its sought texts as `PARTS + p`.
+    spill: Spill,
+    /// A name could not be read back from the temporary file (see [`Ids::unreadable`]).
+    unreadable: AtomicBool,
 }
 
 /// One partition's share of [`Matched`]: its repeats, and its sought texts' first ids.
@@ -93,14 +112,18 @@ impl Ids {
         self.lines.reserve(ids);
         self.parts.reserve(ids);
         self.places.reserve(ids);
+        // what is held never passes the spill's limit: room for that much, in proportion
+        let sought_bytes = sought.saturating_mul(bytes / ids.max(1));
+        let all = bytes.saturating_add(sought_bytes).max(1);
+        let room = self.spill.limit().min(all);
+        let held = |b: usize| (b as u128 * room as u128 / all as u128) as usize;
         for part in partitions(&mut self.id_parts) {
             part.keys.reserve(share(ids));
-            part.texts.reserve(share(ids), share(bytes));
+            part.texts.reserve(share(ids), share(held(bytes)));
         }
-        let sought_bytes = sought.saturating_mul(bytes / ids.max(1));
         for part in partitions(&mut self.sought) {
             part.keys.reserve(share(sought));
-            part.texts.reserve(share(sought), share(sought_bytes));
+            part.texts.reserve(share(sought), share(held(sought_bytes)));
         }
     }
 
@@ -111,8 +134,12 @@ impl Ids {
         let part = part_of(hash);
         let id_part = &mut partitions(&mut self.id_parts)[part];
         id_part.keys.push((key_of(hash), i));
-        self.places.push(small(id_part.texts.push(text)));
+        let (at, held) = push_text(&mut id_part.texts, text);
+        self.places.push(small(at));
         self.parts.push(part as u8);
+        if self.spill.hold(held) {
+            self.write_out();
+        }
         i
     }
 
@@ -121,10 +148,78 @@ impl Ids {
         let part = part_of(hash);
         let sought = &mut partitions(&mut self.sought)[part];
         sought.keys.push(key_of(hash));
+        let (at, held) = push_text(&mut sought.texts, text);
+        if self.spill.hold(held) {
+            self.write_out();
+        }
         Sought {
             part: part as u32,
-            at: small(sought.texts.push(text)),
+            at: small(at),
         }
+    }
+
+    /// The bytes of kept forms held in memory that could go to the temporary file.
+    pub fn held(&self) -> usize {
+        self.spill.held()
+    }
+
+    /// Write every partition's kept forms held to the temporary file, and let them go. What
+    /// cannot be written stays held, and so does everything from then on.
+    pub fn write_out(&mut self) {
+        let ids = self.id_parts.iter_mut().map(|part| &mut part.texts);
+        let sought = self.sought.iter_mut().map(|part| &mut part.texts);
+        let parts = (0..).zip(ids).chain((PARTS..).zip(sought));
+        for (n, texts) in parts {
+            if texts.held() == 0 {
+                continue;
+            }
+            let count = small(texts.held());
+            if self.spill.write(n, count, texts.text_len(), &[texts.text()]).is_err() {
+                self.spill.stop();
+                return;
+            }
+            texts.let_go();
+        }
+    }
+
+    /// Every kept form of the spill's partition `n` (see [`Ids::spill`]), the ones let go
+    /// read back and then the ones `texts` holds: as [`IdTexts::kept_in`] reads them.
+    fn all_kept<'t>(&self, n: usize, texts: &'t IdTexts) -> io::Result<Cow<'t, [u8]>> {
+        if self.spill.runs(n).is_empty() {
+            return Ok(Cow::Borrowed(texts.text()));
+        }
+        let mut all = Vec::new();
+        self.spill.read_all(n, &mut all)?;
+        all.extend_from_slice(texts.text());
+        Ok(Cow::Owned(all))
+    }
+
+    /// The id at `i` of the spill's partition `n`, from wherever it is kept. An id that
+    /// cannot be read back from the temporary file is named empty, and noted (see
+    /// [`Ids::unreadable`]).
+    fn name_at<'s>(&'s self, n: usize, texts: &'s IdTexts, at: usize) -> RecordName<'s> {
+        if texts.holds(at) {
+            return texts.get(at);
+        }
+        let Some((start, end)) = texts.bounds(at) else {
+            return RecordName::Text("");
+        };
+        let mut kept = Vec::new();
+        let read = self
+            .spill
+            .read_span(n, (start as u64, end as u64), 0, &mut kept)
+            .ok()
+            .and_then(|()| RecordName::of_read(kept));
+        read.unwrap_or_else(|| {
+            self.unreadable.store(true, Ordering::Relaxed);
+            RecordName::Text("")
+        })
+    }
+
+    /// Some record's name could not be read back from the temporary file: a report that
+    /// named it is missing that name, and should not be trusted.
+    pub fn unreadable(&self) -> bool {
+        self.unreadable.load(Ordering::Relaxed)
     }
 
     pub fn len(&self) -> usize {
@@ -133,15 +228,18 @@ impl Ids {
 
     pub fn text(&self, i: u32) -> RecordName<'_> {
         match self.placed(i) {
-            Some((texts, at)) => texts.get(at),
+            Some((part, texts, at)) => self.name_at(part, texts, at),
             None => RecordName::Text(""),
         }
     }
 
     pub fn sought(&self, s: Sought) -> RecordName<'_> {
+        let part = s.part as usize;
         self.sought
-            .get(s.part as usize)
-            .map_or(RecordName::Text(""), |part| part.texts.get(s.at as usize))
+            .get(part)
+            .map_or(RecordName::Text(""), |sought| {
+                self.name_at(PARTS + part, &sought.texts, s.at as usize)
+            })
     }
 
     /// Start loading where the id at `i` is kept, and its line: the first step of reading
@@ -159,18 +257,19 @@ impl Ids {
         }
     }
 
-    /// The id at `i`, in its partition's texts, and its place there.
+    /// The id at `i`: its partition, the partition's texts, and its place there.
     #[inline]
-    fn placed(&self, i: u32) -> Option<(&IdTexts, usize)> {
+    fn placed(&self, i: u32) -> Option<(usize, &IdTexts, usize)> {
         let i = i as usize;
         let (&part, &at) = (self.parts.get(i)?, self.places.get(i)?);
-        Some((&self.id_parts.get(part as usize)?.texts, at as usize))
+        let part = part as usize;
+        Some((part, &self.id_parts.get(part)?.texts, at as usize))
     }
 
     /// Start loading where the text of the id at `i` lies (its place best loaded first).
     #[inline]
     pub fn prefetch_bounds(&self, i: u32) {
-        if let Some((texts, at)) = self.placed(i) {
+        if let Some((_, texts, at)) = self.placed(i) {
             texts.prefetch_bounds(at);
         }
     }
@@ -178,7 +277,7 @@ impl Ids {
     /// Start loading the text of the id at `i` (where it lies best loaded first).
     #[inline]
     pub fn prefetch_text(&self, i: u32) {
-        if let Some((texts, at)) = self.placed(i) {
+        if let Some((_, texts, at)) = self.placed(i) {
             texts.prefetch_text(at);
         }
     }
@@ -200,17 +299,20 @@ impl Ids {
 
     /// Match every id and sought text with the first id of the same text, one partition at a
     /// time, on every core. The keys are let go after (the texts and lines stay, for the
-    /// warnings to name records), so the warnings that follow have their memory.
-    pub fn match_up(&mut self) -> Matched {
+    /// warnings to name records), so the warnings that follow have their memory. Fails only
+    /// when the temporary file cannot be read back.
+    pub fn match_up(&mut self) -> io::Result<Matched> {
         let (no_ids, no_sought) = (IdPart::default(), SoughtPart::default());
         let per_part: Vec<PartMatched> = (0..PARTS)
             .into_par_iter()
             .map(|p| {
                 let ids = self.id_parts.get(p).unwrap_or(&no_ids);
                 let sought = self.sought.get(p).unwrap_or(&no_sought);
-                self.match_part(ids, sought)
+                let all_ids = self.all_kept(p, &ids.texts)?;
+                let all_sought = self.all_kept(PARTS + p, &sought.texts)?;
+                Ok(match_part((ids, &all_ids), (sought, &all_sought)))
             })
-            .collect();
+            .collect::<io::Result<_>>()?;
         let mut found = Vec::with_capacity(PARTS);
         let mut repeats = Vec::new();
         for (part_repeats, part_found) in per_part {
@@ -224,38 +326,54 @@ impl Ids {
         for part in &mut self.sought {
             part.keys = Vec::new();
         }
-        Matched { found, repeats }
-    }
-
-    /// One partition: its ids in store order (an id equal to an earlier one is a repeat of
-    /// it), then its sought texts; (the repeats, each sought text's first id or [`NONE`]).
-    fn match_part(&self, ids: &IdPart, sought: &SoughtPart) -> PartMatched {
-        // one slot pair per id of the partition, by its place there: linear
-        let mut table = Slots::with_room(ids.keys.len());
-        let mut repeats = Vec::new();
-        let index = |at: usize| ids.keys[at].1;
-        for (at, &(key, i)) in ids.keys.iter().enumerate() {
-            // the text is read only to compare (a new id rarely is compared at all)
-            let (first, new) = table.find_or_insert(spread(key), at, |other| {
-                same(ids.texts.kept(other), ids.texts.kept(at))
-            });
-            if !new {
-                repeats.push((i, index(first)));
-            }
+        // once some went to the temporary file, the rest go too: what follows (the settles,
+        // the report) has their memory, and reads the names it writes from there all alike
+        if self.spill.written() > 0 {
+            self.write_out();
         }
-        let found = sought
-            .keys
-            .iter()
-            .enumerate()
-            .map(|(at, &key)| {
-                let text = sought.texts.kept(at);
-                table
-                    .find(spread(key), |other| same(ids.texts.kept(other), text))
-                    .map_or(NONE, index)
-            })
-            .collect();
-        (repeats, found)
+        Ok(Matched { found, repeats })
     }
+}
+
+/// The kept form of an id (or sought text) pushed into `texts`: its place, and its bytes.
+fn push_text(texts: &mut IdTexts, text: &str) -> (usize, usize) {
+    let before = texts.text_len();
+    let at = texts.push(text);
+    (at, texts.text_len() - before)
+}
+
+/// One partition, each half with all its kept forms ([`Ids::all_kept`]): its ids in store
+/// order (an id equal to an earlier one is a repeat of it), then its sought texts; (the
+/// repeats, each sought text's first id or [`NONE`]).
+fn match_part(
+    (ids, all_ids): (&IdPart, &[u8]),
+    (sought, all_sought): (&SoughtPart, &[u8]),
+) -> PartMatched {
+    let kept = |at: usize| ids.texts.kept_in(all_ids, at);
+    // one slot pair per id of the partition, by its place there: linear
+    let mut table = Slots::with_room(ids.keys.len());
+    let mut repeats = Vec::new();
+    let index = |at: usize| ids.keys[at].1;
+    for (at, &(key, i)) in ids.keys.iter().enumerate() {
+        // the text is read only to compare (a new id rarely is compared at all)
+        let (first, new) =
+            table.find_or_insert(spread(key), at, |other| same(kept(other), kept(at)));
+        if !new {
+            repeats.push((i, index(first)));
+        }
+    }
+    let found = sought
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(at, &key)| {
+            let text = sought.texts.kept_in(all_sought, at);
+            table
+                .find(spread(key), |other| same(kept(other), text))
+                .map_or(NONE, index)
+        })
+        .collect();
+    (repeats, found)
 }
 
 impl Matched {
@@ -313,7 +431,7 @@ mod tests {
             .iter()
             .map(|t| ids.seek(t, hash(t)))
             .collect();
-        let matched = ids.match_up();
+        let matched = ids.match_up().unwrap();
         assert_eq!(matched.repeats().collect::<Vec<_>>(), vec![2, 4, 5]);
         assert_eq!(
             [2, 4, 5, 3].map(|i| matched.first(i)),
@@ -329,17 +447,18 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Matched up by partition, ids and targets agree with one map of every id seen.
+        /// Matched up by partition, ids and targets agree with one map of every id seen, all
+        /// in memory and with the kept forms in the temporary file a few at a time; every
+        /// name comes back as it went in.
         #[test]
         fn matching_agrees_with_a_map_of_every_id(
-            ids in proptest::collection::vec("[ab]{0,3}", 0..60),
+            ids in proptest::collection::vec("[ab]{0,3}|[0a]{8}-0000-4000-8000-00000000000[0aA]", 0..60),
             targets in proptest::collection::vec("[abc]{0,3}", 0..30),
+            limit in 1usize..120,
         ) {
-            let mut gathered = Ids::default();
             let mut first: std::collections::HashMap<&str, u32> = Default::default();
             let mut repeats = Vec::new();
             for (i, id) in ids.iter().enumerate() {
-                gathered.push(id, hash(id), i as u64, false);
                 match first.get(id.as_str()) {
                     Some(&f) => repeats.push((i as u32, f)),
                     None => {
@@ -347,18 +466,28 @@ mod tests {
                     }
                 }
             }
-            let sought: Vec<Sought> = targets.iter().map(|t| gathered.seek(t, hash(t))).collect();
-            let matched = gathered.match_up();
-            proptest::prop_assert_eq!(
-                matched.repeats().collect::<Vec<_>>(),
-                repeats.iter().map(|r| r.0).collect::<Vec<_>>()
-            );
-            for (i, f) in repeats {
-                proptest::prop_assert_eq!(matched.first(i), f);
-            }
-            for (t, s) in targets.iter().zip(sought) {
-                proptest::prop_assert_eq!(matched.found(s), first.get(t.as_str()).copied());
-                proptest::prop_assert_eq!(gathered.sought(s), t.as_str());
+            for limit in [usize::MAX, limit] {
+                let mut gathered = Ids { spill: Spill::with_limit(limit), ..Ids::default() };
+                for (i, id) in ids.iter().enumerate() {
+                    gathered.push(id, hash(id), i as u64, false);
+                }
+                let sought: Vec<Sought> = targets.iter().map(|t| gathered.seek(t, hash(t))).collect();
+                let matched = gathered.match_up().unwrap();
+                proptest::prop_assert_eq!(
+                    matched.repeats().collect::<Vec<_>>(),
+                    repeats.iter().map(|r| r.0).collect::<Vec<_>>()
+                );
+                for &(i, f) in &repeats {
+                    proptest::prop_assert_eq!(matched.first(i), f);
+                }
+                for (t, &s) in targets.iter().zip(&sought) {
+                    proptest::prop_assert_eq!(matched.found(s), first.get(t.as_str()).copied());
+                    proptest::prop_assert_eq!(gathered.sought(s).to_string(), t.as_str());
+                }
+                for (i, id) in ids.iter().enumerate() {
+                    proptest::prop_assert_eq!(gathered.text(i as u32).to_string(), id.as_str());
+                }
+                proptest::prop_assert!(!gathered.unreadable());
             }
         }
     }

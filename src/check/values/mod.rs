@@ -403,6 +403,12 @@ pub struct ValueChecks {
     done: Option<Done>,
 }
 
+/// Bytes of ids and concepts held in memory together (`ids.rs`, `owners.rs`) before the
+/// larger goes to the temporary file. Each has a limit of its own (32 and 40 MiB), and with
+/// long ids and long concepts both, the two limits together took the peak past 128 MiB.
+/// Bench's clean 1M store holds 48 MiB of them and its messy one 39: under it, nothing goes.
+const HELD_TOGETHER: usize = 56 << 20;
+
 impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
@@ -477,7 +483,15 @@ impl ValueChecks {
             self.concepts
                 .note(shared.text(concept), concept.hash, owner, who);
         }
-        record.who
+        let who = record.who;
+        // the ids and the concepts held, each under a limit of its own, under one together
+        if self.names.ids.held() + self.concepts.held() > HELD_TOGETHER {
+            match self.names.ids.held() > self.concepts.held() {
+                true => self.names.ids.write_out(),
+                false => self.concepts.write_out(),
+            }
+        }
+        who
     }
 
     /// Name a record that no check has named (`name`, on `line`): its `who`.
@@ -493,7 +507,7 @@ impl ValueChecks {
     /// Work out the warnings and the register now, and let go of everything the pass kept
     /// (ids, concepts, pointers), so what comes next — the report — has that memory. After
     /// this, [`Self::expected_concepts`] and [`Self::finish`] give what was worked out.
-    /// Fails only when the conflict check's temporary file cannot be read back.
+    /// Fails only when a temporary file (`spill.rs`) cannot be read back.
     pub fn settle(&mut self) -> std::io::Result<()> {
         if self.done.is_some() {
             return Ok(());
@@ -507,7 +521,7 @@ impl ValueChecks {
             .collect();
         // the ids' keys go first (what matching found is all that is left of them), so what
         // comes next has their memory
-        let matched = self.names.ids.match_up();
+        let matched = self.names.ids.match_up()?;
         // each check settles what it keeps before the shared concepts are made, so the two
         // are never held at once
         self.checks.settle(&mut Settling {

@@ -13,7 +13,7 @@
 
 use super::super::spill::{self, Run};
 use super::super::table::{
-    key_of, part_of, partitions, share, spread, Interner, Names, Slots, PARTS,
+    key_of, part_of, partitions, release_pages, share, spread, Interner, Names, Slots, PARTS,
 };
 use super::super::warnings::Warnings;
 use super::ids::small;
@@ -192,15 +192,26 @@ impl ConceptOwners {
             who,
         });
         if self.spill.hold(concept.len() + HELD_BYTES) {
-            if let Err(_unwritable) = self.write_out() {
-                self.spill.stop();
-            }
+            self.write_out();
         }
     }
 
-    /// Move every partition's concepts to the temporary file: a run is their heads, then
-    /// their texts straight from the partition's arena.
-    fn write_out(&mut self) -> io::Result<()> {
+    /// The bytes of concepts held in memory that could go to the temporary file.
+    pub fn held(&self) -> usize {
+        self.spill.held()
+    }
+
+    /// Move every partition's concepts to the temporary file. What cannot be written stays
+    /// held, and so does everything from then on.
+    pub fn write_out(&mut self) {
+        if let Err(_unwritable) = self.write_runs() {
+            self.spill.stop();
+        }
+    }
+
+    /// [`Self::write_out`]: a run is a partition's heads, then its texts straight from its
+    /// arena.
+    fn write_runs(&mut self) -> io::Result<()> {
         for (p, part) in self.parts.iter_mut().enumerate() {
             if part.held.is_empty() {
                 continue;
@@ -217,6 +228,7 @@ impl ConceptOwners {
             self.spill
                 .write(p, count as u32, held, &[&self.heads, texts])?;
             part.held.clear();
+            release_pages(&part.held);
             part.texts.clear();
         }
         Ok(())

@@ -159,12 +159,12 @@ impl<'a> NamesAhead<'a> {
     #[inline]
     pub fn get(&mut self, k: usize) -> (RecordName<'a>, u64) {
         match self.batch.get(k.wrapping_sub(self.from)) {
-            Some(&name) => name,
+            Some(name) => name.clone(),
             None => {
                 self.read(k);
                 self.batch
                     .first()
-                    .copied()
+                    .cloned()
                     .unwrap_or((RecordName::Text(""), 0))
             }
         }

@@ -180,20 +180,25 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
     };
     let report = check_store(&args::records(arguments), &opts).map_err(ToolError::Failed)?;
     let full = arguments.get("detail").and_then(Value::as_str) == Some("full");
-    if full {
+    let answer = if full {
         let value = report.to_json();
         let size = serde_json::to_vec(&value).map_or(usize::MAX, |v| v.len());
         if size <= FULL_MAX_BYTES {
-            return Ok(Output::json(value));
+            value
+        } else {
+            let mut summary = summary(&report);
+            summary["truncated"] = json!(format!(
+                "the full report takes {size} bytes, over the cap of {FULL_MAX_BYTES}: this is \
+                 the summary; run `vercy check --json` on the store for every record"
+            ));
+            summary
         }
-        let mut summary = summary(&report);
-        summary["truncated"] = json!(format!(
-            "the full report takes {size} bytes, over the cap of {FULL_MAX_BYTES}: this is the \
-             summary; run `vercy check --json` on the store for every record"
-        ));
-        return Ok(Output::json(summary));
-    }
-    Ok(Output::json(summary(&report)))
+    } else {
+        summary(&report)
+    };
+    // the names the answer gives were all read
+    report.names_read_back().map_err(ToolError::Failed)?;
+    Ok(Output::json(answer))
 }
 
 /// The summary answer (see the module's documentation for its shape).
