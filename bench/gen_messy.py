@@ -20,9 +20,17 @@
                    per record grows with its ids and concepts, so this is the shape that
                    measures memory.
 
+  messy-path-<N>.jsonl  (--path-ids) the same store with ids and concepts named by path, as
+                   catalogues and document stores name them:
+                   `org.example.knowledge.base/records/2025/R-0000000` (47 bytes) and
+                   `org.example.knowledge.base/handbook/section-long-namespace/concept_111565`
+                   (73 bytes): past every amount a check holds in memory, so this is the
+                   shape that measures its temporary file.
+
 The same N always gives the same bytes (the xorshift generator of gen_store.py, its own seed).
 
-Usage: bench/gen_messy.py [--out DIR] [--force] [--long-ids] [SIZE ...]   (sizes like 100k, 1m)
+Usage: bench/gen_messy.py [--out DIR] [--force] [--long-ids | --path-ids] [SIZE ...]
+       (sizes like 100k, 1m)
 """
 
 import argparse
@@ -43,14 +51,20 @@ def uuid_of(prefix, k):
     return "%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:32])
 
 
-def messy_store(path, n, seed=7, long_ids=False):
+def messy_store(path, n, seed=7, names="short"):
     rng = Rng(seed)
-    if long_ids:
+    if names == "uuid":
         def rid_of(prefix, k):
             return uuid_of(prefix, k)
 
         def concept_of(c):
             return "org.example.knowledge/%03d/concept-%06d" % (c % 1000, c)
+    elif names == "path":
+        def rid_of(prefix, k):
+            return "org.example.knowledge.base/records/2025/%s-%07d" % (prefix, k)
+
+        def concept_of(c):
+            return "org.example.knowledge.base/handbook/section-long-namespace/concept_%06d" % c
     else:
         def rid_of(prefix, k):
             return "%s-%07d" % (prefix, k)
@@ -119,19 +133,24 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=os.path.join(here, "out"))
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
-    p.add_argument("--long-ids", action="store_true",
-                   help="UUID ids and long concept names (messy-uuid-<N>.jsonl)")
+    names = p.add_mutually_exclusive_group()
+    names.add_argument("--long-ids", action="store_const", dest="names", const="uuid",
+                       default="short",
+                       help="UUID ids and long concept names (messy-uuid-<N>.jsonl)")
+    names.add_argument("--path-ids", action="store_const", dest="names", const="path",
+                       help="ids and concepts named by path (messy-path-<N>.jsonl)")
     p.add_argument("sizes", nargs="*", default=["10k", "100k", "1m"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    name = "messy-uuid-%s.jsonl" if args.long_ids else "messy-%s.jsonl"
+    name = {"short": "messy-%s.jsonl", "uuid": "messy-uuid-%s.jsonl",
+            "path": "messy-path-%s.jsonl"}[args.names]
     for n in map(size_arg, args.sizes):
         path = os.path.join(args.out, name % label(n))
         if os.path.exists(path) and not args.force:
             print("kept   %s" % path, file=sys.stderr)
             continue
         tmp = path + ".tmp"
-        messy_store(tmp, n, long_ids=args.long_ids)
+        messy_store(tmp, n, names=args.names)
         os.replace(tmp, path)
         print("wrote  %s (%d bytes)" % (path, os.path.getsize(path)), file=sys.stderr)
 

@@ -11,7 +11,8 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
   formats      vercy check in every format (human, --quiet, json, github, sarif) on the clean
                store, the messy one (bench/gen_messy.py: several owners per concept,
                inverted intervals, dangling and cyclic supersedes, duplicate ids, bad dates)
-               and the messy one with UUID ids (gen_messy.py --long-ids), side by side with
+               the messy one with UUID ids (gen_messy.py --long-ids) and with ids and
+               concepts named by path (--path-ids), side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
                count, the GitHub annotations and the SARIF results
 
@@ -257,9 +258,9 @@ def formats_row(vercy, ref, size, args):
     label = gen_store.label(n)
     subprocess.run([sys.executable, os.path.join(HERE, "gen_store.py"), "--out", OUT, label]
                    + (["--force"] if args.fresh else []), check=True)
-    for long_ids in ([], ["--long-ids"]):
+    for names in ([], ["--long-ids"], ["--path-ids"]):
         subprocess.run([sys.executable, os.path.join(HERE, "gen_messy.py"), "--out", OUT, label]
-                       + long_ids + (["--force"] if args.fresh else []), check=True)
+                       + names + (["--force"] if args.fresh else []), check=True)
     os.sync()
     runs = args.runs or 5
     ref_runs = args.ref_runs or args.runs or (3 if n >= 1000000 else 5)
@@ -267,7 +268,8 @@ def formats_row(vercy, ref, size, args):
     scratch = os.path.join(OUT, "scratch")
     os.makedirs(scratch, exist_ok=True)
     for shape, store in (("clean", "store-%s.jsonl" % label), ("messy", "messy-%s.jsonl" % label),
-                         ("messy, UUID ids", "messy-uuid-%s.jsonl" % label)):
+                         ("messy, UUID ids", "messy-uuid-%s.jsonl" % label),
+                         ("messy, path ids", "messy-path-%s.jsonl" % label)):
         store = os.path.join(OUT, store)
         print("\n%s %s store: %.0f MB, %d runs" % (label, shape, os.path.getsize(store) / 1e6, runs),
               flush=True)
