@@ -88,6 +88,52 @@ pub struct Ids {
     unreadable: AtomicBool,
 }
 
+/// What one reader of many names (`record_names.rs`'s `NamesAhead`) last read back from the
+/// temporary file, by the spill's partition. Names in store order come, in each partition, in
+/// the order they were written: a name read a little after the last one of its partition is
+/// read with the bytes after it, which hold the next ones. Names at random are read alone.
+///
+/// Memory: a block of up to [`AHEAD`] bytes a partition.
+#[derive(Default)]
+pub struct ReadAhead {
+    blocks: Vec<Block>,
+}
+
+/// Bytes of a partition's kept forms read back, from `from` on.
+#[derive(Default)]
+struct Block {
+    from: u64,
+    bytes: Vec<u8>,
+}
+
+/// The bytes read after a name that comes a little after the last one read of its partition.
+const AHEAD: u64 = 4 << 10;
+
+impl ReadAhead {
+    /// Bytes `span` of the spill's partition `n`, from the block read last or read now.
+    fn read(&mut self, spill: &Spill, n: usize, (from, to): (u64, u64)) -> io::Result<&[u8]> {
+        if self.blocks.len() <= n {
+            self.blocks.resize_with(n + 1, Block::default);
+        }
+        let block = &mut self.blocks[n];
+        let end = block.from + block.bytes.len() as u64;
+        if !(block.from <= from && to <= end) {
+            let onward = block.bytes.is_empty() || (from >= end && from - end <= AHEAD);
+            block.from = from;
+            let ahead = if onward { AHEAD } else { 0 };
+            if let Err(e) = spill.read_span(n, (from, to), ahead, &mut block.bytes) {
+                block.bytes.clear();
+                return Err(e);
+            }
+        }
+        let (start, end) = ((from - block.from) as usize, (to - block.from) as usize);
+        block
+            .bytes
+            .get(start..end)
+            .ok_or_else(|| io::ErrorKind::UnexpectedEof.into())
+    }
+}
+
 /// One partition's share of [`Matched`]: its repeats, and its sought texts' first ids.
 type PartMatched = (Vec<(u32, u32)>, Vec<u32>);
 
@@ -194,23 +240,31 @@ impl Ids {
         Ok(Cow::Owned(all))
     }
 
-    /// The id at `i` of the spill's partition `n`, from wherever it is kept. An id that
-    /// cannot be read back from the temporary file is named empty, and noted (see
-    /// [`Ids::unreadable`]).
-    fn name_at<'s>(&'s self, n: usize, texts: &'s IdTexts, at: usize) -> RecordName<'s> {
+    /// The id at `i` of the spill's partition `n`, from wherever it is kept (read back from
+    /// the temporary file through `ahead` when given). An id that cannot be read back is
+    /// named empty, and noted (see [`Ids::unreadable`]).
+    fn name_at<'s>(
+        &'s self,
+        n: usize,
+        texts: &'s IdTexts,
+        at: usize,
+        ahead: Option<&mut ReadAhead>,
+    ) -> RecordName<'s> {
         if texts.holds(at) {
             return texts.get(at);
         }
         let Some((start, end)) = texts.bounds(at) else {
             return RecordName::Text("");
         };
-        let mut kept = Vec::new();
-        let read = self
-            .spill
-            .read_span(n, (start as u64, end as u64), 0, &mut kept)
-            .ok()
-            .and_then(|()| RecordName::of_read(kept));
-        read.unwrap_or_else(|| {
+        let span = (start as u64, end as u64);
+        let read = match ahead {
+            Some(ahead) => ahead.read(&self.spill, n, span).map(<[u8]>::to_vec),
+            None => {
+                let mut kept = Vec::new();
+                self.spill.read_span(n, span, 0, &mut kept).map(|()| kept)
+            }
+        };
+        read.ok().and_then(RecordName::of_read).unwrap_or_else(|| {
             self.unreadable.store(true, Ordering::Relaxed);
             RecordName::Text("")
         })
@@ -228,7 +282,16 @@ impl Ids {
 
     pub fn text(&self, i: u32) -> RecordName<'_> {
         match self.placed(i) {
-            Some((part, texts, at)) => self.name_at(part, texts, at),
+            Some((part, texts, at)) => self.name_at(part, texts, at, None),
+            None => RecordName::Text(""),
+        }
+    }
+
+    /// [`Self::text`], for one of many names read in turn: what is read back from the
+    /// temporary file is read through `ahead`.
+    pub fn text_ahead(&self, i: u32, ahead: &mut ReadAhead) -> RecordName<'_> {
+        match self.placed(i) {
+            Some((part, texts, at)) => self.name_at(part, texts, at, Some(ahead)),
             None => RecordName::Text(""),
         }
     }
@@ -238,7 +301,7 @@ impl Ids {
         self.sought
             .get(part)
             .map_or(RecordName::Text(""), |sought| {
-                self.name_at(PARTS + part, &sought.texts, s.at as usize)
+                self.name_at(PARTS + part, &sought.texts, s.at as usize, None)
             })
     }
 
@@ -486,6 +549,13 @@ mod tests {
                 }
                 for (i, id) in ids.iter().enumerate() {
                     proptest::prop_assert_eq!(gathered.text(i as u32).to_string(), id.as_str());
+                }
+                // read through one reader, in store order, then back to front
+                let mut ahead = ReadAhead::default();
+                let order = (0..ids.len()).chain((0..ids.len()).rev());
+                for i in order {
+                    let name = gathered.text_ahead(i as u32, &mut ahead);
+                    proptest::prop_assert_eq!(name.to_string(), ids[i].as_str());
                 }
                 proptest::prop_assert!(!gathered.unreadable());
             }

@@ -5,7 +5,7 @@
 
 use super::super::table::Names;
 use super::id_text::RecordName;
-use super::ids::{small, Ids};
+use super::ids::{small, Ids, ReadAhead};
 
 /// A record a warning may name, as the value checks keep it: the index of its id in `ids`
 /// (its name is its id), or with this bit, its index in `named`.
@@ -137,6 +137,8 @@ pub struct NamesAhead<'a> {
     batch: Vec<(RecordName<'a>, u64)>,
     /// Where each name of the batch is kept (see [`RecordNames::placed`]).
     places: Vec<u32>,
+    /// What was read back of the ids that went to the temporary file.
+    ahead: ReadAhead,
 }
 
 /// Names read together: enough misses to overlap, few enough that the first are still in the
@@ -151,6 +153,7 @@ impl<'a> NamesAhead<'a> {
             from: 0,
             batch: Vec::with_capacity(BATCH),
             places: Vec::with_capacity(BATCH),
+            ahead: ReadAhead::default(),
         }
     }
 
@@ -184,9 +187,10 @@ impl<'a> NamesAhead<'a> {
         by_id().for_each(|i| ids.prefetch_bounds(i));
         by_id().for_each(|i| ids.prefetch_text(i));
         self.batch.clear();
+        let ahead = &mut self.ahead;
         self.batch.extend(self.places.iter().map(|&p| {
             if p & NAMED == 0 {
-                (ids.text(p), ids.line(p))
+                (ids.text_ahead(p, ahead), ids.line(p))
             } else {
                 names.named_at((p & !NAMED) as usize)
             }
