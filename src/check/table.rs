@@ -13,25 +13,10 @@ use std::sync::OnceLock;
 /// Linux only, and only where huge pages are allowed on request (`madvise`).
 fn advise_huge_pages(start: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = start as usize;
-        let (first, last) = (
-            (start + HUGE - 1) & !(HUGE - 1),
-            (start + len) & !(HUGE - 1),
-        );
-        if last > first {
-            // SAFETY: advice about whole pages inside an allocation this process owns; it
-            // changes no contents, and an error leaves the pages as they were.
-            unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    last - first,
-                    libc::MADV_HUGEPAGE,
-                )
-            };
-        }
-    }
+    // SAFETY: huge pages change no contents, and an error leaves the pages as they were.
+    unsafe {
+        advise(start as usize, len, 2 << 20, libc::MADV_HUGEPAGE)
+    };
     #[cfg(not(target_os = "linux"))]
     let _ = (start, len);
 }
@@ -44,25 +29,34 @@ fn advise_huge_pages(start: *const u8, len: usize) {
 pub fn release_pages<T>(buf: &Vec<T>) {
     #[cfg(target_os = "linux")]
     {
-        const PAGE: usize = 4 << 10;
         let size = std::mem::size_of::<T>();
         let start = buf.as_ptr() as usize + buf.len() * size;
-        let end = buf.as_ptr() as usize + buf.capacity() * size;
-        let (first, last) = ((start + PAGE - 1) & !(PAGE - 1), end & !(PAGE - 1));
-        if last > first {
-            // SAFETY: whole pages inside an allocation this vector owns, past its length: no
-            // element lives there, and the next write there finds a zeroed page.
-            unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    last - first,
-                    libc::MADV_DONTNEED,
-                )
-            };
-        }
+        let room = (buf.capacity() - buf.len()) * size;
+        // SAFETY: past the vector's length no element lives, and the next write there finds
+        // a zeroed page.
+        unsafe { advise(start, room, 4 << 10, libc::MADV_DONTNEED) };
     }
     #[cfg(not(target_os = "linux"))]
     let _ = buf;
+}
+
+/// `madvise(advice)` over the whole pages of `page` bytes among the `len` bytes at `start`,
+/// inside an allocation this process owns. An error leaves the pages as they were.
+///
+/// # Safety
+/// The advice may drop the pages' contents (`MADV_DONTNEED`): then nothing may live in those
+/// bytes.
+#[cfg(target_os = "linux")]
+unsafe fn advise(start: usize, len: usize, page: usize, advice: libc::c_int) {
+    let (first, last) = (
+        (start + page - 1) & !(page - 1),
+        (start + len) & !(page - 1),
+    );
+    if last > first {
+        // SAFETY: whole pages inside the caller's allocation; what the advice may do to
+        // their contents is the caller's to allow.
+        unsafe { libc::madvise(first as *mut libc::c_void, last - first, advice) };
+    }
 }
 
 /// [`advise_huge_pages`] for a vector's whole allocation.

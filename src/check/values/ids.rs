@@ -484,6 +484,26 @@ mod tests {
     use super::super::super::table::hash;
     use super::*;
 
+    /// A name that went to the temporary file and cannot be read back is named empty, and
+    /// the loss is noted for the report to fail on; the names still held are read as ever.
+    #[test]
+    fn a_name_that_cannot_be_read_back_is_noted() {
+        let mut ids = Ids {
+            spill: Spill::with_limit(8),
+            ..Ids::default()
+        };
+        for (n, id) in ["first-id", "second-id", "x"].iter().enumerate() {
+            ids.push(id, hash(id), n as u64 + 1, false);
+        }
+        assert!(!ids.unreadable());
+        // the runs forgotten: what went to the file is out of reach
+        ids.spill = Spill::with_limit(usize::MAX);
+        assert_eq!(ids.text(2), "x", "still held");
+        assert!(!ids.unreadable());
+        assert_eq!(ids.text(0), "");
+        assert!(ids.unreadable());
+    }
+
     #[test]
     fn repeats_and_targets_match_the_first_id_of_their_text() {
         let mut ids = Ids::default();
