@@ -236,6 +236,7 @@ impl IdTexts {
         self.0.text()
     }
 
+    /// The bytes of the kept forms held.
     pub fn text_len(&self) -> usize {
         self.0.text_len()
     }
