@@ -431,7 +431,12 @@ impl Interner {
 
     #[cfg(test)]
     pub fn find(&self, s: &str) -> Option<usize> {
-        self.slots.find(hash(s), |i| {
+        self.find_hashed(s, hash(s))
+    }
+
+    /// The index of `s` (whose [`hash`] is `hash`), if it was interned.
+    pub fn find_hashed(&self, s: &str, hash: u64) -> Option<usize> {
+        self.slots.find(hash, |i| {
             crate::bytes::same(self.names.bytes(i), s.as_bytes())
         })
     }
@@ -440,7 +445,6 @@ impl Interner {
         self.names.get(i)
     }
 
-    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.names.len()
     }

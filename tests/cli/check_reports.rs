@@ -342,3 +342,67 @@ fn json_names_every_offender_and_every_warning_record() {
         );
     }
 }
+
+/// A store that names a person as each record's owner has as many owners as records: past the
+/// first 65,536 the check keeps them as text beside their concepts (`values/owners.rs`) and
+/// writes the ids' names to its temporary file. The owners' warnings still name each owner
+/// and its first record, and an owner named twice is still one owner.
+#[test]
+fn an_owner_a_record_is_named_in_each_owners_warning() {
+    const CONCEPTS: usize = 70_000;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("people.jsonl");
+    let mut text = String::new();
+    // concept c in records c and CONCEPTS + c; the last thousand's second record names the
+    // first record's owner again
+    for i in 0..2 * CONCEPTS {
+        let c = i % CONCEPTS;
+        let person = if i >= CONCEPTS && c >= CONCEPTS - 1000 {
+            c
+        } else {
+            i
+        };
+        text.push_str(&format!(
+            "{{\"record_id\": \"r{i:06}\", \"concept\": \"c{c:06}\", \"valid_from\": \
+             \"2024-01-01\", \"concept_owner\": \"person.{person:06}@example.org\"}}\n"
+        ));
+    }
+    std::fs::write(&store, text).unwrap();
+    let out = vercy()
+        .args(["check", store.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr_of(&out));
+    let r = json_of(&out);
+    let owners: Vec<&Value> = r["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["code"] == "value.owners")
+        .collect();
+    assert_eq!(owners.len(), CONCEPTS - 1000);
+    for (c, w) in owners.iter().enumerate() {
+        let second = CONCEPTS + c;
+        assert_eq!(
+            w["message"],
+            format!(
+                "concept \"c{c:06}\" has 2 owners: person.{c:06}@example.org, \
+                 person.{second:06}@example.org"
+            ),
+        );
+        let records: Vec<(&str, u64)> = w["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["record"].as_str().unwrap(), r["line"].as_u64().unwrap()))
+            .collect();
+        let (first, second) = (format!("r{c:06}"), format!("r{second:06}"));
+        assert_eq!(
+            records,
+            [
+                (first.as_str(), c as u64 + 1),
+                (second.as_str(), CONCEPTS as u64 + c as u64 + 1)
+            ]
+        );
+    }
+}

@@ -522,6 +522,11 @@ impl ValueChecks {
         // the ids' keys go first (what matching found is all that is left of them), so what
         // comes next has their memory
         let matched = self.names.ids.match_up()?;
+        // with owners kept as text, the concepts with several owners made next can take as
+        // much as the concepts did: the ids' names make room for them in the temporary file
+        if self.concepts.owners_as_text() {
+            self.names.ids.write_out();
+        }
         // each check settles what it keeps before the shared concepts are made, so the two
         // are never held at once
         self.checks.settle(&mut Settling {

@@ -9,7 +9,10 @@
 //! Memory: per record with a concept, the concept's text and 16 bytes, up to a fixed amount
 //! ([`IN_MEMORY`]); past it every partition's concepts go to the temporary file of
 //! `spill.rs`, and each partition is read back alone when it is matched up. So however long a
-//! store's concepts are, the ones held at once stay under that amount.
+//! store's concepts are, the ones held at once stay under that amount. The owners are
+//! interned, up to [`INTERNED`] of them; an owner first seen past that is kept as text beside
+//! its concept, counted and spilled with it, so a store with an owner per record holds no
+//! more.
 
 use super::super::spill::{self, Run};
 use super::super::table::{
@@ -30,12 +33,32 @@ use std::io;
 const IN_MEMORY: usize = 40 << 20;
 /// What a concept takes in memory besides its text: its [`Held`] and where its text ends.
 const HELD_BYTES: usize = 16;
-/// A concept in the temporary file: its [`Held`] and its text's length (a run of concepts
-/// is their heads, then their texts one after the other, as the partition holds them).
-const ENTRY_HEAD: usize = 16;
+/// A concept in the temporary file: its [`Held`], its text's length and its owner text's (a
+/// run of concepts is their heads, then their texts one after the other, as the partition
+/// holds them, then their owner texts likewise).
+const ENTRY_HEAD: usize = 20;
 
 /// No owner (a record with a concept and no concept_owner).
 const NO_OWNER: u32 = u32::MAX;
+
+/// Owners interned as records come: a store names a few (teams, roles), looked up on every
+/// record. A store that names a person or a user on each record has as many as records, and
+/// past this many an owner first seen is kept as text beside its concept instead: so an
+/// owner is interned from its first record on, or kept as text on every record.
+const INTERNED: usize = 1 << 16;
+
+/// An owner kept as text: this bit, and its place among the owner texts beside it.
+const OWNER_TEXT: u32 = 1 << 31;
+
+/// `owner` is kept as text (see [`OWNER_TEXT`]): its place there.
+fn text_owner(owner: u32) -> Option<usize> {
+    (owner != NO_OWNER && owner & OWNER_TEXT != 0).then_some((owner & !OWNER_TEXT) as usize)
+}
+
+/// Keep an owner's `text` at the end of `texts`: the owner that names it there.
+fn keep_owner_text(texts: &mut Names, text: &str) -> u32 {
+    OWNER_TEXT | small(texts.push(text)).min(OWNER_TEXT - 1)
+}
 
 /// One record's concept: 32 bits of the concept's hash, its owner, and who holds it (the
 /// caller's number for the record).
@@ -46,18 +69,24 @@ struct Held {
     who: u32,
 }
 
-/// The concepts of one partition, in store order (a concept's text at the same index).
+/// The concepts of one partition, in store order (a concept's text at the same index), and
+/// the owners kept as text (see [`OWNER_TEXT`]).
 #[derive(Default)]
 struct Part {
     texts: Names,
     held: Vec<Held>,
+    owner_texts: Names,
 }
 
-#[derive(Default)]
 pub struct ConceptOwners {
     parts: Vec<Part>,
-    /// The owners' names (a store has few: looked up as each record comes).
+    /// The owners' names, up to [`INTERNED`] of them (a store has few: looked up as each
+    /// record comes).
     owners: Interner,
+    /// How many owners are interned at most ([`INTERNED`]; fewer in tests).
+    interned: usize,
+    /// Some owner was kept as text (see [`OWNER_TEXT`]).
+    owners_as_text: bool,
     /// The bytes the partitions hold (texts and [`HELD_BYTES`] each), and their runs in the
     /// temporary file.
     spill: Spill,
@@ -66,6 +95,19 @@ pub struct ConceptOwners {
 }
 
 type Spill = spill::Spill<IN_MEMORY>;
+
+impl Default for ConceptOwners {
+    fn default() -> Self {
+        ConceptOwners {
+            parts: Vec::new(),
+            owners: Interner::default(),
+            interned: INTERNED,
+            owners_as_text: false,
+            spill: Spill::default(),
+            heads: Vec::new(),
+        }
+    }
+}
 
 /// An owner of a concept, and the first record where it owns it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,8 +122,10 @@ pub struct Owner {
 #[derive(Debug, Default)]
 pub struct SharedConcepts {
     concepts: Names,
-    /// Each partition's owners of its shared concepts (see `PartShared`).
+    /// Each partition's owners of its shared concepts (see `PartShared`) ...
     owners: Vec<Vec<Owner>>,
+    /// ... and those of them kept as text (see [`OWNER_TEXT`]).
+    owner_texts: Vec<Names>,
     /// By the same index as `concepts`: the partition, and where its owners start and end.
     places: Vec<(u32, u32, u32)>,
 }
@@ -103,6 +147,19 @@ impl SharedConcepts {
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[Owner])> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
+
+    /// The name of `owner`, an owner of the `i`th concept: interned in `names`, or kept as
+    /// text beside the concept.
+    fn owner_name<'b>(&'b self, i: usize, owner: u32, names: &'b Interner) -> &'b str {
+        match text_owner(owner) {
+            None => names.get(owner as usize),
+            Some(at) => self
+                .places
+                .get(i)
+                .and_then(|&(p, _, _)| self.owner_texts.get(p as usize))
+                .map_or("", |texts| texts.get(at)),
+        }
+    }
 }
 
 /// The concepts with several owners and the owners' names: what the `value.owners` warnings
@@ -123,7 +180,7 @@ impl OwnersBook {
             if n > 0 {
                 names.push_str(", ");
             }
-            names.push_str(self.names.get(o.owner as usize));
+            names.push_str(self.concepts.owner_name(i, o.owner, &self.names));
         }
         (concept, names)
     }
@@ -163,6 +220,8 @@ struct PartShared {
     texts: Names,
     ends: Vec<u32>,
     owners: Vec<Owner>,
+    /// The owners kept as text (see [`OWNER_TEXT`]).
+    owner_texts: Names,
 }
 
 impl ConceptOwners {
@@ -181,17 +240,29 @@ impl ConceptOwners {
     /// Note that the record `who` holds `concept` (`hash`: its [`super::super::table::hash`]),
     /// owned by `owner` (its text and hash) when it names one.
     pub fn note(&mut self, concept: &str, hash: u64, owner: Option<(&str, u64)>, who: u32) {
-        let owner = owner.map_or(NO_OWNER, |(text, hash)| {
-            small(self.owners.intern_hashed(text, hash).0)
-        });
+        let interned = match owner {
+            None => Some(NO_OWNER),
+            Some((text, hash)) if self.owners.len() < self.interned => {
+                Some(small(self.owners.intern_hashed(text, hash).0))
+            }
+            Some((text, hash)) => self.owners.find_hashed(text, hash).map(small),
+        };
         let part = &mut partitions(&mut self.parts)[part_of(hash)];
+        let (owner, owner_bytes) = match (interned, owner) {
+            (Some(owner), _) => (owner, 0),
+            (None, text) => {
+                let text = text.map_or("", |(text, _)| text);
+                self.owners_as_text = true;
+                (keep_owner_text(&mut part.owner_texts, text), text.len())
+            }
+        };
         part.texts.push(concept);
         part.held.push(Held {
             key: key_of(hash),
             owner,
             who,
         });
-        if self.spill.hold(concept.len() + HELD_BYTES) {
+        if self.spill.hold(concept.len() + owner_bytes + HELD_BYTES) {
             self.write_out();
         }
     }
@@ -199,6 +270,12 @@ impl ConceptOwners {
     /// The bytes of concepts held in memory that could go to the temporary file.
     pub fn held(&self) -> usize {
         self.spill.held()
+    }
+
+    /// Whether some owner was kept as text: the store names more owners than [`INTERNED`],
+    /// and the concepts with several owners may keep up to one owner's text a record.
+    pub fn owners_as_text(&self) -> bool {
+        self.owners_as_text
     }
 
     /// Move every partition's concepts to the temporary file. What cannot be written stays
@@ -209,8 +286,8 @@ impl ConceptOwners {
         }
     }
 
-    /// [`Self::write_out`]: a run is a partition's heads, then its texts straight from its
-    /// arena.
+    /// [`Self::write_out`]: a run is a partition's heads, then its texts and its owner texts
+    /// straight from its arenas.
     fn write_runs(&mut self) -> io::Result<()> {
         for (p, part) in self.parts.iter_mut().enumerate() {
             if part.held.is_empty() {
@@ -219,17 +296,21 @@ impl ConceptOwners {
             self.heads.clear();
             for (i, held) in part.held.iter().enumerate() {
                 let len = part.texts.bytes(i).len() as u32;
-                for word in [held.key, held.owner, held.who, len] {
+                let owner_len = text_owner(held.owner)
+                    .map_or(0, |at| part.owner_texts.bytes(at).len() as u32);
+                for word in [held.key, held.owner, held.who, len, owner_len] {
                     self.heads.extend_from_slice(&word.to_le_bytes());
                 }
             }
             let (count, texts) = (part.held.len(), part.texts.text());
-            let held = texts.len() + count * HELD_BYTES;
+            let owner_texts = part.owner_texts.text();
+            let held = texts.len() + owner_texts.len() + count * HELD_BYTES;
             self.spill
-                .write(p, count as u32, held, &[&self.heads, texts])?;
+                .write(p, count as u32, held, &[&self.heads, texts, owner_texts])?;
             part.held.clear();
             release_pages(&part.held);
             part.texts.clear();
+            part.owner_texts.clear();
         }
         Ok(())
     }
@@ -305,10 +386,14 @@ impl ConceptOwners {
                 heads.push(Reverse((text(p, i + 1), p, i + 1)));
             }
         }
-        let owners = per_part.into_iter().map(|(part, _)| part.owners).collect();
+        let (owners, owner_texts) = per_part
+            .into_iter()
+            .map(|(part, _)| (part.owners, part.owner_texts))
+            .unzip();
         let shared = SharedConcepts {
             concepts,
             owners,
+            owner_texts,
             places,
         };
         Ok((shared, held, self.owners))
@@ -324,7 +409,10 @@ impl Part {
             return Ok(self);
         }
         let count = spill.count(p) + self.held.len();
-        let texts = runs.iter().map(|r| (r.len as usize).saturating_sub(r.count as usize * ENTRY_HEAD));
+        // the runs' texts: their concepts' and their owners' kept as text
+        let texts = runs
+            .iter()
+            .map(|r| (r.len as usize).saturating_sub(r.count as usize * ENTRY_HEAD));
         let bytes = texts.sum::<usize>() + self.texts.text_len();
         let mut part = Part::default();
         part.held.reserve_exact(count);
@@ -335,9 +423,19 @@ impl Part {
         }
         for (i, &held) in self.held.iter().enumerate() {
             part.texts.push(self.texts.get(i));
-            part.held.push(held);
+            let owner = text_owner(held.owner).map(|at| self.owner_texts.get(at));
+            part.push_held(held, owner);
         }
         Ok(part)
+    }
+
+    /// Add `held`, its owner's text given when kept as text (placed anew among this
+    /// partition's owner texts).
+    fn push_held(&mut self, mut held: Held, owner_text: Option<&str>) {
+        if let Some(text) = owner_text {
+            held.owner = keep_owner_text(&mut self.owner_texts, text);
+        }
+        self.held.push(held);
     }
 
     /// Add the concepts of one run in the temporary file (`buf`: room to read it into).
@@ -345,23 +443,34 @@ impl Part {
         let corrupt = || io::Error::new(io::ErrorKind::InvalidData, "a torn concept run");
         spill.read(run, buf)?;
         let heads = (run.count as usize).checked_mul(ENTRY_HEAD).ok_or_else(corrupt)?;
-        let (heads, mut texts) = buf.split_at_checked(heads).ok_or_else(corrupt)?;
-        for head in heads.chunks_exact(ENTRY_HEAD) {
-            let word = |i: usize| {
-                let bytes = head.get(i * 4..i * 4 + 4).unwrap_or_default();
-                u32::from_le_bytes(bytes.try_into().unwrap_or_default())
-            };
-            let (text, rest) = texts
-                .split_at_checked(word(3) as usize)
-                .ok_or_else(corrupt)?;
-            let text = std::str::from_utf8(text).map_err(|_| corrupt())?;
+        let (heads, texts) = buf.split_at_checked(heads).ok_or_else(corrupt)?;
+        let word = |head: &[u8], i: usize| {
+            let bytes = head.get(i * 4..i * 4 + 4).unwrap_or_default();
+            u32::from_le_bytes(bytes.try_into().unwrap_or_default())
+        };
+        let heads = heads.chunks_exact(ENTRY_HEAD);
+        let concepts_len = heads.clone().map(|head| word(head, 3) as usize).sum();
+        let (mut texts, mut owner_texts) =
+            texts.split_at_checked(concepts_len).ok_or_else(corrupt)?;
+        // a text of `len` bytes from the front of `texts`
+        fn take<'t>(texts: &mut &'t [u8], len: u32) -> Option<&'t str> {
+            let (text, rest) = texts.split_at_checked(len as usize)?;
+            *texts = rest;
+            std::str::from_utf8(text).ok()
+        }
+        for head in heads {
+            let text = take(&mut texts, word(head, 3)).ok_or_else(corrupt)?;
             self.texts.push(text);
-            self.held.push(Held {
-                key: word(0),
-                owner: word(1),
-                who: word(2),
-            });
-            texts = rest;
+            let held = Held {
+                key: word(head, 0),
+                owner: word(head, 1),
+                who: word(head, 2),
+            };
+            let owner = match text_owner(held.owner) {
+                Some(_) => Some(take(&mut owner_texts, word(head, 4)).ok_or_else(corrupt)?),
+                None => None,
+            };
+            self.push_held(held, owner);
         }
         Ok(())
     }
@@ -382,6 +491,11 @@ impl Part {
         // are sized by this partition's records, and `more` holds at most one entry a
         // record: all linear in the partition
         let mut table = Slots::with_room(self.held.len());
+        // two owners are one when interned as one, or kept as the same text
+        let same_owner = |a: u32, b: u32| match (text_owner(a), text_owner(b)) {
+            (Some(a), Some(b)) => same(self.owner_texts.bytes(a), self.owner_texts.bytes(b)),
+            _ => a == b,
+        };
         let mut first: Vec<Option<Owner>> = vec![None; self.held.len()];
         // each owner of a concept other than its first, in store order, with its concept
         let mut more: Vec<(usize, Owner)> = Vec::new();
@@ -399,7 +513,7 @@ impl Part {
             };
             match first[concept] {
                 None => first[concept] = Some(owner),
-                Some(f) if f.owner == owner.owner => {}
+                Some(f) if same_owner(f.owner, owner.owner) => {}
                 Some(_) => more.push((concept, owner)),
             }
         }
@@ -417,7 +531,7 @@ impl Part {
             let start = owners.len();
             owners.push(first);
             for &(_, owner) in group {
-                if !owners[start..].iter().any(|o| o.owner == owner.owner) {
+                if !owners[start..].iter().any(|o| same_owner(o.owner, owner.owner)) {
                     owners.push(owner);
                 }
             }
@@ -427,10 +541,33 @@ impl Part {
         // sorted by text here, on this partition's core: the partitions' lists are then
         // merged in order (texts are distinct within a partition)
         shared_here.sort_unstable_by(|a, b| self.texts.bytes(a.0).cmp(self.texts.bytes(b.0)));
+        // sized once: what several partitions' lists hold at the end is what they reserved
+        let owner_text = |o: &Owner| text_owner(o.owner).map(|at| self.owner_texts.bytes(at).len());
+        let (mut owner_texts, mut owner_bytes, mut text_bytes) = (0, 0, 0);
+        for &(concept, start, end) in &shared_here {
+            text_bytes += self.texts.bytes(concept).len();
+            for len in owners[start..end].iter().filter_map(owner_text) {
+                (owner_texts, owner_bytes) = (owner_texts + 1, owner_bytes + len);
+            }
+        }
         let mut shared = PartShared::default();
-        shared.owners.reserve(owners.len());
+        shared.owners.reserve_exact(owners.len());
+        shared.ends.reserve_exact(shared_here.len());
+        shared.texts.reserve(shared_here.len(), text_bytes);
+        shared.owner_texts.reserve(owner_texts, owner_bytes);
         for (concept, start, end) in shared_here {
-            shared.owners.extend_from_slice(&owners[start..end]);
+            for &owner in &owners[start..end] {
+                // an owner kept as text goes with its concept, placed anew
+                let text = text_owner(owner.owner).map(|at| self.owner_texts.get(at));
+                let owner = match text {
+                    None => owner,
+                    Some(text) => Owner {
+                        owner: keep_owner_text(&mut shared.owner_texts, text),
+                        who: owner.who,
+                    },
+                };
+                shared.owners.push(owner);
+            }
             shared.ends.push(small(shared.owners.len()));
             shared.texts.push(self.texts.get(concept));
         }
@@ -513,12 +650,18 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Matched up by partition, the owners agree with one map of every concept seen.
+        /// Matched up by partition, the owners agree with one map of every concept seen: all
+        /// in memory and spilling every few concepts, with every owner interned and with
+        /// owners past the first few kept as text.
         #[test]
         fn owners_agree_with_a_map_of_every_concept(
-            held in proptest::collection::vec(("[abc]{0,2}", proptest::option::of("[xyz]")), 0..60),
+            held in proptest::collection::vec(
+                ("[abc]{0,2}", proptest::option::of("[xyz]{1,2}")),
+                0..60,
+            ),
             asked in proptest::collection::vec("[abcd]{0,2}", 0..8),
             limit in 1usize..200,
+            interned in 0usize..4,
         ) {
             let mut model: std::collections::BTreeMap<&str, Vec<(&str, u32)>> = Default::default();
             let mut seen = std::collections::HashSet::new();
@@ -535,9 +678,12 @@ mod tests {
                 model.into_iter().filter(|(_, owners)| owners.len() > 1).collect();
             let expected_held: Vec<bool> = asked.iter().map(|c| seen.contains(c.as_str())).collect();
             // all in memory, and in the temporary file a few concepts at a time
-            for limit in [usize::MAX, limit] {
+            let cases = [usize::MAX, limit].into_iter().flat_map(|limit| {
+                [INTERNED, interned].map(|interned| (limit, interned))
+            });
+            for (limit, interned) in cases {
                 let spill = Spill::with_limit(limit);
-                let mut concepts = ConceptOwners { spill, ..ConceptOwners::default() };
+                let mut concepts = ConceptOwners { spill, interned, ..ConceptOwners::default() };
                 for (who, (concept, owner)) in held.iter().enumerate() {
                     let with_hash = owner.as_deref().map(|o| (o, hash(o)));
                     concepts.note(concept, hash(concept), with_hash, who as u32);
@@ -550,8 +696,11 @@ mod tests {
                 let (shared, held_asked, owner_names) = concepts.settle(&asked).unwrap();
                 let got: Vec<(&str, Vec<(&str, u32)>)> = shared
                     .iter()
-                    .map(|(concept, owners)| {
-                        let owners = owners.iter().map(|o| (owner_names.get(o.owner as usize), o.who));
+                    .enumerate()
+                    .map(|(i, (concept, owners))| {
+                        let owners = owners
+                            .iter()
+                            .map(|o| (shared.owner_name(i, o.owner, &owner_names), o.who));
                         (concept, owners.collect())
                     })
                     .collect();
