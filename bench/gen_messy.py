@@ -27,9 +27,15 @@
                    (73 bytes): past every amount a check holds in memory, so this is the
                    shape that measures its temporary file.
 
+  messy-people-<N>.jsonl  (--person-owners) the same store with each record owned by a person
+                   of its own (`person.0000000@example.org`), as stores that name a user or an
+                   author for the owner do: a distinct owner a record, so the shape that
+                   measures the owners a check keeps.
+
 The same N always gives the same bytes (the xorshift generator of gen_store.py, its own seed).
 
-Usage: bench/gen_messy.py [--out DIR] [--force] [--long-ids | --path-ids] [SIZE ...]
+Usage: bench/gen_messy.py [--out DIR] [--force] [--long-ids | --path-ids | --person-owners]
+                         [SIZE ...]
        (sizes like 100k, 1m)
 """
 
@@ -78,6 +84,7 @@ def messy_store(path, n, seed=7, names="short"):
         for i in range(n):
             c = rng.below(concepts)
             owner = OWNERS[rng.below(len(OWNERS))]
+            owner_name = "person.%07d@example.org" % i if names == "people" else owner
             day = rng.below(2000)
             secs = rng.below(86400)
             rid = rid_of("R", i)
@@ -97,7 +104,7 @@ def messy_store(path, n, seed=7, names="short"):
             if rng.below(40) != 0:
                 parts.append('"source": "handbook/DOC-%05d#s%d", ' % (rng.below(100000),
                                                                       1 + rng.below(9)))
-            parts.append('"concept_owner": "%s", ' % owner)
+            parts.append('"concept_owner": "%s", ' % owner_name)
             if rng.below(10) != 0:
                 parts.append('"owner_role": "%s", ' % ROLES[owner])
             if i % 5000 == 1:
@@ -139,11 +146,13 @@ def main():
                        help="UUID ids and long concept names (messy-uuid-<N>.jsonl)")
     names.add_argument("--path-ids", action="store_const", dest="names", const="path",
                        help="ids and concepts named by path (messy-path-<N>.jsonl)")
+    names.add_argument("--person-owners", action="store_const", dest="names", const="people",
+                       help="a distinct owner a record (messy-people-<N>.jsonl)")
     p.add_argument("sizes", nargs="*", default=["10k", "100k", "1m"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     name = {"short": "messy-%s.jsonl", "uuid": "messy-uuid-%s.jsonl",
-            "path": "messy-path-%s.jsonl"}[args.names]
+            "path": "messy-path-%s.jsonl", "people": "messy-people-%s.jsonl"}[args.names]
     for n in map(size_arg, args.sizes):
         path = os.path.join(args.out, name % label(n))
         if os.path.exists(path) and not args.force:

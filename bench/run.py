@@ -12,7 +12,8 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                store, the messy one (bench/gen_messy.py: several owners per concept,
                inverted intervals, dangling and cyclic supersedes, duplicate ids, bad dates)
                the messy one with UUID ids (gen_messy.py --long-ids) and with ids and
-               concepts named by path (--path-ids), side by side with
+               concepts named by path (--path-ids) and with an owner a record
+               (--person-owners), side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
                count, the GitHub annotations and the SARIF results
 
@@ -258,7 +259,7 @@ def formats_row(vercy, ref, size, args):
     label = gen_store.label(n)
     subprocess.run([sys.executable, os.path.join(HERE, "gen_store.py"), "--out", OUT, label]
                    + (["--force"] if args.fresh else []), check=True)
-    for names in ([], ["--long-ids"], ["--path-ids"]):
+    for names in ([], ["--long-ids"], ["--path-ids"], ["--person-owners"]):
         subprocess.run([sys.executable, os.path.join(HERE, "gen_messy.py"), "--out", OUT, label]
                        + names + (["--force"] if args.fresh else []), check=True)
     os.sync()
@@ -269,7 +270,8 @@ def formats_row(vercy, ref, size, args):
     os.makedirs(scratch, exist_ok=True)
     for shape, store in (("clean", "store-%s.jsonl" % label), ("messy", "messy-%s.jsonl" % label),
                          ("messy, UUID ids", "messy-uuid-%s.jsonl" % label),
-                         ("messy, path ids", "messy-path-%s.jsonl" % label)):
+                         ("messy, path ids", "messy-path-%s.jsonl" % label),
+                         ("messy, an owner a record", "messy-people-%s.jsonl" % label)):
         store = os.path.join(OUT, store)
         print("\n%s %s store: %.0f MB, %d runs" % (label, shape, os.path.getsize(store) / 1e6, runs),
               flush=True)
