@@ -3,7 +3,7 @@
 //! after them, under new keys.
 
 use super::rules::{Finding, ReferenceRules};
-use super::values::ValueChecks;
+use super::values::{Expected, ValueChecks};
 use super::warnings::Warnings;
 use super::Options;
 use crate::mapping::FieldMap;
@@ -28,7 +28,7 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub warnings: Warnings,
     /// The register (as given) and the concepts in it that no record holds.
-    pub expected_concepts: Option<(Vec<String>, Vec<String>)>,
+    pub expected_concepts: Option<Expected>,
 }
 
 impl Report {
@@ -53,8 +53,7 @@ impl Report {
     ) -> Report {
         let mapping = rules.map().clone();
         let records = rules.records();
-        let expected_concepts = values.expected_concepts();
-        let warnings = values.finish();
+        let (warnings, expected_concepts) = values.finish();
         let (reference_level, findings) =
             rules.finish(opts.policy_outside_records, &warnings.record_names());
         let level = if opts.strict {

@@ -477,6 +477,30 @@ fn expected_concepts_are_reported_and_never_change_the_level() {
     );
 }
 
+/// Records that name the same expected concepts again (and `--expected` naming them too):
+/// each concept is in the register once, in the order first named, records before the file.
+#[test]
+fn a_register_named_again_lists_each_concept_once() {
+    let out = vercy()
+        .args([
+            "check",
+            "fixtures/values/register-repeated.jsonl",
+            "--json",
+            "--expected",
+            "fixtures/values/expected.txt",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        json_of(&out)["expected_concepts"],
+        json!({
+            "experimental": true,
+            "register": ["shipping", "refunds", "data_retention", "pricing"],
+            "missing": ["shipping", "pricing"],
+        })
+    );
+}
+
 #[test]
 fn human_output_shows_level_next_level_and_findings() {
     let out = vercy()

@@ -254,6 +254,19 @@ impl Json<'_> {
             .extend_from_slice(if b { b"true" } else { b"false" });
     }
 
+    /// A list of strings whose opening bracket is on a line at `level`, written out as it
+    /// grows.
+    fn strings(&mut self, level: usize, items: &[String]) -> io::Result<()> {
+        self.buf.push(b'[');
+        for (i, item) in items.iter().enumerate() {
+            self.item(i == 0, level + 1);
+            self.string(item);
+            self.spill()?;
+        }
+        self.close(!items.is_empty(), level, b']');
+        Ok(())
+    }
+
     /// A small value through serde_json, starting on a line at `level`: its lines after the
     /// first are indented by `level` more (a JSON text has a newline only between tokens, so
     /// every newline of it is an indent's).
@@ -318,13 +331,21 @@ impl Json<'_> {
         self.key(false, k, "warnings");
         self.warnings(r, k)?;
         self.key(false, k, "expected_concepts");
-        let expected = match &r.expected_concepts {
-            None => Value::Null,
+        match &r.expected_concepts {
+            None => self.buf.extend_from_slice(b"null"),
+            // as `json!({"experimental": true, "register": …, "missing": …})` writes it, the
+            // lists written as they are read: a register can name every concept of a store
             Some((register, missing)) => {
-                serde_json::json!({"experimental": true, "register": register, "missing": missing})
+                self.buf.push(b'{');
+                self.key(true, k + 1, "experimental");
+                self.boolean(true);
+                self.key(false, k + 1, "register");
+                self.strings(k + 1, register)?;
+                self.key(false, k + 1, "missing");
+                self.strings(k + 1, missing)?;
+                self.close(true, k, b'}');
             }
-        };
-        self.value(k, &expected)?;
+        }
         self.key(false, k, "next_level");
         let next = match r.next_level() {
             None => Value::Null,

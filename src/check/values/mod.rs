@@ -92,7 +92,6 @@ use ids::{small, Matched};
 use owners::ConceptOwners;
 pub use owners::OwnersBook;
 use record_names::{RecordNames, NAMED};
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
 /// A value check: one concern, with its warnings.
@@ -383,11 +382,15 @@ pub(super) struct Settled<'s> {
     pub owners_book: Option<OwnersBook>,
 }
 
+/// The register of expected concepts as given (each once), and the concepts it names that no
+/// record holds.
+pub type Expected = (Vec<String>, Vec<String>);
+
 /// What is left once the warnings are worked out (see [`ValueChecks::settle`]).
 #[derive(Default)]
 struct Done {
     warnings: Warnings,
-    expected: Option<(Vec<String>, Vec<String>)>,
+    expected: Option<Expected>,
 }
 
 #[derive(Default)]
@@ -398,7 +401,10 @@ pub struct ValueChecks {
     names: RecordNames,
     /// Every concept held, with its owner and record, matched up at the end (`owners.rs`).
     concepts: ConceptOwners,
-    register: Vec<String>,
+    /// The register's concepts (the records' `expected_concepts` and `--expected`), each once,
+    /// in the order first named: a store whose records each name a few expected concepts
+    /// names the same ones again and again, and only the distinct ones are held.
+    register: table::Interner,
     checks: Checks,
     done: Option<Done>,
 }
@@ -448,7 +454,9 @@ impl ValueChecks {
     pub fn fold(&mut self, facts: &PackedFacts, name: &str) -> Option<u32> {
         self.records += 1;
         let shared = &facts.shared;
-        self.register.extend(shared.register.iter().cloned());
+        for concept in &shared.register {
+            self.register.intern_hashed(concept, table::hash(concept));
+        }
         // the record among the ids, named by its id when the report names it so
         let mut own = None;
         let mut who = None;
@@ -501,7 +509,9 @@ impl ValueChecks {
 
     /// Add concepts from `--expected FILE`.
     pub fn expect(&mut self, concepts: impl IntoIterator<Item = String>) {
-        self.register.extend(concepts);
+        for concept in concepts {
+            self.register.intern_hashed(&concept, table::hash(&concept));
+        }
     }
 
     /// Work out the warnings and the register now, and let go of everything the pass kept
@@ -512,13 +522,10 @@ impl ValueChecks {
         if self.done.is_some() {
             return Ok(());
         }
-        let mut seen = HashSet::new();
-        let register: Vec<String> = self
-            .register
-            .iter()
-            .filter(|c| seen.insert(c.as_str()))
-            .cloned()
+        let register: Vec<String> = (0..self.register.len())
+            .map(|i| self.register.get(i).to_string())
             .collect();
+        self.register = table::Interner::default();
         // the ids' keys go first (what matching found is all that is left of them), so what
         // comes next has their memory
         let matched = self.names.ids.match_up()?;
@@ -570,16 +577,11 @@ impl ValueChecks {
         Ok(())
     }
 
-    /// The register as given and the concepts it names that no record holds.
-    /// (After [`Self::settle`].)
-    pub fn expected_concepts(&self) -> Option<(Vec<String>, Vec<String>)> {
+    /// The warnings, and the register as given with the concepts it names that no record
+    /// holds (after [`Self::settle`]).
+    pub fn finish(self) -> (Warnings, Option<Expected>) {
         debug_assert!(self.done.is_some(), "settle first");
-        self.done.as_ref().and_then(|s| s.expected.clone())
-    }
-
-    /// The warnings (after [`Self::settle`]).
-    pub fn finish(self) -> Warnings {
-        debug_assert!(self.done.is_some(), "settle first");
-        self.done.map(|s| s.warnings).unwrap_or_default()
+        let done = self.done.unwrap_or_default();
+        (done.warnings, done.expected)
     }
 }
