@@ -23,6 +23,7 @@
 //! time (`ids.rs`, `owners.rs`), so the whole pass is linear in time and memory.
 
 mod code;
+mod cycles;
 mod id_lines;
 pub(super) mod id_text;
 pub(super) mod record_names;
