@@ -481,18 +481,11 @@ fn expected_concepts_are_reported_and_never_change_the_level() {
 /// each concept is in the register once, in the order first named, records before the file.
 #[test]
 fn a_register_named_again_lists_each_concept_once() {
-    let out = vercy()
-        .args([
-            "check",
-            "fixtures/values/register-repeated.jsonl",
-            "--json",
-            "--expected",
-            "fixtures/values/expected.txt",
-        ])
-        .output()
-        .unwrap();
+    let store = "fixtures/values/register-repeated.jsonl";
+    let expected = "fixtures/values/expected.txt";
+    let r = report_of(&["check", store, "--json", "--expected", expected], 0);
     assert_eq!(
-        json_of(&out)["expected_concepts"],
+        r["expected_concepts"],
         json!({
             "experimental": true,
             "register": ["shipping", "refunds", "data_retention", "pricing"],

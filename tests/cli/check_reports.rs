@@ -343,6 +343,12 @@ fn json_names_every_offender_and_every_warning_record() {
     }
 }
 
+/// The warnings of `code` in a JSON report.
+fn warnings_of<'r>(report: &'r Value, code: &str) -> Vec<&'r Value> {
+    let warnings = report["warnings"].as_array().unwrap();
+    warnings.iter().filter(|w| w["code"] == code).collect()
+}
+
 /// A store that names a person as each record's owner has as many owners as records: past the
 /// first 65,536 the check keeps them as text beside their concepts (`values/owners.rs`) and
 /// writes the ids' names to its temporary file. The owners' warnings still name each owner
@@ -374,12 +380,7 @@ fn an_owner_a_record_is_named_in_each_owners_warning() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", common::stderr_of(&out));
     let r = json_of(&out);
-    let owners: Vec<&Value> = r["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|w| w["code"] == "value.owners")
-        .collect();
+    let owners = warnings_of(&r, "value.owners");
     assert_eq!(owners.len(), CONCEPTS - 1000);
     for (c, w) in owners.iter().enumerate() {
         let second = CONCEPTS + c;
@@ -434,12 +435,7 @@ fn a_tangle_of_supersedes_is_one_cycle_warning() {
     let path = store.to_str().unwrap();
     let out = vercy().args(["check", path, "--json"]).output().unwrap();
     let r = json_of(&out);
-    let cycles: Vec<&Value> = r["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|w| w["code"] == "value.supersedes_cycle")
-        .collect();
+    let cycles = warnings_of(&r, "value.supersedes_cycle");
     assert_eq!(cycles.len(), 1, "{cycles:#?}");
     let mut named: Vec<&str> = cycles[0]["records"]
         .as_array()
