@@ -517,7 +517,7 @@ impl ValueChecks {
 
     /// Work out the warnings and the register now, and let go of everything the pass kept
     /// (ids, concepts, pointers), so what comes next — the report — has that memory. After
-    /// this, [`Self::expected_concepts`] and [`Self::finish`] give what was worked out.
+    /// this, [`Self::finish`] gives what was worked out.
     /// Fails only when a temporary file (`spill.rs`) cannot be read back.
     pub fn settle(&mut self) -> std::io::Result<()> {
         if self.done.is_some() {
