@@ -455,3 +455,32 @@ fn a_tangle_of_supersedes_is_one_cycle_warning() {
     let lines = human(&["check", path]).lines().count();
     assert!(lines <= 40, "{lines} lines");
 }
+
+/// Policies past the few a table counts (4,096) are counted from a sorted list: the count is
+/// still of distinct texts, and every record that states one is named.
+#[test]
+fn many_distinct_policies_are_counted_once_each() {
+    const RECORDS: usize = 6_000;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("policies.jsonl");
+    let mut text = String::new();
+    for i in 0..RECORDS {
+        // 5,000 texts, the last thousand stated twice: some in the table, most past it
+        let policy = if i < 5_000 { i } else { i - 1_000 };
+        text.push_str(&format!(
+            "{{\"record_id\": \"R-{i:04}\", \"valid_from\": \"2024-01-01\", \
+             \"conflict_policy\": \"policy {policy}\"}}\n"
+        ));
+    }
+    std::fs::write(&store, text).unwrap();
+    let r = common::report_of(&["check", store.to_str().unwrap(), "--json"], 1);
+    let policies = warnings_of(&r, "value.policies");
+    assert_eq!(policies.len(), 1);
+    assert_eq!(
+        policies[0]["message"],
+        "5000 different conflict policies: a store states one"
+    );
+    assert_eq!(policies[0]["count"], RECORDS);
+    assert_eq!(policies[0]["records"][RECORDS - 1]["record"], "R-5999");
+    assert_eq!(policies[0]["records"][RECORDS - 1]["line"], RECORDS);
+}

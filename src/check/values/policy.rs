@@ -1,18 +1,28 @@
 //! One conflict policy per store, stated once: more than one policy (`value.policies`), the
 //! policy repeated on every record (`value.policy_repeated`).
 
-use super::super::warnings::{RecordList, Warnings};
 use super::super::table;
+use super::super::warnings::Warnings;
 use super::{Code, Folding, Reading, Settled, ValueCheck};
 use crate::store::RoleValue;
 use std::collections::HashSet;
+
+/// Distinct policy texts counted in a table: a store states one, or a few. One that states a
+/// policy of its own on each record has as many as records, and past this many each record's
+/// hash is kept in a list instead, counted once sorted (8 bytes a record, not a table's 16
+/// and the moment of doubling it).
+const DISTINCT_HELD: usize = 1 << 12;
 
 /// The records that state a policy, and the hashes of the distinct policy texts (one hash per
 /// distinct text, not the texts).
 #[derive(Default)]
 pub(super) struct Policy {
-    records: RecordList,
+    /// The records that state a policy, as the warnings name them (`who`, 4 bytes a record).
+    records: Vec<u32>,
+    /// The distinct hashes, up to [`DISTINCT_HELD`] ...
     texts: HashSet<u64>,
+    /// ... and the hash of each record past them whose policy is not among them.
+    more: Vec<u64>,
 }
 
 impl ValueCheck for Policy {
@@ -31,22 +41,28 @@ impl ValueCheck for Policy {
     #[inline(always)]
     fn fold(&mut self, policy: &Option<u64>, record: &mut Folding) {
         if let Some(hash) = *policy {
-            self.texts.insert(hash);
-            self.records.push(record.name, record.line);
+            if self.texts.len() < DISTINCT_HELD || self.texts.contains(&hash) {
+                self.texts.insert(hash);
+            } else {
+                self.more.push(hash);
+            }
+            self.records.push(record.who());
         }
     }
 
     fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
         let records = store.records;
-        let distinct = self.texts.len();
+        self.more.sort_unstable();
+        self.more.dedup();
+        let distinct = self.texts.len() + self.more.len();
         if distinct > 1 {
             let message = format!("{distinct} different conflict policies: a store states one");
-            out.push(Code::Policies, &message, "", self.records.iter());
+            out.push_named(Code::Policies, &message, "", self.records.iter().copied());
         } else if records > 1 && self.records.len() == records {
             let message =
                 "the conflict policy is repeated on every record: state it once per store";
-            let first = self.records.iter().take(1);
-            out.push(Code::PolicyRepeated, message, "", first);
+            let first = self.records.iter().take(1).copied();
+            out.push_named(Code::PolicyRepeated, message, "", first);
         }
     }
 }
