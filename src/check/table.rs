@@ -415,7 +415,7 @@ impl Interner {
         (i, new)
     }
 
-    #[cfg(test)]
+    /// [`Self::intern_hashed`], hashing `s` here.
     pub fn intern(&mut self, s: &str) -> (usize, bool) {
         self.intern_hashed(s, hash(s))
     }

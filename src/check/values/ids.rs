@@ -281,17 +281,19 @@ impl Ids {
     }
 
     pub fn text(&self, i: u32) -> RecordName<'_> {
-        match self.placed(i) {
-            Some((part, texts, at)) => self.name_at(part, texts, at, None),
-            None => RecordName::Text(""),
-        }
+        self.text_through(i, None)
     }
 
     /// [`Self::text`], for one of many names read in turn: what is read back from the
     /// temporary file is read through `ahead`.
     pub fn text_ahead(&self, i: u32, ahead: &mut ReadAhead) -> RecordName<'_> {
+        self.text_through(i, Some(ahead))
+    }
+
+    /// The id at `i`, read back through `ahead` when given (empty past the end).
+    fn text_through(&self, i: u32, ahead: Option<&mut ReadAhead>) -> RecordName<'_> {
         match self.placed(i) {
-            Some((part, texts, at)) => self.name_at(part, texts, at, Some(ahead)),
+            Some((part, texts, at)) => self.name_at(part, texts, at, ahead),
             None => RecordName::Text(""),
         }
     }

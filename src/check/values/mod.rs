@@ -456,7 +456,7 @@ impl ValueChecks {
         self.records += 1;
         let shared = &facts.shared;
         for concept in &shared.register {
-            self.register.intern_hashed(concept, table::hash(concept));
+            self.register.intern(concept);
         }
         // the record among the ids, named by its id when the report names it so
         let mut own = None;
@@ -511,7 +511,7 @@ impl ValueChecks {
     /// Add concepts from `--expected FILE`.
     pub fn expect(&mut self, concepts: impl IntoIterator<Item = String>) {
         for concept in concepts {
-            self.register.intern_hashed(&concept, table::hash(&concept));
+            self.register.intern(&concept);
         }
     }
 

@@ -240,20 +240,21 @@ impl ConceptOwners {
     /// Note that the record `who` holds `concept` (`hash`: its [`super::super::table::hash`]),
     /// owned by `owner` (its text and hash) when it names one.
     pub fn note(&mut self, concept: &str, hash: u64, owner: Option<(&str, u64)>, who: u32) {
-        let interned = match owner {
-            None => Some(NO_OWNER),
-            Some((text, hash)) if self.owners.len() < self.interned => {
-                Some(small(self.owners.intern_hashed(text, hash).0))
-            }
-            Some((text, hash)) => self.owners.find_hashed(text, hash).map(small),
-        };
         let part = &mut partitions(&mut self.parts)[part_of(hash)];
-        let (owner, owner_bytes) = match (interned, owner) {
-            (Some(owner), _) => (owner, 0),
-            (None, text) => {
-                let text = text.map_or("", |(text, _)| text);
-                self.owners_as_text = true;
-                (keep_owner_text(&mut part.owner_texts, text), text.len())
+        let (owner, owner_bytes) = match owner {
+            None => (NO_OWNER, 0),
+            Some((text, hash)) => {
+                let interned = match self.owners.len() < self.interned {
+                    true => Some(self.owners.intern_hashed(text, hash).0),
+                    false => self.owners.find_hashed(text, hash),
+                };
+                match interned {
+                    Some(i) => (small(i), 0),
+                    None => {
+                        self.owners_as_text = true;
+                        (keep_owner_text(&mut part.owner_texts, text), text.len())
+                    }
+                }
             }
         };
         part.texts.push(concept);
