@@ -1,75 +1,57 @@
 //! The value warnings of one store, kept compact: every warning's message lives in a shared
-//! arena (`Names`), and the records it names are either kept there too (name and line) or,
-//! for the warnings that name records by the hundred thousand, kept as numbers whose names
-//! are read from `RecordNames` when a report writes them. A store with a quarter of a
-//! million warnings (one per concept with several owners) keeps a few bytes per warning and
-//! per record named, never a struct, a `Vec` and a `String` each. Every output format reads
-//! the warnings from here, one at a time, and writes them as it goes.
+//! arena (`Names`), and the records it names are kept as numbers whose names are read from
+//! `RecordNames` when a report writes them (a supersedes pointer that names no record, as
+//! the place of the pointer kept there, `dangling.rs`). A store with a quarter of a million
+//! warnings (one per concept with several owners) keeps a few bytes per warning and per
+//! record named, never a struct, a `Vec` and a `String` each; a warning that names every
+//! record of a store of UUIDs keeps 4 bytes a record, not a copy of its name. Every output
+//! format reads the warnings from here, one at a time, and writes them as it goes.
 //!
-//! Memory: one entry and one message per warning, and per record named a name and a line or
-//! 4 bytes; a concept with several owners is read from the owners book settling made, not
-//! written out again.
+//! Memory: one entry and one message per warning, and 4 bytes per record named; a concept
+//! with several owners is read from the owners book settling made, not written out again.
 //! Each warning names records of the store, and each record is named by a bounded number of
-//! warnings (one per code at most, except a record in several supersedes cycles), so the
-//! whole is linear in the store with small constants.
+//! warnings (one per code at most, twice for its two dates), so the whole is linear in the
+//! store with small constants.
 
 use super::table::Names;
 use super::values::id_text::RecordName;
 use super::values::ids::small;
 use super::values::record_names::{NamesAhead, RecordNames};
+use super::values::supersession::cycle_words;
 use super::values::{Code, OwnersBook};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Records named by a warning (or gathered for one): their names and lines, in one arena.
-///
-/// Memory: the names' bytes plus 12 bytes a record; a list holds each record at most once
-/// per reason it is gathered for, so it is linear in the store.
-#[derive(Debug, Default, Clone)]
-pub struct RecordList {
-    names: Names,
-    lines: Vec<u64>,
-}
-
-impl RecordList {
-    pub fn push(&mut self, name: &str, line: u64) {
-        self.names.push(name);
-        self.lines.push(line);
-    }
-
-    pub fn len(&self) -> usize {
-        self.lines.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lines.is_empty()
-    }
-
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, u64)> + '_ {
-        (0..self.len()).map(|i| (self.names.get(i), self.lines[i]))
-    }
-
-    /// The record at `i`: its name and line (empty and 0 past the end).
-    fn get(&self, i: usize) -> (RecordName<'_>, u64) {
-        (
-            RecordName::Text(self.names.get(i)),
-            self.lines.get(i).copied().unwrap_or(0),
-        )
-    }
+/// Where a warning's records are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    /// By `who`, in [`Warnings::named`].
+    ByWho,
+    /// As the dangling pointers of [`RecordNames`] (`dangling.rs`).
+    Dangling,
 }
 
 /// One warning: its code and where its records start.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     code: Code,
-    /// Its records are named by `who` ([`Warnings::named`]), not kept as text.
-    by_who: bool,
-    /// Where its records start, in `records` or `named`.
+    kept: Kept,
+    /// Where its records start, among the records kept where it keeps them.
     first_record: usize,
-    /// For a concept with several owners, 1 + its place in [`Warnings::owners`] (its subject
-    /// and message are made from there when read, not kept: there is one such warning a
-    /// concept); 0 for the rest.
-    owners: u32,
+    made: Made,
+}
+
+/// Where a warning's message and subject come from: kept, or made when read from what the
+/// warnings keep anyway, for the codes that can have a warning for every few records.
+#[derive(Debug, Clone, Copy)]
+enum Made {
+    /// Kept, in [`Warnings::messages`] and [`Warnings::subjects`].
+    Kept,
+    /// A concept with several owners: its place in [`Warnings::owners`].
+    Owners(u32),
+    /// A group of records that supersede one another: how many of its records, named first,
+    /// are its cycle (`supersession.rs`'s `cycle_words`).
+    Cycle(u32),
 }
 
 /// Every warning of one store, in the order they were found.
@@ -82,10 +64,9 @@ pub struct Warnings {
     /// warnings of one code on one line; empty for the rest (a concept's owners are read
     /// from `owners`).
     subjects: Names,
-    records: RecordList,
     /// The records the warnings name by `who` (a record's index in [`RecordNames`]): 4 bytes
-    /// a record named, whatever its name, for the warnings that name records by the hundred
-    /// thousand (owners, conflicts, repeated ids).
+    /// a record named, whatever its name; a warning can name every record of the store, or
+    /// twice (two dates that do not parse), and no name is copied for it.
     named: Vec<u32>,
     /// The names of the records in `named`, kept once for every warning (and shared with
     /// the findings, whose offenders are named by `who` too).
@@ -101,40 +82,57 @@ pub struct Warning<'a> {
     pub code: Code,
     message: &'a str,
     subject: &'a str,
-    /// A concept with several owners: the book and its place there.
-    owners: Option<(&'a OwnersBook, usize)>,
+    made: Made,
+    owners: &'a OwnersBook,
     records: Records<'a>,
     range: (usize, usize),
 }
 
-/// Where a warning's records are: kept as text, or named by `who`.
+/// Where a warning's records are: named by `who`, or dangling pointers.
 #[derive(Debug, Clone, Copy)]
 enum Records<'a> {
-    Kept(&'a RecordList),
     Named(&'a [u32], &'a RecordNames),
+    Dangling(&'a RecordNames),
 }
 
 impl<'a> Warning<'a> {
     /// What the warning says.
     pub fn message(&self) -> Cow<'a, str> {
-        let Some((book, i)) = self.owners else {
-            return Cow::Borrowed(self.message);
-        };
-        let (concept, owners) = book.concept(i);
-        Cow::Owned(format!(
-            "concept {concept:?} has {} owners: {owners}",
-            self.count()
-        ))
+        match self.made {
+            Made::Kept => Cow::Borrowed(self.message),
+            Made::Owners(i) => {
+                let (concept, owners) = self.owners.concept(i as usize);
+                Cow::Owned(format!(
+                    "concept {concept:?} has {} owners: {owners}",
+                    self.count()
+                ))
+            }
+            Made::Cycle(cycle) => Cow::Owned(self.cycle_words(cycle).1),
+        }
     }
 
     /// What the warning is about in a few words (empty: the message says it): a cycle, or
     /// `concept (owner, owner, …)`.
     pub fn subject(&self) -> Cow<'a, str> {
-        let Some((book, i)) = self.owners else {
-            return Cow::Borrowed(self.subject);
+        match self.made {
+            Made::Kept => Cow::Borrowed(self.subject),
+            Made::Owners(i) => {
+                let (concept, owners) = self.owners.concept(i as usize);
+                Cow::Owned(format!("{concept} ({owners})"))
+            }
+            Made::Cycle(cycle) => Cow::Owned(self.cycle_words(cycle).0),
+        }
+    }
+
+    /// The subject and message of a group of records in a cycle of `cycle` of them.
+    fn cycle_words(&self, cycle: u32) -> (String, String) {
+        let cycle = cycle as usize;
+        let more = self.count().saturating_sub(cycle);
+        let name = |k: usize| match self.records {
+            Records::Named(who, names) => names.name(who[self.range.0 + k]).0,
+            Records::Dangling(_) => RecordName::Text(""),
         };
-        let (concept, owners) = book.concept(i);
-        Cow::Owned(format!("{concept} ({owners})"))
+        cycle_words(cycle, more, name)
     }
 
     /// How many records the warning names.
@@ -149,8 +147,8 @@ impl<'a> Warning<'a> {
     pub fn record(&self, k: usize, ahead: &mut NamesAhead<'a>) -> (RecordName<'a>, u64) {
         let i = self.range.0 + k;
         match self.records {
-            Records::Kept(list) => list.get(i),
             Records::Named(..) => ahead.get(i),
+            Records::Dangling(_) => ahead.dangling(i),
         }
     }
 
@@ -158,8 +156,8 @@ impl<'a> Warning<'a> {
     pub fn records(&self) -> impl ExactSizeIterator<Item = (RecordName<'a>, u64)> + 'a {
         let records = self.records;
         (self.range.0..self.range.1).map(move |i| match records {
-            Records::Kept(list) => list.get(i),
             Records::Named(who, names) => names.name(who[i]),
+            Records::Dangling(names) => names.dangling.name(i, names, None),
         })
     }
 }
@@ -175,20 +173,6 @@ pub struct Group {
 }
 
 impl Warnings {
-    /// Add a warning naming `records`; `subject` may be empty.
-    pub fn push<N: AsRef<str>>(
-        &mut self,
-        code: Code,
-        message: &str,
-        subject: &str,
-        records: impl IntoIterator<Item = (N, u64)>,
-    ) {
-        self.open(code, false, message, subject);
-        for (name, line) in records {
-            self.records.push(name.as_ref(), line);
-        }
-    }
-
     /// Add a warning naming `records` by `who` (their names are given with
     /// [`Self::keep_names`]); `subject` may be empty.
     pub fn push_named(
@@ -198,22 +182,30 @@ impl Warnings {
         subject: &str,
         records: impl IntoIterator<Item = u32>,
     ) {
-        self.open(code, true, message, subject);
+        self.open(code, (Kept::ByWho, self.named.len()), message, subject);
         self.named.extend(records);
     }
 
-    /// Start a warning whose records come next, kept as text or named by `who`.
-    fn open(&mut self, code: Code, by_who: bool, message: &str, subject: &str) {
-        let first_record = if by_who {
-            self.named.len()
-        } else {
-            self.records.len()
-        };
+    /// Add a warning naming the dangling pointers of the names given with
+    /// [`Self::keep_names`], from the `from`th on (to the next such warning's first, or the
+    /// last); `subject` may be empty.
+    pub fn push_dangling(&mut self, code: Code, message: &str, subject: &str, from: usize) {
+        self.open(code, (Kept::Dangling, from), message, subject);
+    }
+
+    /// Start a warning whose records are kept as `kept`, from `first_record` on.
+    fn open(
+        &mut self,
+        code: Code,
+        (kept, first_record): (Kept, usize),
+        message: &str,
+        subject: &str,
+    ) {
         self.entries.push(Entry {
             code,
-            by_who,
+            kept,
             first_record,
-            owners: 0,
+            made: Made::Kept,
         });
         self.messages.push(message);
         self.subjects.push(subject);
@@ -231,7 +223,7 @@ impl Warnings {
 
     /// A name the report wrote could not be read back (see `Ids::unreadable`).
     pub fn names_unreadable(&self) -> bool {
-        self.names.ids.unreadable()
+        self.names.unreadable()
     }
 
     /// Add the warning that the `concept`th concept of the owners book (given with
@@ -240,7 +232,16 @@ impl Warnings {
     pub fn push_owners(&mut self, concept: usize, records: impl IntoIterator<Item = u32>) {
         self.push_named(Code::Owners, "", "", records);
         if let Some(last) = self.entries.last_mut() {
-            last.owners = small(concept + 1);
+            last.made = Made::Owners(small(concept));
+        }
+    }
+
+    /// Add the warning that the records `records` supersede one another, the first `cycle`
+    /// of them along the pointers (its message and subject are made from their names).
+    pub fn push_cycle(&mut self, cycle: usize, records: impl IntoIterator<Item = u32>) {
+        self.push_named(Code::SupersedesCycle, "", "", records);
+        if let Some(last) = self.entries.last_mut() {
+            last.made = Made::Cycle(small(cycle));
         }
     }
 
@@ -267,20 +268,20 @@ impl Warnings {
         // the next warning whose records are kept in the same place starts where this ends
         // (the two places alternate only from one code to the next, so this looks past at
         // most the warnings of the codes between)
-        let (records, all) = if entry.by_who {
-            (Records::Named(&self.named, &self.names), self.named.len())
-        } else {
-            (Records::Kept(&self.records), self.records.len())
+        let (records, all) = match entry.kept {
+            Kept::ByWho => (Records::Named(&self.named, &self.names), self.named.len()),
+            Kept::Dangling => (Records::Dangling(&self.names), self.names.dangling.len()),
         };
         let end = self.entries[i + 1..]
             .iter()
-            .find(|e| e.by_who == entry.by_who)
+            .find(|e| e.kept == entry.kept)
             .map_or(all, |e| e.first_record);
         Some(Warning {
             code: entry.code,
             message: self.messages.get(i),
             subject: self.subjects.get(i),
-            owners: (entry.owners > 0).then(|| (&self.owners, entry.owners as usize - 1)),
+            made: entry.made,
+            owners: &self.owners,
             records,
             range: (entry.first_record, end),
         })
@@ -318,6 +319,7 @@ impl Warnings {
 
 #[cfg(test)]
 mod tests {
+    use super::super::values::record_names::AS_ID;
     use super::*;
 
     /// Records as a report shows them.
@@ -327,7 +329,18 @@ mod tests {
             .collect()
     }
 
-    const NONE: [(&str, u64); 0] = [];
+    const NONE: [u32; 0] = [];
+
+    /// The names of records with these ids, on these lines.
+    fn names_of(ids: &[(&str, u64)]) -> RecordNames {
+        let mut names = RecordNames::default();
+        for &(id, line) in ids {
+            names
+                .ids
+                .push(id, super::super::table::hash(id), line, false);
+        }
+        names
+    }
 
     fn book(concepts: &[(&str, &[&str])]) -> OwnersBook {
         OwnersBook::of(concepts)
@@ -336,14 +349,10 @@ mod tests {
     #[test]
     fn warnings_keep_their_own_records_and_group_by_code() {
         let mut w = Warnings::default();
-        w.push(
-            Code::Owners,
-            "concept a",
-            "a (x, y)",
-            [("R-1", 1), ("R-2", 2)],
-        );
-        w.push(Code::Interval, "inverted", "", NONE);
-        w.push(Code::Owners, "concept b", "b (x, z)", [("R-3", 7)]);
+        w.push_named(Code::Owners, "concept a", "a (x, y)", [0, 1]);
+        w.push_named(Code::Interval, "inverted", "", NONE);
+        w.push_named(Code::Owners, "concept b", "b (x, z)", [2]);
+        w.keep_names(names_of(&[("R-1", 1), ("R-2", 2), ("R-3", 7)]));
         let all: Vec<_> = w.iter().collect();
         assert_eq!(all.len(), 3);
         assert_eq!(shown(all[0].records()), ["R-1:1", "R-2:2"]);
@@ -370,31 +379,31 @@ mod tests {
     }
 
     #[test]
-    fn records_named_by_who_read_their_names_from_the_book_between_kept_ones() {
-        let mut names = RecordNames::default();
-        for (line, id) in ["R-1", "R-2", "R-3"].iter().enumerate() {
-            names
-                .ids
-                .push(id, super::super::table::hash(id), line as u64 + 1, false);
-        }
+    fn records_named_by_who_read_their_names_from_the_book_between_dangling_ones() {
+        let mut names = names_of(&[("R-1", 1), ("R-2", 2), ("R-3", 3)]);
         let aside = names.name_aside("line 9", 9) | super::super::values::record_names::NAMED;
         let renamed = names.rename(2, "R-3 (again)", 3) | super::super::values::record_names::NAMED;
+        names.dangling.push(0, b"X-9");
+        names.dangling.push(1, b"X-8");
         let mut w = Warnings::default();
-        w.push(Code::Date, "bad", "", [("R-1", 1)]);
+        w.push_dangling(Code::SupersedesUnknown, "unknown", "", 0);
         w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);
-        w.push(Code::Interval, "inverted", "", [("R-2", 2), ("R-3", 3)]);
+        w.push_dangling(Code::SupersedesUnknown, "unknown too", "", 1);
         w.push_owners(0, [0, renamed]);
-        w.push(Code::ReleaseTo, "bad", "", NONE);
+        // a renamed id named by its index, then by its text
+        w.push_named(Code::SupersedesCycle, "cycle", "R-3", [2, 2 | AS_ID]);
+        w.push_named(Code::ReleaseTo, "bad", "", NONE);
         w.keep_names(names);
         w.keep_owners(book(&[("c", &["x", "y"])]));
         let all: Vec<Vec<String>> = w.iter().map(|w| shown(w.records())).collect();
         assert_eq!(
             all,
             [
-                vec!["R-1:1"],
+                vec!["R-1 → X-9:1"],
                 vec!["R-2:2", "line 9:9"],
-                vec!["R-2:2", "R-3:3"],
+                vec!["R-2 → X-8:2"],
                 vec!["R-1:1", "R-3 (again):3"],
+                vec!["R-3 (again):3", "R-3:3"],
                 vec![],
             ]
         );
@@ -412,6 +421,6 @@ mod tests {
             "concept \"c\" has 2 owners: x, y"
         );
         let groups = w.groups();
-        assert_eq!(groups.iter().map(|g| g.records).sum::<usize>(), 7);
+        assert_eq!(groups.iter().map(|g| g.records).sum::<usize>(), 8);
     }
 }

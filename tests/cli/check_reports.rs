@@ -456,6 +456,52 @@ fn a_tangle_of_supersedes_is_one_cycle_warning() {
     assert!(lines <= 40, "{lines} lines");
 }
 
+/// Records that each supersede five left out of the store (a slice of a larger one), and one
+/// without an id: every pointer is named, `record → target` on its record's line, also once
+/// the targets and the pointers are past what is held in memory (they go to the temporary
+/// file and are read back).
+#[test]
+fn every_dangling_pointer_is_named_when_read_back() {
+    const RECORDS: usize = 40_000;
+    const POINTERS: usize = 5;
+    // 40,000 × 5 targets of 56 bytes: past the 8 MiB of targets and 4 MiB of pointers held
+    let target = |i: usize, k: usize| format!("left-out/{i:06}/{k}/{}", "x".repeat(40));
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("slice.jsonl");
+    let mut text = String::new();
+    for i in 0..RECORDS {
+        let targets: Vec<String> = (0..POINTERS)
+            .map(|k| format!("{:?}", target(i, k)))
+            .collect();
+        text.push_str(&format!(
+            "{{\"record_id\": \"R-{i:06}\", \"valid_from\": \"2024-01-01\", \
+             \"supersedes\": [{}]}}\n",
+            targets.join(", ")
+        ));
+    }
+    text.push_str("{\"valid_from\": \"2024-01-01\", \"supersedes\": \"gone\"}\n");
+    std::fs::write(&store, text).unwrap();
+    let r = common::report_of(&["check", store.to_str().unwrap(), "--json"], 1);
+    let unknown = warnings_of(&r, "value.supersedes_unknown");
+    assert_eq!(unknown.len(), 1);
+    let records = unknown[0]["records"].as_array().unwrap();
+    assert_eq!(unknown[0]["count"], RECORDS * POINTERS + 1);
+    assert_eq!(records.len(), RECORDS * POINTERS + 1);
+    for i in [0, 1, 12_345, RECORDS - 1] {
+        for k in [0, POINTERS - 1] {
+            let named = &records[i * POINTERS + k];
+            assert_eq!(named["record"], format!("R-{i:06} → {}", target(i, k)));
+            assert_eq!(named["line"], i + 1);
+        }
+    }
+    let last = &records[RECORDS * POINTERS];
+    assert!(
+        last["record"].as_str().unwrap().ends_with(" → gone"),
+        "{last}"
+    );
+    assert_eq!(last["line"], RECORDS + 1);
+}
+
 /// Policies past the few a table counts (4,096) are counted from a sorted list: the count is
 /// still of distinct texts, and every record that states one is named.
 #[test]

@@ -54,7 +54,8 @@ const fn hex_pairs(digits: &[u8; 16]) -> [[u8; 2]; 256] {
 }
 
 /// A UUID's kept form: its marker, then its 16 bytes.
-type Kept = [u8; 17];
+type Kept = [u8; KEPT_LEN];
+const KEPT_LEN: usize = 17;
 
 /// The kept form of `text` when it is a UUID in one case: `8-4-4-4-12` hex digits, its
 /// letters all lowercase or all uppercase (a mix would not come back the same).
@@ -70,7 +71,7 @@ fn keep_uuid(text: &str) -> Option<Kept> {
         digits[n..n + end - start].copy_from_slice(&text[start..end]);
         n += end - start;
     }
-    let mut kept = [0u8; 17];
+    let mut kept: Kept = [0; KEPT_LEN];
     let mut seen = 0;
     for (byte, pair) in kept[1..].iter_mut().zip(digits.chunks_exact(2)) {
         let (high, low) = (HEX[pair[0] as usize], HEX[pair[1] as usize]);
@@ -88,6 +89,15 @@ fn keep_uuid(text: &str) -> Option<Kept> {
 /// How many bytes `text` takes kept as an id.
 pub fn kept_len(text: &str) -> usize {
     keep_uuid(text).map_or(text.len(), |kept| kept.len())
+}
+
+/// `f` of `text`'s kept form.
+#[inline]
+pub fn with_kept<R>(text: &str, f: impl FnOnce(&[u8]) -> R) -> R {
+    match keep_uuid(text) {
+        Some(kept) => f(&kept),
+        None => f(text.as_bytes()),
+    }
 }
 
 /// The name of a record as a report writes it: a text kept as it is, an id kept as a UUID,
@@ -144,8 +154,8 @@ impl UuidText {
     #[inline]
     fn of_kept(kept: &[u8]) -> Option<UuidText> {
         let (hex, digits) = match kept.split_first() {
-            Some((&LOWER, digits)) => (&LOWER_PAIRS, digits),
-            Some((&UPPER, digits)) => (&UPPER_PAIRS, digits),
+            Some((&LOWER, digits)) if kept.len() == KEPT_LEN => (&LOWER_PAIRS, digits),
+            Some((&UPPER, digits)) if kept.len() == KEPT_LEN => (&UPPER_PAIRS, digits),
             _ => return None,
         };
         let mut written = [0u8; 32];
@@ -220,10 +230,7 @@ impl IdTexts {
     /// Keep `text`; its place.
     #[inline]
     pub fn push(&mut self, text: &str) -> usize {
-        match keep_uuid(text) {
-            Some(kept) => self.0.push(&kept),
-            None => self.0.push(text.as_bytes()),
-        }
+        with_kept(text, |kept| self.0.push(kept))
     }
 
     /// Room for `n` more ids whose texts take `bytes` in all.

@@ -14,11 +14,12 @@
 //! missed the cache.
 //!
 //! Memory: per id its line (`id_lines.rs`: 4 bytes), 8 bytes of key, 5 of place and 4 of
-//! where its kept form ends; per pointer 12 bytes: linear in the store. The kept forms
-//! (`id_text.rs`: 17 bytes for a UUID, else the text) are held up to a fixed amount
-//! ([`IN_MEMORY`]); past it every partition's go to the temporary file of `spill.rs`. A
-//! partition is read back whole when it is matched up, and a name alone when a report
-//! writes it.
+//! where its kept form ends: linear in the store. The kept forms (`id_text.rs`: 17 bytes for
+//! a UUID, else the text) are held up to a fixed amount ([`IN_MEMORY`]); past it every
+//! partition's go to the temporary file of `spill.rs`. A partition is read back whole when
+//! it is matched up, and a name alone when a report writes it. The texts sought are kept
+//! apart (`sought.rs`), and what matching found of them is 4 bytes a text until the
+//! pointers are followed.
 
 use super::super::spill;
 use super::super::table::{
@@ -27,6 +28,7 @@ use super::super::table::{
 use super::super::warnings::Warnings;
 use super::id_lines::IdLines;
 use super::id_text::{IdTexts, RecordName};
+use super::sought::{entries, Sought, SoughtReader, SoughtTexts};
 use super::Code;
 use crate::bytes::same;
 use rayon::prelude::*;
@@ -34,9 +36,9 @@ use std::borrow::Cow;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Bytes of kept forms (ids and sought texts) held in memory before every partition's go to
-/// the temporary file: a million UUIDs and the third as many targets of bench's UUID store
-/// take 22 MiB and never go; ids of about 30 bytes and more go once or more.
+/// Bytes of ids' kept forms held in memory before every partition's go to the temporary
+/// file: a million UUIDs of bench's UUID store take 17 MiB and never go; ids of about 30
+/// bytes and more go once or more.
 const IN_MEMORY: usize = 32 << 20;
 
 type Spill = spill::Spill<IN_MEMORY>;
@@ -54,21 +56,6 @@ struct IdPart {
     texts: IdTexts,
 }
 
-/// A text sought among the ids: its partition, and its place there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sought {
-    part: u32,
-    at: u32,
-}
-
-/// The texts sought in one partition, in store order: 32 bits of each one's hash, and the
-/// text (kept here rather than in one list for all: matched up, they are then read in order).
-#[derive(Default)]
-struct SoughtPart {
-    keys: Vec<u32>,
-    texts: IdTexts,
-}
-
 #[derive(Default)]
 pub struct Ids {
     /// Every id as met, in store order (a repeat too): an id's index is its place here; the
@@ -79,10 +66,10 @@ pub struct Ids {
     places: Vec<u32>,
     /// The ids by partition, each in store order.
     id_parts: Vec<IdPart>,
-    /// Texts looked up among the ids (the targets of supersedes pointers), by partition.
-    sought: Vec<SoughtPart>,
-    /// The bytes of kept forms held, and the runs of those let go: partition `p`'s ids as
-    /// the spill's partition `p`, its sought texts as `PARTS + p`.
+    /// Texts looked up among the ids (the targets of supersedes pointers).
+    sought: SoughtTexts,
+    /// The bytes of kept forms held, and the runs of those let go (partition `p`'s ids as the
+    /// spill's partition `p`).
     spill: Spill,
     /// A name could not be read back from the temporary file (see [`Ids::unreadable`]).
     unreadable: AtomicBool,
@@ -111,7 +98,12 @@ const AHEAD: u64 = 4 << 10;
 
 impl ReadAhead {
     /// Bytes `span` of the spill's partition `n`, from the block read last or read now.
-    fn read(&mut self, spill: &Spill, n: usize, (from, to): (u64, u64)) -> io::Result<&[u8]> {
+    fn read<const L: usize>(
+        &mut self,
+        spill: &spill::Spill<L>,
+        n: usize,
+        (from, to): (u64, u64),
+    ) -> io::Result<&[u8]> {
         if self.blocks.len() <= n {
             self.blocks.resize_with(n + 1, Block::default);
         }
@@ -134,15 +126,49 @@ impl ReadAhead {
     }
 }
 
-/// One partition's share of [`Matched`]: its repeats, and its sought texts' first ids.
+/// One partition's share of [`Matched`]: its repeats, and by place its sought texts' first
+/// ids.
 type PartMatched = (Vec<(u32, u32)>, Vec<u32>);
 
 /// What matching the ids up found (see [`Ids::match_up`]).
 pub struct Matched {
-    /// By partition and place: the index of the first id with a sought text, or [`NONE`].
+    /// By partition and place, the index of the first id with a sought text, or [`NONE`]
+    /// (until [`Matched::forget_found`]).
     found: Vec<Vec<u32>>,
     /// The ids that repeat an earlier one, with the earlier's index, in store order.
     repeats: Vec<(u32, u32)>,
+}
+
+/// What matching found of each sought text, read in the order the texts were sought (a
+/// text's place in its partition is its turn there), with the texts read back beside when
+/// asked for.
+pub struct FoundInOrder<'m> {
+    found: &'m [Vec<u32>],
+    next: [u32; PARTS],
+    texts: Option<SoughtReader<'m>>,
+}
+
+/// What a text sought came to: the first id with it, or none, and then its kept form when
+/// the texts are read (empty when not).
+pub type Target<'t> = Result<u32, &'t [u8]>;
+
+impl FoundInOrder<'_> {
+    /// What the next text sought in `s`'s partition came to. Fails only when the texts are
+    /// read and one does not read back whole.
+    pub fn next(&mut self, s: Sought) -> io::Result<Target<'_>> {
+        let p = s.part();
+        let at = self.next[p];
+        self.next[p] = at.saturating_add(1);
+        let first = self.found.get(p).and_then(|found| found.get(at as usize));
+        let kept = match &mut self.texts {
+            Some(texts) => texts.next(p)?,
+            None => &[],
+        };
+        Ok(match first {
+            Some(&i) if i != NONE => Ok(i),
+            _ => Err(kept),
+        })
+    }
 }
 
 /// An index as kept in the tables (u32: past 4 billion ids, a store far beyond any memory
@@ -158,19 +184,14 @@ impl Ids {
         self.lines.reserve(ids);
         self.parts.reserve(ids);
         self.places.reserve(ids);
-        // what is held never passes the spill's limit: room for that much, in proportion
-        let sought_bytes = sought.saturating_mul(bytes / ids.max(1));
-        let all = bytes.saturating_add(sought_bytes).max(1);
-        let room = self.spill.limit().min(all);
-        let held = |b: usize| (b as u128 * room as u128 / all as u128) as usize;
+        // what is held never passes the spill's limit: room for that much
+        let held = self.spill.limit().min(bytes);
         for part in partitions(&mut self.id_parts) {
             part.keys.reserve(share(ids));
-            part.texts.reserve(share(ids), share(held(bytes)));
+            part.texts.reserve(share(ids), share(held));
         }
-        for part in partitions(&mut self.sought) {
-            part.keys.reserve(share(sought));
-            part.texts.reserve(share(sought), share(held(sought_bytes)));
-        }
+        let sought_bytes = sought.saturating_mul(bytes / ids.max(1));
+        self.sought.reserve(sought, sought_bytes);
     }
 
     /// Note a record's id (`hash`: its [`super::super::table::hash`]); returns its index.
@@ -189,19 +210,25 @@ impl Ids {
         i
     }
 
-    /// Note a text to look up among all the ids (found or not once every id is known).
+    /// Note a text to look up among all the ids (found or not once every id is known): what
+    /// was found of it is read in the order the texts were sought ([`Ids::found_in_order`]).
     pub fn seek(&mut self, text: &str, hash: u64) -> Sought {
-        let part = part_of(hash);
-        let sought = &mut partitions(&mut self.sought)[part];
-        sought.keys.push(key_of(hash));
-        let (at, held) = push_text(&mut sought.texts, text);
-        if self.spill.hold(held) {
-            self.write_out();
+        self.sought.push(text, hash)
+    }
+
+    /// What `matched` found of each text sought, in the order they were sought, with their
+    /// kept forms read back beside when `texts`.
+    pub fn found_in_order<'m>(&'m self, matched: &'m Matched, texts: bool) -> FoundInOrder<'m> {
+        FoundInOrder {
+            found: &matched.found,
+            next: [0; PARTS],
+            texts: texts.then(|| self.sought.reader()),
         }
-        Sought {
-            part: part as u32,
-            at: small(at),
-        }
+    }
+
+    /// Let the sought texts go, once what they came to is read.
+    pub fn forget_sought(&mut self) {
+        self.sought = SoughtTexts::default();
     }
 
     /// The bytes of kept forms held in memory that could go to the temporary file.
@@ -213,9 +240,7 @@ impl Ids {
     /// cannot be written stays held, and so does everything from then on.
     pub fn write_out(&mut self) {
         let ids = self.id_parts.iter_mut().map(|part| &mut part.texts);
-        let sought = self.sought.iter_mut().map(|part| &mut part.texts);
-        let parts = (0..).zip(ids).chain((PARTS..).zip(sought));
-        for (n, texts) in parts {
+        for (n, texts) in ids.enumerate() {
             if texts.held() == 0 {
                 continue;
             }
@@ -250,21 +275,7 @@ impl Ids {
         at: usize,
         ahead: Option<&mut ReadAhead>,
     ) -> RecordName<'s> {
-        if texts.holds(at) {
-            return texts.get(at);
-        }
-        let Some((start, end)) = texts.bounds(at) else {
-            return RecordName::Text("");
-        };
-        let span = (start as u64, end as u64);
-        let read = match ahead {
-            Some(ahead) => ahead.read(&self.spill, n, span).map(<[u8]>::to_vec),
-            None => {
-                let mut kept = Vec::new();
-                self.spill.read_span(n, span, 0, &mut kept).map(|()| kept)
-            }
-        };
-        read.ok().and_then(RecordName::of_read).unwrap_or_else(|| {
+        kept_name((&self.spill, n), texts, at, ahead).unwrap_or_else(|| {
             self.unreadable.store(true, Ordering::Relaxed);
             RecordName::Text("")
         })
@@ -296,15 +307,6 @@ impl Ids {
             Some((part, texts, at)) => self.name_at(part, texts, at, ahead),
             None => RecordName::Text(""),
         }
-    }
-
-    pub fn sought(&self, s: Sought) -> RecordName<'_> {
-        let part = s.part as usize;
-        self.sought
-            .get(part)
-            .map_or(RecordName::Text(""), |sought| {
-                self.name_at(PARTS + part, &sought.texts, s.at as usize, None)
-            })
     }
 
     /// Start loading where the id at `i` is kept, and its line: the first step of reading
@@ -352,30 +354,25 @@ impl Ids {
         self.lines.line(i as usize)
     }
 
-    /// Let the sought texts go (once every pointer's target is named): the ids stay.
-    pub fn forget_sought(&mut self) {
-        self.sought = Vec::new();
-    }
-
     /// The record that has the id at `i` carries a written valid_to.
     pub fn carries_valid_to(&self, i: u32) -> bool {
         self.lines.carries_valid_to(i as usize)
     }
 
     /// Match every id and sought text with the first id of the same text, one partition at a
-    /// time, on every core. The keys are let go after (the texts and lines stay, for the
-    /// warnings to name records), so the warnings that follow have their memory. Fails only
-    /// when the temporary file cannot be read back.
+    /// time, on every core. The keys are let go after (the ids' texts and lines stay, for the
+    /// warnings to name records; the sought texts, for [`Ids::found_in_order`]), so the
+    /// warnings that follow have their memory. Fails only when the temporary file cannot be
+    /// read back.
     pub fn match_up(&mut self) -> io::Result<Matched> {
-        let (no_ids, no_sought) = (IdPart::default(), SoughtPart::default());
+        let no_ids = IdPart::default();
         let per_part: Vec<PartMatched> = (0..PARTS)
             .into_par_iter()
             .map(|p| {
                 let ids = self.id_parts.get(p).unwrap_or(&no_ids);
-                let sought = self.sought.get(p).unwrap_or(&no_sought);
                 let all_ids = self.all_kept(p, &ids.texts)?;
-                let all_sought = self.all_kept(PARTS + p, &sought.texts)?;
-                Ok(match_part((ids, &all_ids), (sought, &all_sought)))
+                let sought = (self.sought.part(p)?, self.sought.count(p));
+                match_part((ids, &all_ids), sought)
             })
             .collect::<io::Result<_>>()?;
         let mut found = Vec::with_capacity(PARTS);
@@ -388,9 +385,6 @@ impl Ids {
         for part in &mut self.id_parts {
             part.keys = Vec::new();
         }
-        for part in &mut self.sought {
-            part.keys = Vec::new();
-        }
         // once some went to the temporary file, the rest go too: what follows (the settles,
         // the report) has their memory, and reads the names it writes from there all alike
         if self.spill.written() > 0 {
@@ -400,20 +394,58 @@ impl Ids {
     }
 }
 
-/// The kept form of an id (or sought text) pushed into `texts`: its place, and its bytes.
+/// The name kept at `at` in `texts`, whose first kept forms went to partition `n` of
+/// `spill`: held, or read back (through `ahead` when given). `None` when it cannot be read
+/// back (empty past the end).
+#[inline]
+pub(super) fn kept_name<'s, const L: usize>(
+    (spill, n): (&spill::Spill<L>, usize),
+    texts: &'s IdTexts,
+    at: usize,
+    ahead: Option<&mut ReadAhead>,
+) -> Option<RecordName<'s>> {
+    if texts.holds(at) {
+        return Some(texts.get(at));
+    }
+    let Some((start, end)) = texts.bounds(at) else {
+        return Some(RecordName::Text(""));
+    };
+    let span = (start as u64, end as u64);
+    read_span((spill, n), span, ahead)
+        .ok()
+        .and_then(RecordName::of_read)
+}
+
+/// Bytes `span` of partition `n` of `spill`, read back (through `ahead` when given).
+pub(super) fn read_span<const L: usize>(
+    (spill, n): (&spill::Spill<L>, usize),
+    span: (u64, u64),
+    ahead: Option<&mut ReadAhead>,
+) -> io::Result<Vec<u8>> {
+    match ahead {
+        Some(ahead) => ahead.read(spill, n, span).map(<[u8]>::to_vec),
+        None => {
+            let mut read = Vec::new();
+            spill.read_span(n, span, 0, &mut read).map(|()| read)
+        }
+    }
+}
+
+/// The kept form of an id pushed into `texts`: its place, and its bytes.
 fn push_text(texts: &mut IdTexts, text: &str) -> (usize, usize) {
     let before = texts.text_len();
     let at = texts.push(text);
     (at, texts.text_len() - before)
 }
 
-/// One partition, each half with all its kept forms ([`Ids::all_kept`]): its ids in store
-/// order (an id equal to an earlier one is a repeat of it), then its sought texts; (the
-/// repeats, each sought text's first id or [`NONE`]).
+/// One partition: its ids in store order with all their kept forms ([`Ids::all_kept`]; an
+/// id equal to an earlier one is a repeat of it), then its sought texts' entries (see
+/// `sought.rs`) and how many; (the repeats, what was found of the sought texts). Fails when
+/// an entry or a text no id has does not read back whole.
 fn match_part(
     (ids, all_ids): (&IdPart, &[u8]),
-    (sought, all_sought): (&SoughtPart, &[u8]),
-) -> PartMatched {
+    (sought, count): (Cow<[u8]>, usize),
+) -> io::Result<PartMatched> {
     let kept = |at: usize| ids.texts.kept_in(all_ids, at);
     // one slot pair per id of the partition, by its place there: linear
     let mut table = Slots::with_room(ids.keys.len());
@@ -427,25 +459,19 @@ fn match_part(
             repeats.push((i, index(first)));
         }
     }
-    let found = sought
-        .keys
-        .iter()
-        .enumerate()
-        .map(|(at, &key)| {
-            let text = sought.texts.kept_in(all_sought, at);
-            table
-                .find(spread(key), |other| same(kept(other), text))
-                .map_or(NONE, index)
-        })
-        .collect();
-    (repeats, found)
+    let mut found = Vec::with_capacity(count);
+    for entry in entries(&sought) {
+        let (key, text) = entry?;
+        let first = table.find(spread(key), |other| same(kept(other), text));
+        found.push(first.map_or(NONE, index));
+    }
+    Ok((repeats, found))
 }
 
 impl Matched {
-    /// The first id with the sought text.
-    pub fn found(&self, s: Sought) -> Option<u32> {
-        let part = self.found.get(s.part as usize)?;
-        part.get(s.at as usize).copied().filter(|&i| i != NONE)
+    /// Let go of what was found of the sought texts (once the pointers are followed).
+    pub fn forget_found(&mut self) {
+        self.found = Vec::new();
     }
 
     /// The first id with the same text as the id at `i` (`i` itself unless it repeats one).
@@ -523,12 +549,15 @@ mod tests {
             [0, 1, 0, 3],
             "a repeat's first"
         );
-        let found: Vec<Option<u32>> = targets.iter().map(|&j| matched.found(j)).collect();
-        assert_eq!(found, vec![Some(3), None, Some(0), None]);
+        let mut in_order = ids.found_in_order(&matched, true);
+        let found: Vec<Result<u32, Vec<u8>>> = targets
+            .iter()
+            .map(|&j| in_order.next(j).unwrap().map_err(<[u8]>::to_vec))
+            .collect();
+        assert_eq!(found, [Ok(3), Err(b"z".to_vec()), Ok(0), Err(vec![])]);
         assert!(ids.carries_valid_to(3) && !ids.carries_valid_to(0));
         assert_eq!(ids.text(4), "b");
         assert_eq!(ids.line(4), 5);
-        assert_eq!(ids.sought(targets[1]), "z");
     }
 
     proptest::proptest! {
@@ -565,9 +594,11 @@ mod tests {
                 for &(i, f) in &repeats {
                     proptest::prop_assert_eq!(matched.first(i), f);
                 }
+                let mut in_order = gathered.found_in_order(&matched, true);
                 for (t, &s) in targets.iter().zip(&sought) {
-                    proptest::prop_assert_eq!(matched.found(s), first.get(t.as_str()).copied());
-                    proptest::prop_assert_eq!(gathered.sought(s).to_string(), t.as_str());
+                    let found = in_order.next(s).unwrap().map_err(<[u8]>::to_vec);
+                    let expected = first.get(t.as_str()).copied().ok_or_else(|| t.clone().into_bytes());
+                    proptest::prop_assert_eq!(found, expected);
                 }
                 for (i, id) in ids.iter().enumerate() {
                     proptest::prop_assert_eq!(gathered.text(i as u32).to_string(), id.as_str());

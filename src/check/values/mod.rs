@@ -24,9 +24,11 @@
 
 mod code;
 mod cycles;
+mod dangling;
 mod id_lines;
 pub(super) mod id_text;
 pub(super) mod record_names;
+mod sought;
 
 /// The value checks, one line each (`module::Check`), in the order their warnings are listed.
 macro_rules! value_checks {
@@ -368,7 +370,7 @@ impl Folding<'_> {
 /// The store once every record is in and the ids are matched, as the checks settle.
 pub(super) struct Settling<'s> {
     pub names: &'s mut RecordNames,
-    pub matched: &'s Matched,
+    pub matched: &'s mut Matched,
     /// The store's concepts, not settled yet (a concept's text by its hash).
     pub concepts: &'s ConceptOwners,
 }
@@ -415,6 +417,11 @@ pub struct ValueChecks {
 /// long ids and long concepts both, the two limits together took the peak past 128 MiB.
 /// Bench's clean 1M store holds 48 MiB of them and its messy one 39: under it, nothing goes.
 const HELD_TOGETHER: usize = 56 << 20;
+
+/// Supersedes pointers past which the concepts go to the temporary file before the pointers
+/// are followed (see [`ValueChecks::settle`]): about 12 bytes a pointer. Bench's 1M stores
+/// have about 370,000, and keep them.
+const MANY_POINTERS: usize = 1 << 20;
 
 impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
@@ -527,9 +534,15 @@ impl ValueChecks {
             .map(|i| self.register.get(i).to_string())
             .collect();
         self.register = table::Interner::default();
+        // what matching finds of many pointers, their graph and the search for its cycles
+        // take room of their own: the concepts, read back a partition at a time when they
+        // settle after them, make it in the temporary file
+        if self.checks.supersession.pointers() > MANY_POINTERS {
+            self.concepts.write_out();
+        }
         // the ids' keys go first (what matching found is all that is left of them), so what
         // comes next has their memory
-        let matched = self.names.ids.match_up()?;
+        let mut matched = self.names.ids.match_up()?;
         // with owners kept as text, the concepts with several owners made next can take as
         // much as the concepts did: the ids' names make room for them in the temporary file
         if self.concepts.owners_as_text() {
@@ -539,7 +552,7 @@ impl ValueChecks {
         // are never held at once
         self.checks.settle(&mut Settling {
             names: &mut self.names,
-            matched: &matched,
+            matched: &mut matched,
             concepts: &self.concepts,
         })?;
         let (shared, held, owners) = std::mem::take(&mut self.concepts).settle(&register)?;

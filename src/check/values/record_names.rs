@@ -4,12 +4,18 @@
 //! writes it, so naming a record costs 4 bytes a warning however long its id.
 
 use super::super::table::Names;
+use super::dangling::Dangling;
 use super::id_text::RecordName;
 use super::ids::{small, Ids, ReadAhead};
 
 /// A record a warning may name, as the value checks keep it: the index of its id in `ids`
 /// (its name is its id), or with this bit, its index in `named`.
 pub const NAMED: u32 = 1 << 31;
+
+/// A record a warning names by its id's text, as a supersedes pointer names it, even where
+/// the reference names it otherwise: with this bit, the index of its id (below 2^30: a store
+/// of a billion ids is far beyond the memory a check has).
+pub const AS_ID: u32 = 1 << 30;
 
 /// Where a record's name is kept (see [`RecordNames::place`]).
 enum Place {
@@ -29,6 +35,8 @@ pub struct RecordNames {
     named_lines: Vec<u64>,
     /// Ids whose record is named otherwise: (its index in `ids`, in `named`), in store order.
     renamed: Vec<(u32, u32)>,
+    /// The supersedes pointers that name no record (`dangling.rs`).
+    pub dangling: Dangling,
 }
 
 impl std::fmt::Debug for RecordNames {
@@ -37,6 +45,7 @@ impl std::fmt::Debug for RecordNames {
             .field("ids", &self.ids.len())
             .field("named", &self.named.len())
             .field("renamed", &self.renamed.len())
+            .field("dangling", &self.dangling.len())
             .finish()
     }
 }
@@ -55,6 +64,12 @@ impl RecordNames {
         let j = self.name_aside(name, line);
         self.renamed.push((i, j));
         j
+    }
+
+    /// Some name could not be read back from the temporary file: a report that named it is
+    /// missing that name, and should not be trusted.
+    pub fn unreadable(&self) -> bool {
+        self.ids.unreadable() || self.dangling.unreadable()
     }
 
     /// The name and line (0: not known) of the record `who`.
@@ -92,10 +107,13 @@ impl RecordNames {
     }
 
     /// Where the name of the record `who` is kept: among the names kept aside (it has the
-    /// [`NAMED`] bit, or its id was renamed), or as its id.
+    /// [`NAMED`] bit, or its id was renamed and it lacks [`AS_ID`]), or as its id.
     fn place(&self, who: u32) -> Place {
         if who & NAMED != 0 {
             return Place::Aside((who & !NAMED) as usize);
+        }
+        if who & AS_ID != 0 {
+            return Place::Id(who & !AS_ID);
         }
         match self.renamed.binary_search_by_key(&who, |&(id, _)| id) {
             Ok(at) => Place::Aside(self.renamed[at].1 as usize),
@@ -137,8 +155,10 @@ pub struct NamesAhead<'a> {
     batch: Vec<(RecordName<'a>, u64)>,
     /// Where each name of the batch is kept (see [`RecordNames::placed`]).
     places: Vec<u32>,
-    /// What was read back of the ids that went to the temporary file.
+    /// What was read back of the ids that went to the temporary file, and of the dangling
+    /// pointers' targets.
     ahead: ReadAhead,
+    dangling_ahead: ReadAhead,
 }
 
 /// Names read together: enough misses to overlap, few enough that the first are still in the
@@ -154,7 +174,15 @@ impl<'a> NamesAhead<'a> {
             batch: Vec::with_capacity(BATCH),
             places: Vec::with_capacity(BATCH),
             ahead: ReadAhead::default(),
+            dangling_ahead: ReadAhead::default(),
         }
+    }
+
+    /// The name and line of the `k`th dangling pointer (see [`Dangling::name`]), read ahead
+    /// when `k` comes in order.
+    pub fn dangling(&mut self, k: usize) -> (RecordName<'a>, u64) {
+        let ahead = (&mut self.ahead, &mut self.dangling_ahead);
+        self.names.dangling.name(k, self.names, Some(ahead))
     }
 
     /// The name and line of the record `who[k]`: as [`RecordNames::name`], read ahead when

@@ -1,0 +1,282 @@
+//! The texts sought among the ids (the targets of supersedes pointers, and the names of the
+//! records without an id that supersede), gathered in store order while the records stream
+//! past and read once, when the ids are matched up (`ids.rs`).
+//!
+//! A text is written to its partition's stream and nothing else is kept of it: whoever
+//! sought it keeps the partition (a byte), and its place there is its turn among that
+//! partition's texts, so what matching found is read in the order the texts were sought
+//! (`ids.rs`'s `FoundInOrder`). Keeping a place, a key and an end for each text held 12
+//! bytes a text besides the text itself: a store whose records each supersede the five
+//! before them held 60 MB of them, and the pointers another 80.
+//!
+//! Memory: each text's entry (32 bits of its hash, the length of its kept form, its kept
+//! form) is held up to [`IN_MEMORY`] in all; past it every partition's go to the temporary
+//! file of `spill.rs`. Matching reads one partition back at a time on each core.
+
+use super::super::spill;
+use super::super::table::{key_of, part_of, partitions, share, PARTS};
+use super::id_text::with_kept;
+use std::borrow::Cow;
+use std::io;
+
+/// Bytes of entries held before every partition's go to the temporary file: the third as
+/// many targets as records of bench's 1M stores take 4 MiB, and never go. Small, as nothing
+/// reads an entry but the matching, once, in order.
+const IN_MEMORY: usize = 8 << 20;
+
+type Spill = spill::Spill<IN_MEMORY>;
+
+/// A text sought among the ids: the partition it went to (its place there is its turn).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sought(u8);
+
+impl Sought {
+    pub fn part(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The texts sought, by partition, each in store order.
+#[derive(Default)]
+pub struct SoughtTexts {
+    /// By partition: the entries held, one after the other, and how many.
+    held: Vec<Vec<u8>>,
+    counts: Vec<u32>,
+    /// The bytes held, and the runs of entries let go (partition `p`'s as the spill's `p`).
+    spill: Spill,
+}
+
+impl SoughtTexts {
+    /// Room for about `n` more texts of `bytes` in all (never more than is held at once).
+    pub fn reserve(&mut self, n: usize, bytes: usize) {
+        let entries = bytes.saturating_add(n.saturating_mul(ENTRY_HEAD));
+        let room = entries.min(self.spill.limit());
+        for part in partitions(&mut self.held) {
+            part.reserve(share(room));
+        }
+    }
+
+    /// Note a text to seek (`hash`: its [`super::super::table::hash`]).
+    pub fn push(&mut self, text: &str, hash: u64) -> Sought {
+        let part = part_of(hash);
+        let held = &mut partitions(&mut self.held)[part];
+        let before = held.len();
+        held.extend_from_slice(&key_of(hash).to_le_bytes());
+        with_kept(text, |kept| {
+            write_len(held, kept.len());
+            held.extend_from_slice(kept);
+        });
+        let added = held.len() - before;
+        partitions(&mut self.counts)[part] += 1;
+        if self.spill.hold(added) {
+            self.write_out();
+        }
+        Sought(part as u8)
+    }
+
+    /// Write every partition's entries held to the temporary file, and let them go. What
+    /// cannot be written stays held, and so does everything from then on.
+    fn write_out(&mut self) {
+        for (n, (held, count)) in self.held.iter_mut().zip(&mut self.counts).enumerate() {
+            if held.is_empty() {
+                continue;
+            }
+            if self.spill.write(n, *count, held.len(), &[held]).is_err() {
+                self.spill.stop();
+                return;
+            }
+            // the room stays: the partition fills it again
+            held.clear();
+            *count = 0;
+        }
+    }
+
+    /// How many texts were sought in partition `p`.
+    pub fn count(&self, p: usize) -> usize {
+        let held = self.counts.get(p).map_or(0, |&n| n as usize);
+        self.spill.count(p) + held
+    }
+
+    /// Every partition's entries in store order, read back one after the other.
+    pub fn reader(&self) -> SoughtReader<'_> {
+        let mut parts = Vec::new();
+        parts.resize_with(PARTS, PartReader::default);
+        SoughtReader { texts: self, parts }
+    }
+
+    /// Every entry of partition `p` in store order: the ones let go read back, then the ones
+    /// held ([`entries`] reads them). Fails only when the temporary file cannot be read back.
+    pub fn part(&self, p: usize) -> io::Result<Cow<'_, [u8]>> {
+        let held = self.held.get(p).map_or(&[][..], Vec::as_slice);
+        if self.spill.runs(p).is_empty() {
+            return Ok(Cow::Borrowed(held));
+        }
+        let mut all = Vec::new();
+        self.spill.read_all(p, &mut all)?;
+        all.extend_from_slice(held);
+        Ok(Cow::Owned(all))
+    }
+}
+
+/// Each partition's entries read back in order, a run at a time (the runs a partition went
+/// to the temporary file in, then what it holds): a cursor a partition.
+///
+/// Memory: a run a partition, at most [`IN_MEMORY`] in all (a run is what the partition held
+/// when every partition's went).
+pub struct SoughtReader<'s> {
+    texts: &'s SoughtTexts,
+    parts: Vec<PartReader<'s>>,
+}
+
+/// Where one partition's entries are read: the bytes read back of a run, or the ones held.
+#[derive(Default)]
+struct PartReader<'s> {
+    bytes: Cow<'s, [u8]>,
+    at: usize,
+    /// The next run to read back, then (one past the runs) the held bytes, then none.
+    next: usize,
+}
+
+impl<'s> SoughtReader<'s> {
+    /// The next entry of partition `p`: its kept form. Fails when there is none, or it does
+    /// not read back whole.
+    pub fn next(&mut self, p: usize) -> io::Result<&[u8]> {
+        let texts = self.texts;
+        let part = self.parts.get_mut(p).ok_or(io::ErrorKind::UnexpectedEof)?;
+        while part.at == part.bytes.len() {
+            let runs = texts.spill.runs(p);
+            part.at = 0;
+            part.bytes = match runs.get(part.next) {
+                Some(&run) => {
+                    let mut read = std::mem::take(&mut part.bytes).into_owned();
+                    texts.spill.read(run, &mut read)?;
+                    Cow::Owned(read)
+                }
+                None if part.next == runs.len() => {
+                    Cow::Borrowed(texts.held.get(p).map_or(&[][..], Vec::as_slice))
+                }
+                None => return Err(io::ErrorKind::UnexpectedEof.into()),
+            };
+            part.next += 1;
+        }
+        let (len, rest) = part.bytes[part.at..]
+            .get(4..)
+            .and_then(read_len)
+            .ok_or(io::ErrorKind::InvalidData)?;
+        let start = part.bytes.len() - rest.len();
+        let kept = part
+            .bytes
+            .get(start..start + len)
+            .ok_or(io::ErrorKind::InvalidData)?;
+        part.at = start + len;
+        Ok(kept)
+    }
+}
+
+/// The bytes of an entry besides its kept form, about: its key, and a length under 128.
+const ENTRY_HEAD: usize = 5;
+
+/// `len` in the bytes after it, seven bits a byte, low first: a high bit set means more.
+fn write_len(out: &mut Vec<u8>, mut len: usize) {
+    while len >= 0x80 {
+        out.push((len as u8 & 0x7f) | 0x80);
+        len >>= 7;
+    }
+    out.push(len as u8);
+}
+
+/// A length written by [`write_len`] at the start of `bytes`, and the bytes after it.
+fn read_len(bytes: &[u8]) -> Option<(usize, &[u8])> {
+    let mut len = 0usize;
+    for (i, &b) in bytes.iter().enumerate().take(10) {
+        len |= ((b & 0x7f) as usize).checked_shl(7 * i as u32)?;
+        if b & 0x80 == 0 {
+            return Some((len, &bytes[i + 1..]));
+        }
+    }
+    None
+}
+
+/// The entries of a partition (see [`SoughtTexts::part`]), in order: each one's key and kept
+/// form, then `Err` once if the bytes end in the middle of one (the file they were read
+/// from changed).
+pub fn entries(mut bytes: &[u8]) -> impl Iterator<Item = io::Result<(u32, &[u8])>> {
+    std::iter::from_fn(move || {
+        if bytes.is_empty() {
+            return None;
+        }
+        let entry = (|| {
+            let (key, rest) = bytes.split_first_chunk::<4>()?;
+            let (len, rest) = read_len(rest)?;
+            let kept = rest.get(..len)?;
+            bytes = &rest[len..];
+            Some((u32::from_le_bytes(*key), kept))
+        })();
+        if entry.is_none() {
+            bytes = &[];
+        }
+        Some(entry.ok_or_else(|| io::ErrorKind::InvalidData.into()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::table::hash;
+    use super::super::id_text::RecordName;
+    use super::*;
+
+    proptest::proptest! {
+        /// Every text comes back from its partition in the order it was sought, with its
+        /// hash's key, whether its entries stayed held or went to the temporary file a few
+        /// at a time.
+        #[test]
+        fn texts_come_back_in_the_order_sought(
+            texts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[0a]{8}-0000-4000-8000-00000000000[0aA]",
+                    "\\PC{0,3}",
+                    "x{120,300}",
+                ],
+                0..60,
+            ),
+            limit in 1usize..200,
+        ) {
+            for limit in [usize::MAX, limit] {
+                let mut sought = SoughtTexts { spill: Spill::with_limit(limit), ..Default::default() };
+                let parts: Vec<Sought> = texts.iter().map(|t| sought.push(t, hash(t))).collect();
+                for p in 0..PARTS {
+                    let bytes = sought.part(p).unwrap();
+                    let mut came_back = entries(&bytes);
+                    for (text, _) in texts.iter().zip(&parts).filter(|(_, s)| s.part() == p) {
+                        let (key, kept) = came_back.next().unwrap().unwrap();
+                        proptest::prop_assert_eq!(key, key_of(hash(text)));
+                        let name = RecordName::of_read(kept.to_vec()).unwrap();
+                        proptest::prop_assert_eq!(name.to_string(), text.as_str());
+                    }
+                    proptest::prop_assert!(came_back.next().is_none());
+                }
+                // read in the order sought, a partition's cursor at a time
+                let mut reader = sought.reader();
+                for (text, s) in texts.iter().zip(&parts) {
+                    let name = RecordName::of_read(reader.next(s.part()).unwrap().to_vec()).unwrap();
+                    proptest::prop_assert_eq!(name.to_string(), text.as_str());
+                }
+                for p in 0..PARTS {
+                    proptest::prop_assert!(reader.next(p).is_err(), "no more");
+                }
+            }
+        }
+    }
+
+    /// An entry cut short is an error, once, and nothing after it is read.
+    #[test]
+    fn an_entry_cut_short_is_an_error() {
+        let mut sought = SoughtTexts::default();
+        sought.push("R-1", 0);
+        sought.push("R-2", 0);
+        let bytes = sought.part(0).unwrap();
+        let cut = &bytes[..bytes.len() - 1];
+        let read: Vec<_> = entries(cut).map(|e| e.is_ok()).collect();
+        assert_eq!(read, vec![true, false]);
+    }
+}
