@@ -135,8 +135,11 @@ pub struct Matched {
     /// By partition and place, the index of the first id with a sought text, or [`NONE`]
     /// (until [`Matched::forget_found`]).
     found: Vec<Vec<u32>>,
-    /// The ids that repeat an earlier one, with the earlier's index, in store order.
+    /// The ids that repeat an earlier one, with the earlier's index, in store order ...
     repeats: Vec<(u32, u32)>,
+    /// ... and by index, a bit each: whether it is one (the pointers ask of every record
+    /// that supersedes, a few times each, and nearly every id is none).
+    repeated: Vec<u64>,
 }
 
 /// What matching found of each sought text, read in the order the texts were sought (a
@@ -390,7 +393,15 @@ impl Ids {
         if self.spill.written() > 0 {
             self.write_out();
         }
-        Ok(Matched { found, repeats })
+        let mut repeated = vec![0u64; self.len().div_ceil(64)];
+        for &(i, _) in &repeats {
+            repeated[i as usize / 64] |= 1 << (i % 64);
+        }
+        Ok(Matched {
+            found,
+            repeats,
+            repeated,
+        })
     }
 }
 
@@ -476,6 +487,10 @@ impl Matched {
 
     /// The first id with the same text as the id at `i` (`i` itself unless it repeats one).
     pub fn first(&self, i: u32) -> u32 {
+        let bit = self.repeated.get(i as usize / 64).map_or(0, |w| w >> (i % 64) & 1);
+        if bit == 0 {
+            return i;
+        }
         match self.repeats.binary_search_by_key(&i, |&(r, _)| r) {
             Ok(at) => self.repeats[at].1,
             Err(_) => i,
