@@ -4,13 +4,14 @@
 //! Every pointer of a store can dangle (a slice of a larger store names records left out),
 //! and the warning names every one: a text for each (`R-0000001 → X-7`, its end and its line)
 //! held 37 bytes a pointer, twice over as the warning took a copy, and a slice whose records
-//! each supersede one left out peaked at 179 MiB. Here a pointer is its record (by number,
-//! 4 bytes) and its target's kept form (`id_text.rs`, and 4 bytes of where it ends), and the
-//! name is made when a report writes it.
+//! each supersede one left out peaked at 179 MiB. Here a pointer is its record (by number)
+//! and its target's kept form (`id_text.rs`), one after the other, and the name is made when
+//! a report writes it.
 //!
-//! Memory: 8 bytes a pointer, and the kept forms held up to [`IN_MEMORY`]; past it they go to
-//! the temporary file of `spill.rs`, and are read back as the names are written (in order:
-//! `ids.rs`'s `ReadAhead` reads the next ones with each).
+//! Memory: a byte a pointer (its length; where every 64th starts, 8 bytes), and the pointers
+//! held up to [`IN_MEMORY`]; past it they go to the temporary file of `spill.rs`, and are read
+//! back as the names are written (in order: `ids.rs`'s `ReadAhead` reads the next ones with
+//! each).
 
 use super::super::spill;
 use super::id_text::RecordName;

@@ -419,8 +419,9 @@ pub struct ValueChecks {
 const HELD_TOGETHER: usize = 56 << 20;
 
 /// Supersedes pointers past which the concepts go to the temporary file before the pointers
-/// are followed (see [`ValueChecks::settle`]): about 12 bytes a pointer. Bench's 1M stores
-/// have about 370,000, and keep them.
+/// are followed (see [`ValueChecks::settle`]): what matching found takes 4 bytes a pointer
+/// and the graph 4 more, on top of the search, so a few million pointers need the room of the
+/// concepts (up to 40 MiB). Bench's 1M stores have about 370,000, and keep them.
 const MANY_POINTERS: usize = 1 << 20;
 
 impl ValueChecks {
