@@ -450,6 +450,32 @@ impl Interner {
     }
 }
 
+/// A set of numbers below a bound, a bit each.
+#[derive(Debug, Default)]
+pub struct Bits(Vec<u64>);
+
+impl Bits {
+    /// An empty set of numbers below `n`.
+    pub fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+
+    /// Add `i` (below the bound); whether it was not in the set yet.
+    pub fn insert(&mut self, i: u32) -> bool {
+        let (word, bit) = (&mut self.0[i as usize / 64], 1 << (i % 64));
+        let new = *word & bit == 0;
+        *word |= bit;
+        new
+    }
+
+    /// Whether `i` is in the set (no number past the bound is).
+    pub fn contains(&self, i: u32) -> bool {
+        self.0
+            .get(i as usize / 64)
+            .is_some_and(|word| word >> (i % 64) & 1 == 1)
+    }
+}
+
 /// The partitions the strings of a pass are gathered into, by hash ([`part_of`]): at a
 /// million records, one partition's strings and table are a few hundred kilobytes, which
 /// stay in a core's cache while the partition is resolved. Few: the fold appends to every
@@ -494,6 +520,15 @@ pub fn spread(key: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_hold_each_number_once() {
+        let mut bits = Bits::new(130);
+        assert!(bits.insert(129) && bits.insert(0) && bits.insert(64));
+        assert!(!bits.insert(64), "already in");
+        let held: Vec<u32> = (0..200).filter(|&i| bits.contains(i)).collect();
+        assert_eq!(held, [0, 64, 129]);
+    }
 
     #[test]
     fn interning_is_by_text_in_first_seen_order() {

@@ -23,7 +23,7 @@
 
 use super::super::spill;
 use super::super::table::{
-    key_of, part_of, partitions, prefetch, share, spread, Slots, PARTS,
+    key_of, part_of, partitions, prefetch, share, spread, Bits, Slots, PARTS,
 };
 use super::super::warnings::Warnings;
 use super::id_lines::IdLines;
@@ -133,13 +133,15 @@ type PartMatched = (Vec<(u32, u32)>, Vec<u32>);
 /// What matching the ids up found (see [`Ids::match_up`]).
 pub struct Matched {
     /// By partition and place, the index of the first id with a sought text, or [`NONE`]
-    /// (until [`Matched::forget_found`]).
+    /// (until [`Matched::forget_found`]) ...
     found: Vec<Vec<u32>>,
+    /// ... and whether some text is found nowhere (only then are the texts read back).
+    unfound: bool,
     /// The ids that repeat an earlier one, with the earlier's index, in store order ...
     repeats: Vec<(u32, u32)>,
-    /// ... and by index, a bit each: whether it is one (the pointers ask of every record
-    /// that supersedes, a few times each, and nearly every id is none).
-    repeated: Vec<u64>,
+    /// ... and by index, whether it is one (the pointers ask of every record that
+    /// supersedes, a few times each, and nearly every id is none).
+    repeated: Bits,
 }
 
 /// What matching found of each sought text, read in the order the texts were sought (a
@@ -219,13 +221,14 @@ impl Ids {
         self.sought.push(text, hash)
     }
 
-    /// What `matched` found of each text sought, in the order they were sought, with their
-    /// kept forms read back beside when `texts`.
+    /// What `matched` found of each text sought, in the order they were sought, with the
+    /// kept forms of the ones no id has read back beside when `texts` (the texts are read
+    /// again, the found ones skipped: when every text is found, none is read).
     pub fn found_in_order<'m>(&'m self, matched: &'m Matched, texts: bool) -> FoundInOrder<'m> {
         FoundInOrder {
             found: &matched.found,
             next: [0; PARTS],
-            texts: texts.then(|| self.sought.reader()),
+            texts: (texts && matched.unfound).then(|| self.sought.reader()),
         }
     }
 
@@ -393,12 +396,14 @@ impl Ids {
         if self.spill.written() > 0 {
             self.write_out();
         }
-        let mut repeated = vec![0u64; self.len().div_ceil(64)];
+        let mut repeated = Bits::new(self.len());
         for &(i, _) in &repeats {
-            repeated[i as usize / 64] |= 1 << (i % 64);
+            repeated.insert(i);
         }
+        let unfound = found.iter().any(|part| part.contains(&NONE));
         Ok(Matched {
             found,
+            unfound,
             repeats,
             repeated,
         })
@@ -487,8 +492,7 @@ impl Matched {
 
     /// The first id with the same text as the id at `i` (`i` itself unless it repeats one).
     pub fn first(&self, i: u32) -> u32 {
-        let bit = self.repeated.get(i as usize / 64).map_or(0, |w| w >> (i % 64) & 1);
-        if bit == 0 {
+        if !self.repeated.contains(i) {
             return i;
         }
         match self.repeats.binary_search_by_key(&i, |&(r, _)| r) {

@@ -4,7 +4,7 @@
 //! ids and the targets are matched up in `ids.rs`; here the pointers between them (the cycles
 //! in `cycles.rs`, the pointers that name no record kept in `dangling.rs`).
 
-use super::super::table;
+use super::super::table::{self, Bits};
 use super::super::warnings::Warnings;
 use super::cycles::{find_cycles, Cycles, Graph};
 use super::id_text::RecordName;
@@ -211,7 +211,7 @@ impl Supersession {
     ) -> io::Result<Superseded> {
         // each superseded record with a valid_to once, in the order first met
         let mut written = Vec::new();
-        let mut met = vec![0u64; names.ids.len().div_ceil(64)];
+        let mut met = Bits::new(names.ids.len());
         let dangling = &mut names.dangling;
         dangling.reserve(self.targets.len());
         let ids = &names.ids;
@@ -225,9 +225,7 @@ impl Supersession {
                 dangling.push(from, kept);
             }
             Ok(target) => {
-                let (word, bit) = (target as usize / 64, 1 << (target % 64));
-                if ids.carries_valid_to(target) && met[word] & bit == 0 {
-                    met[word] |= bit;
+                if ids.carries_valid_to(target) && met.insert(target) {
                     written.push(target);
                 }
             }
