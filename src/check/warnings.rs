@@ -230,18 +230,20 @@ impl Warnings {
     /// [`Self::keep_owners`]) has several owners, each with the first record where it owns
     /// it (`records`, in the book's order of its owners).
     pub fn push_owners(&mut self, concept: usize, records: impl IntoIterator<Item = u32>) {
-        self.push_named(Code::Owners, "", "", records);
-        if let Some(last) = self.entries.last_mut() {
-            last.made = Made::Owners(small(concept));
-        }
+        self.push_made(Code::Owners, Made::Owners(small(concept)), records);
     }
 
     /// Add the warning that the records `records` supersede one another, the first `cycle`
     /// of them along the pointers (its message and subject are made from their names).
     pub fn push_cycle(&mut self, cycle: usize, records: impl IntoIterator<Item = u32>) {
-        self.push_named(Code::SupersedesCycle, "", "", records);
+        self.push_made(Code::SupersedesCycle, Made::Cycle(small(cycle)), records);
+    }
+
+    /// Add a warning naming `records` by `who`, its words made when read as `made` says.
+    fn push_made(&mut self, code: Code, made: Made, records: impl IntoIterator<Item = u32>) {
+        self.push_named(code, "", "", records);
         if let Some(last) = self.entries.last_mut() {
-            last.made = Made::Cycle(small(cycle));
+            last.made = made;
         }
     }
 

@@ -160,17 +160,12 @@ impl<'s> SoughtReader<'s> {
             };
             part.next += 1;
         }
-        let (len, rest) = part.bytes[part.at..]
-            .get(4..)
-            .and_then(read_len)
-            .ok_or(io::ErrorKind::InvalidData)?;
-        let start = part.bytes.len() - rest.len();
-        let kept = part
-            .bytes
-            .get(start..start + len)
-            .ok_or(io::ErrorKind::InvalidData)?;
-        part.at = start + len;
-        Ok(kept)
+        let ((_, kept), rest) =
+            split_entry(&part.bytes[part.at..]).ok_or(io::ErrorKind::InvalidData)?;
+        let end = part.bytes.len() - rest.len();
+        let start = end - kept.len();
+        part.at = end;
+        Ok(&part.bytes[start..end])
     }
 }
 
@@ -201,23 +196,30 @@ fn read_len(bytes: &[u8]) -> Option<(usize, &[u8])> {
 /// The entries of a partition (see [`SoughtTexts::part`]), in order: each one's key and kept
 /// form, then `Err` once if the bytes end in the middle of one (the file they were read
 /// from changed).
-pub fn entries(mut bytes: &[u8]) -> impl Iterator<Item = io::Result<(u32, &[u8])>> {
+pub fn entries(mut bytes: &[u8]) -> impl Iterator<Item = io::Result<Entry<'_>>> {
     std::iter::from_fn(move || {
         if bytes.is_empty() {
             return None;
         }
-        let entry = (|| {
-            let (key, rest) = bytes.split_first_chunk::<4>()?;
-            let (len, rest) = read_len(rest)?;
-            let kept = rest.get(..len)?;
-            bytes = &rest[len..];
-            Some((u32::from_le_bytes(*key), kept))
-        })();
-        if entry.is_none() {
+        let Some((entry, rest)) = split_entry(bytes) else {
             bytes = &[];
-        }
-        Some(entry.ok_or_else(|| io::ErrorKind::InvalidData.into()))
+            return Some(Err(io::ErrorKind::InvalidData.into()));
+        };
+        bytes = rest;
+        Some(Ok(entry))
     })
+}
+
+/// An entry: its key, and its kept form.
+type Entry<'b> = (u32, &'b [u8]);
+
+/// The entry at the start of `bytes`, and the bytes after it; `None` when it does not end
+/// there.
+fn split_entry(bytes: &[u8]) -> Option<(Entry<'_>, &[u8])> {
+    let (key, rest) = bytes.split_first_chunk::<4>()?;
+    let (len, rest) = read_len(rest)?;
+    let kept = rest.get(..len)?;
+    Some(((u32::from_le_bytes(*key), kept), &rest[len..]))
 }
 
 #[cfg(test)]
