@@ -343,6 +343,19 @@ fn json_names_every_offender_and_every_warning_record() {
     }
 }
 
+/// A store named `name` of `records` (a line each), in a folder that lives as long as the
+/// `TempDir` returned.
+fn temp_store(
+    name: &str,
+    records: impl IntoIterator<Item = String>,
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join(name);
+    let text: String = records.into_iter().map(|record| record + "\n").collect();
+    std::fs::write(&store, text).unwrap();
+    (dir, store)
+}
+
 /// The warnings of `code` in a JSON report.
 fn warnings_of<'r>(report: &'r Value, code: &str) -> Vec<&'r Value> {
     let warnings = report["warnings"].as_array().unwrap();
@@ -356,30 +369,22 @@ fn warnings_of<'r>(report: &'r Value, code: &str) -> Vec<&'r Value> {
 #[test]
 fn an_owner_a_record_is_named_in_each_owners_warning() {
     const CONCEPTS: usize = 70_000;
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("people.jsonl");
-    let mut text = String::new();
     // concept c in records c and CONCEPTS + c; the last thousand's second record names the
     // first record's owner again
-    for i in 0..2 * CONCEPTS {
+    let records = (0..2 * CONCEPTS).map(|i| {
         let c = i % CONCEPTS;
         let person = if i >= CONCEPTS && c >= CONCEPTS - 1000 {
             c
         } else {
             i
         };
-        text.push_str(&format!(
+        format!(
             "{{\"record_id\": \"r{i:06}\", \"concept\": \"c{c:06}\", \"valid_from\": \
-             \"2024-01-01\", \"concept_owner\": \"person.{person:06}@example.org\"}}\n"
-        ));
-    }
-    std::fs::write(&store, text).unwrap();
-    let out = vercy()
-        .args(["check", store.to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", common::stderr_of(&out));
-    let r = json_of(&out);
+             \"2024-01-01\", \"concept_owner\": \"person.{person:06}@example.org\"}}"
+        )
+    });
+    let (_dir, store) = temp_store("people.jsonl", records);
+    let r = common::report_of(&["check", store.to_str().unwrap(), "--json"], 1);
     let owners = warnings_of(&r, "value.owners");
     assert_eq!(owners.len(), CONCEPTS - 1000);
     for (c, w) in owners.iter().enumerate() {
@@ -415,23 +420,20 @@ fn an_owner_a_record_is_named_in_each_owners_warning() {
 #[test]
 fn a_tangle_of_supersedes_is_one_cycle_warning() {
     const RECORDS: usize = 2_000;
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("tangle.jsonl");
-    let mut text = String::new();
-    for i in 1..=RECORDS {
+    let records = (1..=RECORDS).map(|i| {
         // the last record is R-0001 again: it closes the loop
         let id = if i == RECORDS { 1 } else { i };
         let targets: Vec<String> = (1..=5)
             .filter(|k| *k < i)
             .map(|k| format!("\"R-{:04}\"", i - k))
             .collect();
-        text.push_str(&format!(
+        format!(
             "{{\"record_id\": \"R-{id:04}\", \"concept\": \"c\", \"valid_from\": \"2024-01-01\", \
-             \"supersedes\": [{}]}}\n",
+             \"supersedes\": [{}]}}",
             targets.join(", ")
-        ));
-    }
-    std::fs::write(&store, text).unwrap();
+        )
+    });
+    let (_dir, store) = temp_store("tangle.jsonl", records);
     let path = store.to_str().unwrap();
     let out = vercy().args(["check", path, "--json"]).output().unwrap();
     let r = json_of(&out);
@@ -466,21 +468,18 @@ fn every_dangling_pointer_is_named_when_read_back() {
     const POINTERS: usize = 5;
     // 40,000 × 5 targets of 56 bytes: past the 8 MiB of targets and 4 MiB of pointers held
     let target = |i: usize, k: usize| format!("left-out/{i:06}/{k}/{}", "x".repeat(40));
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("slice.jsonl");
-    let mut text = String::new();
-    for i in 0..RECORDS {
+    let records = (0..RECORDS).map(|i| {
         let targets: Vec<String> = (0..POINTERS)
             .map(|k| format!("{:?}", target(i, k)))
             .collect();
-        text.push_str(&format!(
+        format!(
             "{{\"record_id\": \"R-{i:06}\", \"valid_from\": \"2024-01-01\", \
-             \"supersedes\": [{}]}}\n",
+             \"supersedes\": [{}]}}",
             targets.join(", ")
-        ));
-    }
-    text.push_str("{\"valid_from\": \"2024-01-01\", \"supersedes\": \"gone\"}\n");
-    std::fs::write(&store, text).unwrap();
+        )
+    });
+    let nameless = "{\"valid_from\": \"2024-01-01\", \"supersedes\": \"gone\"}".to_string();
+    let (_dir, store) = temp_store("slice.jsonl", records.chain([nameless]));
     let r = common::report_of(&["check", store.to_str().unwrap(), "--json"], 1);
     let unknown = warnings_of(&r, "value.supersedes_unknown");
     assert_eq!(unknown.len(), 1);
@@ -507,18 +506,15 @@ fn every_dangling_pointer_is_named_when_read_back() {
 #[test]
 fn many_distinct_policies_are_counted_once_each() {
     const RECORDS: usize = 6_000;
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("policies.jsonl");
-    let mut text = String::new();
-    for i in 0..RECORDS {
+    let records = (0..RECORDS).map(|i| {
         // 5,000 texts, the last thousand stated twice: some in the table, most past it
         let policy = if i < 5_000 { i } else { i - 1_000 };
-        text.push_str(&format!(
+        format!(
             "{{\"record_id\": \"R-{i:04}\", \"valid_from\": \"2024-01-01\", \
-             \"conflict_policy\": \"policy {policy}\"}}\n"
-        ));
-    }
-    std::fs::write(&store, text).unwrap();
+             \"conflict_policy\": \"policy {policy}\"}}"
+        )
+    });
+    let (_dir, store) = temp_store("policies.jsonl", records);
     let r = common::report_of(&["check", store.to_str().unwrap(), "--json"], 1);
     let policies = warnings_of(&r, "value.policies");
     assert_eq!(policies.len(), 1);
