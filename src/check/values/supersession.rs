@@ -252,9 +252,9 @@ impl Supersession {
         matched.forget_found();
         let name = |n: usize| self.node_name(names, n);
         let cycles = graph.map_or_else(Cycles::default, |graph| find_cycles(graph, &name));
-        // by line, each record once (one id a line: its text goes with it)
-        written.sort_by_key(|&t| names.ids.line(t));
-        written.dedup_by_key(|t| names.ids.line(*t));
+        // in store order (an id's number is its first record's place); each once already.
+        // Not by line: a one-line array holds every record on line 1.
+        written.sort_unstable();
         Ok(Superseded { cycles, written })
     }
 
