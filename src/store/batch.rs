@@ -21,11 +21,11 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 /// Bytes per block: large enough that the per-block costs vanish, small enough that a block
 /// and what its lines decode to stay in the reading core's cache (the sizes tried are in
 /// bench/NOTES.md).
-const BLOCK: usize = 1 << 19;
+pub const BLOCK: usize = 1 << 19;
 
-/// What decodes one line: its bytes (without the `\n`) and origin → a value, or `None` to
-/// skip the line.
-pub type Decode<'a, T> = dyn Fn(&[u8], Origin) -> Result<Option<T>> + Sync + 'a;
+/// What decodes one line: its bytes (without the `\n`), origin and column (1 but for an
+/// array's elements) → a value, or `None` to skip the line.
+pub type Decode<'a, T> = dyn Fn(&[u8], Origin, u64) -> Result<Option<T>> + Sync + 'a;
 
 /// What turns a decoded line into what the visitor gets, on any core.
 pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
@@ -35,11 +35,31 @@ pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
 type Item<T> = std::result::Result<Option<T>, Box<VercyError>>;
 
 /// One line of a block: its bytes (without the `\n`) and where it starts in the file.
-struct BlockLine {
-    start: usize,
-    end: usize,
-    number: u64,
-    offset: u64,
+pub struct BlockLine {
+    pub start: usize,
+    pub end: usize,
+    /// The line it starts on.
+    pub number: u64,
+    pub offset: u64,
+    /// The column it starts at.
+    pub column: u64,
+}
+
+/// How a shape's bytes are cut into blocks of whole items (lines; a JSON array's elements),
+/// each read and split under the reading lock, in file order.
+pub trait Blocks: Send {
+    /// Read the next block into `block` and list its items; an empty list at the end. An
+    /// error found after some items is returned by the next call, so those items come first.
+    fn next_block(&mut self, block: &mut Vec<u8>) -> Result<Vec<BlockLine>>;
+}
+
+/// Lines: the line-oriented shapes' items.
+pub struct Lines<'s>(pub &'s mut Source);
+
+impl Blocks for Lines<'_> {
+    fn next_block(&mut self, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
+        next_lines(self.0, block)
+    }
 }
 
 /// Decode every remaining line of `src` and visit the results in order.
@@ -57,9 +77,20 @@ pub fn for_each_line<T: Send, U: Send>(
     work: &Work<'_, T, U>,
     visit: &mut (dyn FnMut(U) -> Result<()> + Send),
 ) -> Result<()> {
+    for_each_item(&mut Lines(src), decode, number, work, visit)
+}
+
+/// [`for_each_line`] over any shape's items: `blocks` cuts them out.
+pub fn for_each_item<T: Send, U: Send>(
+    blocks: &mut dyn Blocks,
+    decode: &Decode<'_, T>,
+    number: &mut (dyn FnMut(&mut T) + Send),
+    work: &Work<'_, T, U>,
+    visit: &mut (dyn FnMut(U) -> Result<()> + Send),
+) -> Result<()> {
     let shared = Shared {
         reading: Mutex::new(BlockSource {
-            src,
+            blocks,
             next: 0,
             done: false,
         }),
@@ -99,7 +130,7 @@ struct Shared<'s, 'f, T, U> {
 
 /// The source, and the number the next block read gets.
 struct BlockSource<'s> {
-    src: &'s mut Source,
+    blocks: &'s mut dyn Blocks,
     next: u64,
     /// The source is exhausted, or failed.
     done: bool,
@@ -222,7 +253,7 @@ fn run_worker<T: Send, U: Send>(
             }
             let seq = reading.next;
             reading.next += 1;
-            let lines = next_block(reading.src, &mut block);
+            let lines = reading.blocks.next_block(&mut block);
             reading.done = lines.as_ref().map_or(true, Vec::is_empty);
             (seq, lines)
         };
@@ -247,7 +278,7 @@ fn run_worker<T: Send, U: Send>(
                     offset: l.offset,
                     index: 0,
                 };
-                decode(&block[l.start..l.end], origin).map_err(Box::new)
+                decode(&block[l.start..l.end], origin, l.column).map_err(Box::new)
             })
             .collect::<Vec<Item<T>>>();
         let numbered = shared.numbering.take(seq, |number| {
@@ -271,7 +302,7 @@ fn run_worker<T: Send, U: Send>(
 
 /// Read the next block (whole lines) and split it; an empty list at the end of the input.
 /// Advances the source's line and offset past the block.
-fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
+fn next_lines(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
     src.read_block(block, BLOCK)?;
     let mut lines = Vec::with_capacity(block.len() / 256 + 1);
     let mut start = 0;
@@ -281,6 +312,7 @@ fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
             end: nl,
             number: src.line,
             offset: src.offset + start as u64,
+            column: 1,
         });
         src.line += 1;
         start = nl + 1;
@@ -293,6 +325,7 @@ fn next_block(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
             end: block.len(),
             number: src.line,
             offset: src.offset + start as u64,
+            column: 1,
         });
     }
     src.offset += block.len() as u64;
@@ -335,7 +368,7 @@ mod tests {
             .build()
             .unwrap();
         let mut src = Input::from_bytes("t", text).open().unwrap();
-        let decode = |bytes: &[u8], origin: Origin| -> Result<Option<(u64, Origin)>> {
+        let decode = |bytes: &[u8], origin: Origin, _| -> Result<Option<(u64, Origin)>> {
             let text = std::str::from_utf8(bytes).unwrap();
             let word: u64 = text.split(' ').next().unwrap().parse().unwrap();
             if bad.contains(&word) {

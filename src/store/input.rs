@@ -110,14 +110,7 @@ impl Input {
                 Box::new(File::open(path).map_err(|e| self.read_error(&e))?)
             }
         };
-        Ok(Source {
-            name: self.display.clone(),
-            reader: BufReader::with_capacity(1 << 20, reader),
-            line: 1,
-            offset: 0,
-            line_start: 0,
-            carry: Vec::new(),
-        })
+        Ok(Source::over(&self.display, reader))
     }
 
     pub fn read_error(&self, e: &io::Error) -> VercyError {
@@ -176,6 +169,18 @@ pub struct Source {
 }
 
 impl Source {
+    /// The store `name` read from `reader`, from its first byte.
+    pub fn over(name: &str, reader: Box<dyn Read + Send>) -> Source {
+        Source {
+            name: name.to_string(),
+            reader: BufReader::with_capacity(1 << 20, reader),
+            line: 1,
+            offset: 0,
+            line_start: 0,
+            carry: Vec::new(),
+        }
+    }
+
     pub fn io_error(&self, e: &io::Error) -> VercyError {
         VercyError::Read {
             path: self.name.clone(),
@@ -264,6 +269,24 @@ impl Source {
             }
             goal = block.len() + want;
         }
+    }
+
+    /// Append up to `want` of the input's next bytes to `block` (the buffered reader's first,
+    /// if any); returns how many, 0 at the end. Leaves the position to the caller.
+    pub fn read_more(&mut self, block: &mut Vec<u8>, want: usize) -> Result<usize> {
+        let held = self.reader.buffer();
+        if !held.is_empty() {
+            let n = held.len().min(want);
+            block.extend_from_slice(&held[..n]);
+            self.reader.consume(n);
+            return Ok(n);
+        }
+        block.reserve(want);
+        self.reader
+            .get_mut()
+            .take(want as u64)
+            .read_to_end(block)
+            .map_err(|e| self.io_error(&e))
     }
 
     fn line_too_long(&self) -> VercyError {

@@ -3,8 +3,9 @@
 //! pretty-printed over many).
 
 use super::batch::{self, Work};
-use super::input::Source;
-use super::keep::{Decoded, KeySelection};
+use super::envelope;
+use super::input::{Input, Source};
+use super::keep::{Decoded, KeySelection, KeySlots};
 use super::locate::{json_error, not_object, utf8_error};
 use super::pyline::{self, Place};
 use super::{pyjson, scan, Entry, NonRecordLine, OnScanned, ScannedLine, Shape, ENVELOPE_KEYS};
@@ -51,6 +52,7 @@ struct PyRecords {
 /// Read the line shapes: `work` runs on each entry (in parallel past the first lines), `visit`
 /// gets what it returns in file order.
 pub fn read<T: Send>(
+    input: &Input,
     src: &mut Source,
     keep: &KeySelection,
     look: Option<&OnScanned<'_, T>>,
@@ -78,7 +80,17 @@ pub fn read<T: Send>(
         Ok(v) => v,
         // Not one JSON value per line: maybe one object pretty-printed over many lines.
         Err(line_err) if line_err.classify() == serde_json::error::Category::Eof => {
-            return read_document(src, first, &line_err, &mut visit_entry)
+            if !first.text.trim_start().starts_with('{') {
+                return Err(json_error(&name, &first.text, first.origin.line, &line_err));
+            }
+            // the line ending read with the first line: the document is read again from it
+            let ending = match src.offset - first.origin.offset - first.text.len() as u64 {
+                2 => &b"\r\n"[..],
+                1 => &b"\n"[..],
+                _ => &b""[..],
+            };
+            let first = (first.text.as_str(), ending, first.origin);
+            return envelope::read_document(input, src, first, keep, look, work, visit);
         }
         Err(line_err) => {
             let py = python_records(
@@ -109,7 +121,12 @@ pub fn read<T: Send>(
     // the store ended within its first two lines: no workers to start
     let at_end = head.len() < 2 && second.is_none();
     if head.is_empty() && second.is_none() {
-        if let Some(key) = envelope_key(&src.name, &first, &first_value)? {
+        let members = envelope::members_of(&first_value);
+        let key = match members {
+            Some(members) => envelope::envelope_key(&src.name, first.origin.line, &members)?,
+            None => None,
+        };
+        if let Some(key) = key {
             return unwrap_envelope(&src.name, &first, first_value, &key, &mut visit_entry);
         }
     }
@@ -148,28 +165,13 @@ pub fn read<T: Send>(
         return Ok(Shape::JsonLines);
     }
     let slots = keep.key_slots().filter(|_| look.is_some());
-    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<DecodedLine<T>>> {
+    let decode = |bytes: &[u8], origin: Origin, _| -> Result<Option<DecodedLine<T>>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
         if let (Some(slots), Some(look)) = (slots, look) {
-            let mut room = [(0, 0); INLINE_SPANS];
-            let mut more = Vec::new();
-            let spans: &mut [Span] = match room.get_mut(..slots.len()) {
-                Some(spans) => spans,
-                None => {
-                    more.resize(slots.len(), (0, 0));
-                    &mut more
-                }
-            };
-            if let Some(plain) = scan::object_spans(text, slots, spans) {
-                let scanned = ScannedLine {
-                    text,
-                    spans,
-                    plain,
-                    origin,
-                };
-                return Ok(Some(DecodedLine::Looked(look(scanned)?)));
+            if let Some(looked) = look_in_place(text, origin, slots, look) {
+                return Ok(Some(DecodedLine::Looked(looked?)));
             }
         }
         let decoded = match decode(&name, keep, text, origin.line) {
@@ -221,6 +223,32 @@ pub fn read<T: Send>(
     };
     batch::for_each_line(src, &decode, &mut number, &work, &mut visit_done)?;
     Ok(Shape::JsonLines)
+}
+
+/// A JSON object's text seen in place through `look`, built into nothing; `None` when the
+/// scanner leaves it to serde_json.
+pub(super) fn look_in_place<T>(
+    text: &str,
+    origin: Origin,
+    slots: &KeySlots,
+    look: &OnScanned<'_, T>,
+) -> Option<Result<T>> {
+    let mut room = [(0, 0); INLINE_SPANS];
+    let mut more = Vec::new();
+    let spans: &mut [Span] = match room.get_mut(..slots.len()) {
+        Some(spans) => spans,
+        None => {
+            more.resize(slots.len(), (0, 0));
+            &mut more
+        }
+    };
+    let plain = scan::object_spans(text, slots, spans)?;
+    Some(look(ScannedLine {
+        text,
+        spans,
+        plain,
+        origin,
+    }))
 }
 
 /// A first line that is an ordinary record: a JSON object with neither the engrama header's
@@ -416,60 +444,7 @@ fn into_object(name: &str, text: &str, line: u64, value: Value) -> Result<Map<St
     }
 }
 
-/// `{"results": [ {…}, … ]}`: an object whose only list of objects is under an envelope key,
-/// and which carries no record fields of its own.
-///
-/// Two envelope keys that both hold records (`{"results": [A], "facts": [B]}`) are refused
-/// rather than read: the reader cannot know that the two lists hold the same kind of record
-/// (mem0's results and a graph's facts are not read through one map, nor identified alike),
-/// and reading only one would drop the other's records. An empty list holds nothing to drop.
-fn envelope_key(name: &str, at: &FirstLine, value: &Value) -> Result<Option<String>> {
-    let Some(obj) = value.as_object() else {
-        return Ok(None);
-    };
-    if obj.contains_key("record_id") || obj.contains_key("valid_from") {
-        return Ok(None);
-    }
-    let lists: Vec<&str> = ENVELOPE_KEYS
-        .iter()
-        .copied()
-        .filter(|k| obj.get(*k).is_some_and(Value::is_array))
-        .collect();
-    let holding: Vec<&str> = lists
-        .iter()
-        .copied()
-        .filter(|k| {
-            obj.get(*k)
-                .and_then(Value::as_array)
-                .is_some_and(|a| !a.is_empty())
-        })
-        .collect();
-    match (holding.as_slice(), lists.first()) {
-        ([one], _) => Ok(Some(one.to_string())),
-        ([], first) => Ok(first.map(|k| k.to_string())),
-        (several, _) => Err(VercyError::Shape {
-            path: name.to_string(),
-            pos: crate::error::Position {
-                line: at.origin.line,
-                column: 1,
-            },
-            message: format!(
-                "an envelope object with records under {} keys: {}",
-                several.len(),
-                several
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            help: format!(
-                "vercy reads the records of one envelope key and will not guess that the others hold the same kind of record, nor drop them: split the file, one list per store (jq '.{}' FILE)",
-                several[0]
-            ),
-        }),
-    }
-}
-
+/// A one-line envelope object read whole: its list's records, in order.
 fn unwrap_envelope(
     name: &str,
     at: &FirstLine,
@@ -511,79 +486,6 @@ fn unwrap_envelope(
     Ok(Shape::Envelope(key.to_string()))
 }
 
-/// A document that is not one value per line: read it whole and accept it when it is an
-/// envelope object. Anything else is reported with the first line's own error, which is what
-/// a JSON-lines reader would say.
-fn read_document(
-    src: &mut Source,
-    first: FirstLine,
-    line_err: &serde_json::Error,
-    visit: &mut dyn FnMut(Entry) -> Result<()>,
-) -> Result<Shape> {
-    if line_err.classify() != serde_json::error::Category::Eof {
-        return Err(json_error(
-            &src.name,
-            &first.text,
-            first.origin.line,
-            line_err,
-        ));
-    }
-    let mut rest = Vec::new();
-    std::io::Read::read_to_end(&mut src.reader, &mut rest).map_err(|e| src.io_error(&e))?;
-    let rest = match String::from_utf8(rest) {
-        Ok(r) => r,
-        Err(e) => {
-            let bytes = e.as_bytes();
-            let err = std::str::from_utf8(bytes).unwrap_err();
-            return Err(utf8_error(&src.name, bytes, src.line, &err));
-        }
-    };
-    let whole = format!("{}\n{}", first.text, rest);
-    if line_err.classify() == serde_json::error::Category::Eof
-        && first.text.trim_start().starts_with('{')
-    {
-        let parsed = match serde_json::from_str::<Value>(&whole) {
-            // deeper than serde_json reads: Python's reading goes deeper
-            Err(e) if e.to_string().contains("recursion limit") => match pyjson::parse(&whole) {
-                Ok(value) => Ok(value),
-                // too deep to read as one document: say so, rather than the first line's "EOF"
-                Err(r) => {
-                    let before = &whole[..r.at.min(whole.len())];
-                    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-                    let line = first.origin.line + before.matches('\n').count() as u64;
-                    return Err(too_deep(
-                        &src.name,
-                        &whole[line_start..],
-                        line,
-                        r.at - line_start,
-                    ));
-                }
-            },
-            parsed => parsed,
-        };
-        if let Ok(value) = parsed {
-            if let Some(key) = envelope_key(&src.name, &first, &value)? {
-                return unwrap_envelope(&src.name, &first, value, &key, visit);
-            }
-            return Err(VercyError::Shape {
-                path: src.name.clone(),
-                pos: crate::error::Position { line: first.origin.line, column: 1 },
-                message: "one JSON object spread over several lines is not a store".into(),
-                help: format!(
-                    "write one record per line (JSON lines), a JSON array of records, or an object with the records under one of: {}",
-                    ENVELOPE_KEYS.join(", ")
-                ),
-            });
-        }
-    }
-    Err(json_error(
-        &src.name,
-        &first.text,
-        first.origin.line,
-        line_err,
-    ))
-}
-
 /// An engrama NDJSON dump: the envelope line, node lines (the records), relation and vector
 /// lines (carried along as non-record lines). The envelope line is kept whole.
 fn read_engrama<T: Send>(
@@ -603,7 +505,7 @@ fn read_engrama<T: Send>(
     ))?)?;
     // the reader sorts the lines by their `type`
     let keep = keep.with("type");
-    let decode = |bytes: &[u8], origin: Origin| -> Result<Option<Entry>> {
+    let decode = |bytes: &[u8], origin: Origin, _| -> Result<Option<Entry>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };

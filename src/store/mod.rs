@@ -12,7 +12,9 @@
 mod array;
 pub mod batch;
 pub mod compact;
+mod elements;
 pub mod engrama;
+mod envelope;
 mod input;
 mod keep;
 mod layout;
@@ -34,7 +36,7 @@ pub use maps::{engrama_map, read_mapped, read_views, Maps, RoleReading};
 pub use view::{Presence, PresenceBits, RecordView, Role, RoleSet, RoleValue, ViewPlan};
 
 use crate::error::Result;
-use crate::record::{Record, Span};
+use crate::record::{self, Record, Span};
 
 /// The shape a store was found in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,15 +151,23 @@ fn read_shape<T: Send>(
     let mut source = input.open()?;
     if let Some(live) = &input.live {
         // a database's rows come as JSON lines (an engrama graph as its dump's lines)
-        lines::read(&mut source, keep, look, work, visit)?;
+        lines::read(input, &mut source, keep, look, work, visit)?;
         return Ok(Shape::Database(live.described()));
     }
     let first = source.skip_leading_space()?;
     match first {
         None => Ok(Shape::Empty),
-        Some(b'[') => array::read(&mut source, &mut |entry| visit(work(entry)?)),
+        Some(b'[') => array::read(&mut source, keep, look, work, visit),
         Some(b'#') => compact::read(&mut source, &mut |entry| visit(work(entry)?)),
-        Some(_) => lines::read(&mut source, keep, look, work, visit),
+        Some(b'{') if envelope::opens_long_envelope(source.reader.buffer()) => {
+            let at = record::Origin {
+                line: source.line,
+                offset: source.offset,
+                index: 0,
+            };
+            envelope::read_document(input, &mut source, ("", b"", at), keep, look, work, visit)
+        }
+        Some(_) => lines::read(input, &mut source, keep, look, work, visit),
     }
 }
 

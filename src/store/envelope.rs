@@ -1,0 +1,542 @@
+//! An envelope object (`{"results": [ {…}, … ], "total": 2}`) spread over many lines, read
+//! without building it: a first pass outlines the object's keys (which hold lists, whether
+//! those lists hold anything) and checks everything but the records, so the list to read is
+//! known before any record is visited; a second pass reads that list's elements as the JSON
+//! array shape reads its own (`array.rs`). Memory stays at a block and its records whatever
+//! the document's size.
+
+use super::array::{self, Records};
+use super::batch::Work;
+use super::input::{Input, Source, MAX_LINE_BYTES};
+use super::keep::KeySelection;
+use super::locate::json_error;
+use super::{pyjson, Entry, OnScanned, Shape, ENVELOPE_KEYS};
+use crate::error::{Position, Result, VercyError};
+use crate::record::Origin;
+use serde_json::Value;
+use std::io::{BufRead, Read, Seek, Write};
+
+/// What deciding the envelope's list needs of one of the object's keys.
+pub struct Member {
+    pub key: String,
+    /// `Some(holds)` when the value is a list: `holds` when it is not empty.
+    pub list: Option<bool>,
+}
+
+/// The key whose list holds the records (`None`: the object is not an envelope): the one
+/// envelope key whose list holds anything, else the first envelope key (in
+/// [`ENVELOPE_KEYS`]' order) with an empty list. An object with record fields of its own is a
+/// record, not an envelope. `members` are the object's keys, each once (the last value of a
+/// repeated key, as a whole read keeps it).
+///
+/// Two envelope keys that both hold records (`{"results": [A], "facts": [B]}`) are refused
+/// rather than read: the reader cannot know that the two lists hold the same kind of record
+/// (mem0's results and a graph's facts are not read through one map, nor identified alike),
+/// and reading only one would drop the other's records. An empty list holds nothing to drop.
+pub fn envelope_key(name: &str, line: u64, members: &[Member]) -> Result<Option<String>> {
+    if members
+        .iter()
+        .any(|m| m.key == "record_id" || m.key == "valid_from")
+    {
+        return Ok(None);
+    }
+    let list = |key: &str| members.iter().find(|m| m.key == key).and_then(|m| m.list);
+    let lists: Vec<&str> = ENVELOPE_KEYS
+        .iter()
+        .copied()
+        .filter(|k| list(k).is_some())
+        .collect();
+    let holding: Vec<&str> = lists
+        .iter()
+        .copied()
+        .filter(|k| list(k) == Some(true))
+        .collect();
+    match (holding.as_slice(), lists.first()) {
+        ([one], _) => Ok(Some(one.to_string())),
+        ([], first) => Ok(first.map(|k| k.to_string())),
+        (several, _) => Err(VercyError::Shape {
+            path: name.to_string(),
+            pos: Position { line, column: 1 },
+            message: format!(
+                "an envelope object with records under {} keys: {}",
+                several.len(),
+                several
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            help: format!(
+                "vercy reads the records of one envelope key and will not guess that the others hold the same kind of record, nor drop them: split the file, one list per store (jq '.{}' FILE)",
+                several[0]
+            ),
+        }),
+    }
+}
+
+/// The members of an object read whole.
+pub fn members_of(value: &Value) -> Option<Vec<Member>> {
+    let obj = value.as_object()?;
+    Some(
+        obj.iter()
+            .map(|(key, value)| Member {
+                key: key.clone(),
+                list: value.as_array().map(|a| !a.is_empty()),
+            })
+            .collect(),
+    )
+}
+
+/// The buffered first bytes of a store open an envelope's list (`{"results": [`) on a line
+/// longer than the buffer: a one-line envelope too long to read as one line, which the
+/// document reader takes. (A shorter one is read as a line, as before.)
+pub fn opens_long_envelope(buffered: &[u8]) -> bool {
+    if memchr::memchr(b'\n', buffered).is_some() {
+        return false;
+    }
+    let space = |b: &[u8]| {
+        b.iter()
+            .take_while(|c| matches!(c, b' ' | b'\t' | b'\r'))
+            .count()
+    };
+    let Some(rest) = buffered.strip_prefix(b"{") else {
+        return false;
+    };
+    let rest = &rest[space(rest)..];
+    ENVELOPE_KEYS.iter().any(|key| {
+        let Some(after) = rest
+            .strip_prefix(b"\"")
+            .and_then(|r| r.strip_prefix(key.as_bytes()))
+            .and_then(|r| r.strip_prefix(b"\""))
+        else {
+            return false;
+        };
+        let after = &after[space(after)..];
+        let Some(after) = after.strip_prefix(b":") else {
+            return false;
+        };
+        after[space(after)..].starts_with(b"[")
+    })
+}
+
+/// Where a byte of the document is.
+#[derive(Debug, Clone, Copy, Default)]
+struct Place {
+    offset: u64,
+    line: u64,
+    line_start: u64,
+}
+
+/// What comes next at the object's own level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Open,
+    FirstKey,
+    Key,
+    Colon,
+    Value,
+    CommaOrEnd,
+    /// The object is closed: only whitespace may follow.
+    Nothing,
+}
+
+/// The value being stepped over.
+struct Current {
+    key: String,
+    at: Place,
+    /// A list under an envelope key: stepped over, not kept. `Some(holds)` once its first
+    /// byte inside is seen.
+    list: Option<Option<bool>>,
+    /// An object or a list (it ends at its closing bracket; a scalar at a delimiter).
+    composite: bool,
+}
+
+/// The first pass: the object's members and where each envelope list starts. Every value but
+/// an envelope's lists is checked as JSON by serde_json (they are small: counts, cursors).
+struct Outline {
+    name: String,
+    expect: Expect,
+    /// Nesting inside the current value.
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// Bytes kept of a key or a value being checked, and where in the chunk keeping resumed.
+    kept: Option<Vec<u8>>,
+    kept_from: usize,
+    key: Option<String>,
+    current: Option<Current>,
+    members: Vec<(Member, Place)>,
+    /// The next byte's place.
+    at: Place,
+}
+
+impl Outline {
+    fn new(name: &str, at: Place) -> Outline {
+        Outline {
+            name: name.to_string(),
+            expect: Expect::Open,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            kept: None,
+            kept_from: 0,
+            key: None,
+            current: None,
+            members: Vec::new(),
+            at,
+        }
+    }
+
+    fn column(&self, offset: u64) -> u64 {
+        offset - self.at.line_start + 1
+    }
+
+    fn error(&self, offset: u64, message: String) -> VercyError {
+        VercyError::Shape {
+            path: self.name.clone(),
+            pos: Position {
+                line: self.at.line,
+                column: self.column(offset),
+            },
+            message,
+            help: format!(
+                "a store spread over several lines is one object with the records in a list under one of: {}",
+                ENVELOPE_KEYS.join(", ")
+            ),
+        }
+    }
+
+    fn keep_from(&mut self, i: usize) {
+        self.kept = Some(Vec::new());
+        self.kept_from = i;
+    }
+
+    /// The bytes kept, up to `end` of `chunk`.
+    fn take_kept(&mut self, chunk: &[u8], end: usize) -> Vec<u8> {
+        let mut kept = self.kept.take().unwrap_or_default();
+        kept.extend_from_slice(&chunk[self.kept_from..end]);
+        kept
+    }
+
+    /// Outline the next chunk of the document.
+    fn feed(&mut self, chunk: &[u8]) -> Result<()> {
+        let base = self.at.offset;
+        let mut i = 0;
+        if self.escaped {
+            self.escaped = false;
+            i = 1;
+        }
+        while i < chunk.len() {
+            let offset = base + i as u64;
+            if self.in_string {
+                let Some(k) = memchr::memchr3(b'"', b'\\', b'\n', &chunk[i..]) else {
+                    break;
+                };
+                let at = i + k;
+                match chunk[at] {
+                    b'\n' => self.new_line(base + at as u64),
+                    b'\\' if at + 1 == chunk.len() => {
+                        self.escaped = true;
+                        break;
+                    }
+                    b'\\' => {
+                        if chunk[at + 1] == b'\n' {
+                            self.new_line(base + at as u64 + 1);
+                        }
+                        i = at + 2;
+                        continue;
+                    }
+                    _ => {
+                        self.in_string = false;
+                        if self.depth == 0 {
+                            self.string_ended(chunk, at + 1)?;
+                        }
+                    }
+                }
+                i = at + 1;
+                continue;
+            }
+            let b = chunk[i];
+            if self.depth > 0 {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => {
+                        self.depth += 1;
+                        if self.depth > super::elements::MAX_DEPTH {
+                            return Err(super::elements::too_deep(&self.name, self.at.line));
+                        }
+                    }
+                    b'}' | b']' => self.depth -= 1,
+                    b'\n' => self.new_line(offset),
+                    _ => {}
+                }
+                if let Some(Current {
+                    list: Some(holds @ None),
+                    ..
+                }) = &mut self.current
+                {
+                    if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+                        *holds = Some(b != b']');
+                    }
+                }
+                i += 1;
+                if self.depth == 0 {
+                    self.value_ended(chunk, i)?;
+                }
+                continue;
+            }
+            if let Some(current) = &self.current {
+                // a scalar: it ends before its delimiter
+                if !current.composite && matches!(b, b',' | b'}' | b' ' | b'\t' | b'\r' | b'\n') {
+                    self.value_ended(chunk, i)?;
+                } else {
+                    if b == b'"' {
+                        self.in_string = true;
+                    }
+                    i += 1;
+                    continue;
+                }
+            }
+            match (self.expect, b) {
+                (_, b' ' | b'\t' | b'\r') => {}
+                (_, b'\n') => self.new_line(offset),
+                (Expect::Open, b'{') => self.expect = Expect::FirstKey,
+                (Expect::FirstKey | Expect::CommaOrEnd, b'}') => self.expect = Expect::Nothing,
+                (Expect::FirstKey | Expect::Key, b'"') => {
+                    self.keep_from(i);
+                    self.in_string = true;
+                }
+                (Expect::Colon, b':') => self.expect = Expect::Value,
+                (Expect::CommaOrEnd, b',') => self.expect = Expect::Key,
+                (Expect::Value, _) => {
+                    let key = self.key.take().unwrap_or_default();
+                    let list = ENVELOPE_KEYS.contains(&key.as_str()) && b == b'[';
+                    let composite = matches!(b, b'{' | b'[');
+                    self.current = Some(Current {
+                        key,
+                        at: Place { offset, ..self.at },
+                        list: list.then_some(None),
+                        composite,
+                    });
+                    if !list {
+                        self.keep_from(i);
+                    }
+                    if composite {
+                        self.depth = 1;
+                    } else if b == b'"' {
+                        self.in_string = true;
+                    }
+                    self.expect = Expect::CommaOrEnd;
+                }
+                (expect, b) => {
+                    let wanted = match expect {
+                        Expect::Open => "`{`",
+                        Expect::FirstKey => "a key or `}`",
+                        Expect::Key => "a key",
+                        Expect::Colon => "`:` after the key",
+                        Expect::CommaOrEnd => "`,` or `}`",
+                        Expect::Nothing | Expect::Value => "nothing more",
+                    };
+                    return Err(self.error(
+                        offset,
+                        format!("found {:?} where {wanted} belongs", b as char),
+                    ));
+                }
+            }
+            i += 1;
+        }
+        if let Some(kept) = &mut self.kept {
+            kept.extend_from_slice(&chunk[self.kept_from..]);
+            if kept.len() > MAX_LINE_BYTES {
+                return Err(self.error(
+                    base,
+                    "a value longer than 256 MiB outside the records".into(),
+                ));
+            }
+        }
+        self.kept_from = 0;
+        self.at.offset = base + chunk.len() as u64;
+        Ok(())
+    }
+
+    fn new_line(&mut self, offset: u64) {
+        self.at.line += 1;
+        self.at.line_start = offset + 1;
+    }
+
+    /// A string at the object's level ended before `end`: a key, or a value.
+    fn string_ended(&mut self, chunk: &[u8], end: usize) -> Result<()> {
+        if self.current.is_some() {
+            return Ok(()); // a scalar string value: it ends at its delimiter
+        }
+        let kept = self.take_kept(chunk, end);
+        let key: String = serde_json::from_slice(&kept).map_err(|_| {
+            self.error(
+                self.at.offset + end as u64,
+                "a key that is not a JSON string".into(),
+            )
+        })?;
+        self.key = Some(key);
+        self.expect = Expect::Colon;
+        Ok(())
+    }
+
+    /// The current value ended before `end` of `chunk`: check it and note it.
+    fn value_ended(&mut self, chunk: &[u8], end: usize) -> Result<()> {
+        let Some(current) = self.current.take() else {
+            return Ok(());
+        };
+        let list = match current.list {
+            Some(holds) => Some(holds.unwrap_or(false)),
+            None => {
+                let kept = self.take_kept(chunk, end);
+                let value = parse(&kept).map_err(|e| {
+                    let text = String::from_utf8_lossy(&kept);
+                    let mut err = json_error(&self.name, &text, current.at.line, &e);
+                    if let VercyError::Json { pos, .. } = &mut err {
+                        if e.line() <= 1 {
+                            pos.column += current.at.offset - current.at.line_start;
+                        }
+                    }
+                    err
+                })?;
+                value.as_array().map(|a| !a.is_empty())
+            }
+        };
+        let member = Member {
+            key: current.key,
+            list,
+        };
+        self.members.push((member, current.at));
+        Ok(())
+    }
+
+    /// The members, each key once (its last value, as a whole read keeps it), with where each
+    /// value starts.
+    fn finish(mut self) -> Result<Vec<(Member, Place)>> {
+        if self.current.is_some() && self.depth == 0 && !self.in_string {
+            self.value_ended(&[], 0)?;
+        }
+        if self.expect != Expect::Nothing || self.current.is_some() {
+            return Err(self.error(
+                self.at.offset,
+                "the JSON object is not closed: the file ends inside it".into(),
+            ));
+        }
+        let mut members: Vec<(Member, Place)> = Vec::with_capacity(self.members.len());
+        for (member, at) in self.members {
+            match members.iter_mut().find(|(m, _)| m.key == member.key) {
+                Some(earlier) => *earlier = (member, at),
+                None => members.push((member, at)),
+            }
+        }
+        Ok(members)
+    }
+}
+
+/// A value outside the records, as the whole document's read would take it: serde_json, or
+/// Python's reading of what nests deeper than serde_json goes.
+fn parse(bytes: &[u8]) -> std::result::Result<Value, serde_json::Error> {
+    match serde_json::from_slice(bytes) {
+        Err(e) if e.to_string().contains("recursion limit") => {
+            let text = std::str::from_utf8(bytes).map_err(|_| e)?;
+            pyjson::parse(text).map_err(|_| serde_json::from_str::<Value>("[").unwrap_err())
+        }
+        parsed => parsed,
+    }
+}
+
+/// A document whose first line is `first` (read from `src`, `ending` its line ending) and
+/// which goes on over more lines: an envelope object, read as the module says. Anything else
+/// is refused: a store spread over several lines is an envelope or a JSON array.
+#[allow(clippy::too_many_arguments)]
+pub fn read_document<T: Send>(
+    input: &Input,
+    src: &mut Source,
+    first: (&str, &[u8], Origin),
+    keep: &KeySelection,
+    look: Option<&OnScanned<'_, T>>,
+    work: &Work<'_, Entry, T>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
+) -> Result<Shape> {
+    let (text, ending, origin) = first;
+    let start = Place {
+        offset: origin.offset,
+        line: origin.line,
+        line_start: origin.offset,
+    };
+    let mut outline = Outline::new(&src.name, start);
+    // stdin cannot be read twice: the document goes to a temporary file as it is outlined
+    let mut spool = match (&input.path, &input.bytes) {
+        (None, None) => Some(tempfile::tempfile().map_err(|e| src.io_error(&e))?),
+        _ => None,
+    };
+    let spooled = |spool: &mut Option<std::fs::File>, bytes: &[u8], src: &Source| match spool {
+        Some(file) => file.write_all(bytes).map_err(|e| src.io_error(&e)),
+        None => Ok(()),
+    };
+    for chunk in [text.as_bytes(), ending] {
+        spooled(&mut spool, chunk, src)?;
+        outline.feed(chunk)?;
+    }
+    loop {
+        let chunk = super::input::fill(&mut src.reader, &src.name)?;
+        if chunk.is_empty() {
+            break;
+        }
+        let n = chunk.len();
+        if let Some(file) = &mut spool {
+            let name = &src.name;
+            file.write_all(chunk).map_err(|e| VercyError::Read {
+                path: name.clone(),
+                reason: super::input::io_reason(&e),
+            })?;
+        }
+        outline.feed(chunk)?;
+        src.reader.consume(n);
+    }
+    let members = outline.finish()?;
+    let plain: Vec<Member> = members
+        .iter()
+        .map(|(m, _)| Member {
+            key: m.key.clone(),
+            list: m.list,
+        })
+        .collect();
+    let Some(key) = envelope_key(&src.name, origin.line, &plain)? else {
+        return Err(VercyError::Shape {
+            path: src.name.clone(),
+            pos: Position {
+                line: origin.line,
+                column: 1,
+            },
+            message: "one JSON object spread over several lines is not a store".into(),
+            help: format!(
+                "write one record per line (JSON lines), a JSON array of records, or an object with the records under one of: {}",
+                ENVELOPE_KEYS.join(", ")
+            ),
+        });
+    };
+    let Some((member, at)) = members.iter().find(|(m, _)| m.key == key) else {
+        return Ok(Shape::Envelope(key));
+    };
+    if member.list != Some(true) {
+        return Ok(Shape::Envelope(key));
+    }
+    // the second pass: from the list's `[`
+    let (reader, skip): (Box<dyn Read + Send>, u64) = match spool {
+        Some(mut file) => {
+            file.rewind().map_err(|e| src.io_error(&e))?;
+            (Box::new(file), at.offset - origin.offset)
+        }
+        None => (Box::new(input.open()?.reader), at.offset),
+    };
+    let mut list = Source::over(&src.name, reader);
+    std::io::copy(&mut (&mut list.reader).take(skip + 1), &mut std::io::sink())
+        .map_err(|e| list.io_error(&e))?;
+    list.offset = at.offset + 1;
+    list.line = at.line;
+    list.line_start = at.line_start;
+    array::read_elements(&mut list, Records::Envelope(&key), keep, look, work, visit)?;
+    Ok(Shape::Envelope(key))
+}
