@@ -29,14 +29,19 @@ pub enum After {
 pub struct Elements<'s> {
     src: &'s mut Source,
     after: After,
-    /// The bytes of an element begun in the last block, carried to the next.
+    /// The bytes of an element begun in the last block (or of a character cut at its end),
+    /// carried to the next.
     carry: Vec<u8>,
+    /// How many of the carried bytes were cut already.
+    carry_cut: usize,
     scan: Scan,
     /// An error met after some elements of a block: given at the next call.
     failed: Option<VercyError>,
     done: bool,
     /// Elements found so far.
     pub found: usize,
+    /// Bytes read at a time.
+    want: usize,
 }
 
 /// Where the cutting is, carried from block to block.
@@ -72,6 +77,7 @@ impl<'s> Elements<'s> {
             src,
             after,
             carry: Vec::new(),
+            carry_cut: 0,
             scan: Scan {
                 expect_value: true,
                 ..Scan::default()
@@ -79,6 +85,7 @@ impl<'s> Elements<'s> {
             failed: None,
             done: false,
             found: 0,
+            want: BLOCK,
         }
     }
 
@@ -218,7 +225,7 @@ impl<'s> Elements<'s> {
                         return i + 1;
                     }
                 }
-                _ if s.expect_value => {
+                _ if s.expect_value && !matches!(b, b',' | b']') => {
                     s.expect_value = false;
                     s.seen_any = true;
                     let composite = matches!(b, b'{' | b'[');
@@ -251,6 +258,8 @@ impl<'s> Elements<'s> {
                 b as char,
                 if self.scan.closed {
                     "after the end of the array"
+                } else if self.scan.expect_value {
+                    "where a record belongs (a `,` too many?)"
                 } else {
                     "between records (a `,` is missing?)"
                 }
@@ -281,13 +290,12 @@ impl Blocks for Elements<'_> {
         if self.done {
             return Ok(Vec::new());
         }
-        // the carried bytes were cut already: cutting resumes after them
         let mut base = self.src.offset - self.carry.len() as u64;
         block.append(&mut self.carry);
-        let mut scanned = block.len();
+        let mut scanned = self.carry_cut;
         let mut items = Vec::new();
         loop {
-            let read = self.src.read_more(block, BLOCK)?;
+            let read = self.src.read_more(block, self.want)?;
             let stop = self.cut(block, scanned, base, &mut items);
             scanned = stop;
             self.src.offset = base + block.len() as u64;
@@ -316,6 +324,7 @@ impl Blocks for Elements<'_> {
                 None => stop,
             };
             if !items.is_empty() {
+                self.carry_cut = stop - keep_from;
                 self.carry.extend_from_slice(&block[keep_from..]);
                 block.truncate(keep_from);
                 break;
@@ -355,5 +364,115 @@ pub fn too_deep(name: &str, line: u64) -> VercyError {
         pos: Position { line, column: 1 },
         message: format!("a record nests lists or objects more than {MAX_DEPTH} levels deep"),
         help: "flatten the record (the reference checker stops with a RecursionError at about 990 levels)".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Input;
+    use proptest::prelude::*;
+
+    /// Cut `text` (after its `[`) `want` bytes at a time: each element's text and line, and the
+    /// error that ended the cutting.
+    fn cut(text: &str, want: usize, after: After) -> (Vec<(String, u64, u64)>, Option<String>) {
+        let mut src = Input::from_bytes("t", text.as_bytes().to_vec())
+            .open()
+            .unwrap();
+        let open = text.find('[').unwrap();
+        let mut skipped = Vec::new();
+        src.read_more(&mut skipped, open + 1).unwrap();
+        src.offset = open as u64 + 1;
+        src.line = 1 + text[..open].matches('\n').count() as u64;
+        src.line_start = text[..open].rfind('\n').map_or(0, |i| i as u64 + 1);
+        let mut elements = Elements::new(&mut src, after);
+        elements.want = want;
+        let mut found = Vec::new();
+        let mut block = Vec::new();
+        loop {
+            match elements.next_block(&mut block) {
+                Ok(items) if items.is_empty() => return (found, None),
+                Ok(items) => found.extend(items.iter().map(|l| {
+                    let text = String::from_utf8(block[l.start..l.end].to_vec()).unwrap();
+                    (text, l.number, l.column)
+                })),
+                Err(e) => return (found, Some(e.to_string())),
+            }
+        }
+    }
+
+    #[test]
+    fn elements_are_cut_whole_across_blocks() {
+        let text = "[\n  {\"a\": \"x]\\\"}\"},\n  {\"b\": [1, {\"c\": 2}]} , 3,\"s\"\n]\n";
+        let want = vec![
+            ("{\"a\": \"x]\\\"}\"}".to_string(), 2, 3),
+            ("{\"b\": [1, {\"c\": 2}]}".to_string(), 3, 3),
+            ("3".to_string(), 3, 26),
+            ("\"s\"".to_string(), 3, 28),
+        ];
+        for block in 1..text.len() + 2 {
+            assert_eq!(
+                cut(text, block, After::Nothing),
+                (want.clone(), None),
+                "{block}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_lies_between_and_after_the_elements_is_checked() {
+        for (text, error) in [
+            ("[{} {}]", "1:5: unexpected '{' between records"),
+            ("[{}]\n x", "2:2: unexpected 'x' after the end of the array"),
+            ("[{}, {\"a\": 1}", "1:14: the JSON array is not closed"),
+            ("[,{}]", "1:2: unexpected ',' where a record belongs"),
+            ("[{},]", "1:5: unexpected ']' where a record belongs"),
+        ] {
+            for block in [1, 2, 3, 64] {
+                let (_, got) = cut(text, block, After::Nothing);
+                let got = got.unwrap_or_default();
+                assert!(got.contains(error), "{text:?} in blocks of {block}: {got}");
+            }
+        }
+        // an envelope's list: the cutting stops at its `]`, whatever follows
+        let (found, error) = cut("[{}, {}], \"next\": x}", 4, After::Unread);
+        assert_eq!((found.len(), error), (2, None));
+        // whitespace Python strips may follow the array, cut anywhere
+        let text = "[{}]\u{3000}\u{2028}\n";
+        for block in 1..text.len() {
+            assert_eq!(cut(text, block, After::Nothing).1, None, "{block}");
+        }
+    }
+
+    proptest! {
+        /// Arrays of objects with strings full of brackets, quotes and escapes, spread over
+        /// lines at random: the elements cut out are the ones serde_json reads, on the lines
+        /// where they start, in blocks of any size.
+        #[test]
+        fn cut_elements_are_the_arrays_elements(
+            values in proptest::collection::vec("[a-z\\[\\]{}\",:\\\\ ]{0,12}", 0..12),
+            breaks in proptest::collection::vec(0usize..3, 12),
+            block in 1usize..40,
+        ) {
+            let mut text = String::from("[");
+            let mut starts = Vec::new();
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(&"\n ".repeat(breaks[i]));
+                starts.push(1 + text.matches('\n').count() as u64);
+                text.push_str(&serde_json::json!({"k": v, "l": [v]}).to_string());
+            }
+            text.push_str("\n]");
+            let (found, error) = cut(&text, block, After::Nothing);
+            prop_assert_eq!(error, None);
+            let parsed: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+            let cut_values: Vec<serde_json::Value> =
+                found.iter().map(|(t, ..)| serde_json::from_str(t).unwrap()).collect();
+            prop_assert_eq!(cut_values, parsed);
+            let lines: Vec<u64> = found.iter().map(|(_, line, _)| *line).collect();
+            prop_assert_eq!(lines, starts);
+        }
     }
 }

@@ -540,3 +540,92 @@ pub fn read_document<T: Send>(
     array::read_elements(&mut list, Records::Envelope(&key), keep, look, work, visit)?;
     Ok(Shape::Envelope(key))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Outline `text` fed `chunk` bytes at a time: each key, its list (if any), and the line
+    /// its value starts on; or the error.
+    fn outline(
+        text: &str,
+        chunk: usize,
+    ) -> std::result::Result<Vec<(String, Option<bool>, u64)>, String> {
+        let start = Place {
+            offset: 0,
+            line: 1,
+            line_start: 0,
+        };
+        let mut outline = Outline::new("t", start);
+        for piece in text.as_bytes().chunks(chunk) {
+            outline.feed(piece).map_err(|e| e.to_string())?;
+        }
+        let members = outline.finish().map_err(|e| e.to_string())?;
+        Ok(members
+            .into_iter()
+            .map(|(m, at)| (m.key, m.list, at.line))
+            .collect())
+    }
+
+    #[test]
+    fn outlines_the_keys_whatever_the_reads() {
+        let text = "{\n  \"total\": 2,\n  \"data\": [\n    {\"a\": \"]}\\\"\"},\n    {}\n  ],\n  \"items\": [ ],\n  \"meta\": {\"x\": [1, \"}\"]}, \"next\": null\n}\n";
+        let want = vec![
+            ("total".to_string(), None, 2),
+            ("data".to_string(), Some(true), 3),
+            ("items".to_string(), Some(false), 7),
+            ("meta".to_string(), None, 8),
+            ("next".to_string(), None, 8),
+        ];
+        for chunk in 1..=text.len() {
+            assert_eq!(outline(text, chunk), Ok(want.clone()), "{chunk}");
+        }
+        // a repeated key: its last value, in its first place
+        let twice = "{\"data\": [{}],\n \"n\": 1,\n \"data\": []}";
+        let got = outline(twice, 3).unwrap();
+        assert_eq!(got[0], ("data".to_string(), Some(false), 3));
+    }
+
+    #[test]
+    fn what_is_not_a_json_object_is_named_where_it_is() {
+        for (text, error) in [
+            (
+                "{\n \"data\" [{}]}",
+                "t:2:9: found '[' where `:` after the key belongs",
+            ),
+            (
+                "{\"data\": [{}]}\n}",
+                "t:2:1: found '}' where nothing more belongs",
+            ),
+            (
+                "{\n \"data\": [{}],\n",
+                "t:3:1: the JSON object is not closed",
+            ),
+            ("{\n \"n\": tru,\n \"data\": []}", "t:2:"),
+            (
+                "{\n \"n\": 1 2}",
+                "t:2:9: found '2' where `,` or `}` belongs",
+            ),
+            ("{\"n\": {\"a\": }, \"data\": []}", "t:1:"),
+        ] {
+            for chunk in [1, 2, 5, 100] {
+                let got = outline(text, chunk).expect_err(text);
+                assert!(
+                    got.starts_with(error),
+                    "{text:?} in chunks of {chunk}: {got}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_line_opens_an_envelope_only_at_its_list() {
+        assert!(opens_long_envelope(b"{ \"results\" : [ {\"a\": 1}"));
+        assert!(opens_long_envelope(b"{\"data\":["));
+        // a line break within the buffer: read as a line
+        assert!(!opens_long_envelope(b"{\"data\": [{}]}\n"));
+        // a record, or another key first
+        assert!(!opens_long_envelope(b"{\"record_id\": \"a\", \"data\": ["));
+        assert!(!opens_long_envelope(b"{\"data\": {\"a\": ["));
+    }
+}

@@ -112,8 +112,9 @@ pub fn read_with(
 ///
 /// The first entries of a file (an engrama dump's header line, the first two JSON lines) are
 /// worked on and visited before anything else is read, so what `work` learns from a header
-/// (through a `OnceLock`, say) holds for every record after it. The array, envelope and
-/// compact shapes are read on the calling thread, `work` included.
+/// (through a `OnceLock`, say) holds for every record after it. The compact shape and a
+/// one-line envelope short enough to be read as a line are read on the calling thread, `work`
+/// included.
 pub fn read_parallel<T: Send>(
     input: &Input,
     keep: &KeySelection,

@@ -150,6 +150,52 @@ fn a_line_of_many_keys_costs_a_small_multiple_of_its_bytes() {
     assert_eq!(store.lines().count(), 2);
 }
 
+/// An envelope of 100 MB, pretty-printed and on one line, from a file and from stdin: check
+/// reads it a block at a time, never as one text or one tree (which took 3.5 times its bytes).
+#[test]
+fn an_envelope_is_checked_in_a_fraction_of_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<serde_json::Value> = (0..50_000)
+        .map(|i| {
+            serde_json::json!({
+                "record_id": format!("R-{i}"),
+                "valid_from": "2025-01-01",
+                "valid_to": null,
+                "concept": format!("c{}", i % 500),
+                "value": "v".repeat(2000),
+            })
+        })
+        .collect();
+    let pretty =
+        serde_json::to_vec_pretty(&serde_json::json!({"data": records, "next": null})).unwrap();
+    let line = serde_json::to_vec(&serde_json::json!({"results": records})).unwrap();
+    std::fs::write(dir.path().join("pretty.json"), &pretty).unwrap();
+    std::fs::write(dir.path().join("line.json"), &line).unwrap();
+    std::fs::write(
+        dir.path().join("tiny.jsonl"),
+        "{\"record_id\": \"small\", \"valid_from\": \"2025-01-01\", \"valid_to\": null}\n",
+    )
+    .unwrap();
+    let (code, _, base) = run_measured(dir.path(), &["check", "tiny.jsonl"], Vec::new());
+    assert_eq!(code, 0);
+    for (name, args, stdin) in [
+        ("pretty", ["check", "pretty.json", "--json"], Vec::new()),
+        ("one line", ["check", "line.json", "--json"], Vec::new()),
+        ("stdin", ["check", "-", "--json"], pretty.clone()),
+    ] {
+        let (code, out, peak) = run_measured(dir.path(), &args, stdin);
+        assert_eq!(code, 0, "{name}");
+        let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(report["records"], 50_000, "{name}");
+        let extra = peak.saturating_sub(base);
+        let bytes = pretty.len() as u64;
+        assert!(
+            extra <= bytes / 4,
+            "{name}: a {bytes}-byte envelope took {extra} bytes more than a tiny store"
+        );
+    }
+}
+
 /// A `tools/call` of `check_records` whose records take about `bytes` bytes.
 fn big_request(id: u64, bytes: usize) -> Vec<u8> {
     let mut records = String::from("[");

@@ -752,3 +752,89 @@ fn uuid_ids_are_named_as_written() {
         "the reference's offenders, by id"
     );
 }
+
+/// The report without where its records stand (lines, the store's name and shape).
+fn placeless(report: &Value) -> Value {
+    match report {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "line" | "store" | "shape"))
+                .map(|(k, v)| (k.clone(), placeless(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(placeless).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The same records as JSON lines, as a JSON array on one line and pretty-printed, as an
+/// envelope pretty-printed (with keys around the list) and on one line longer than the read
+/// buffer, from a file and from stdin: one report, and each record named on its own line.
+#[test]
+fn every_shape_of_the_same_records_gives_the_same_report() {
+    let mut records: Vec<Value> =
+        std::fs::read_to_string("fixtures/values/superseded-valid-to.jsonl")
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+    // past the 1 MiB the reader buffers, so the one-line envelope takes the long road
+    for i in 0..6000 {
+        records.push(json!({
+            "record_id": format!("F-{i}"),
+            "valid_from": "2024-01-01",
+            "valid_to": null,
+            "concept": format!("filler {i}"),
+            "value": "x".repeat(200),
+        }));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let lines: String = records.iter().map(|r| format!("{r}\n")).collect();
+    let jsonl = write("store.jsonl", lines);
+    let one_line_envelope = serde_json::to_string(&json!({"results": records})).unwrap();
+    assert!(one_line_envelope.len() > 1 << 20);
+    let pretty_envelope = serde_json::to_string_pretty(
+        &json!({"total": records.len(), "data": records, "next": null}),
+    )
+    .unwrap();
+    let shapes = [
+        write("array.json", serde_json::to_string(&records).unwrap()),
+        write(
+            "pretty.json",
+            serde_json::to_string_pretty(&records).unwrap(),
+        ),
+        write("envelope.json", pretty_envelope.clone()),
+        write("long.json", one_line_envelope),
+    ];
+    let expected = report_of(&["check", &jsonl, "--json"], 0);
+    assert_eq!(expected["records"], 6007);
+    let hand_closed = &expected["warnings"][0];
+    assert_eq!(hand_closed["code"], "value.superseded_valid_to");
+    assert_eq!(hand_closed["count"], 2);
+    for path in &shapes {
+        let report = report_of(&["check", path, "--json"], 0);
+        assert_eq!(placeless(&report), placeless(&expected), "{path}");
+    }
+    let out = vercy()
+        .args(["check", "-", "--json"])
+        .write_stdin(pretty_envelope.clone())
+        .output()
+        .unwrap();
+    assert_eq!(placeless(&json_of(&out)), placeless(&expected), "stdin");
+    // a pretty envelope's records are named on the lines where they start
+    let report = report_of(&["check", &shapes[2], "--json"], 0);
+    let text_lines: Vec<&str> = pretty_envelope.lines().collect();
+    for named in report["warnings"][0]["records"].as_array().unwrap() {
+        let line = named["line"].as_u64().unwrap() as usize;
+        let id = named["record"].as_str().unwrap();
+        let opening = text_lines[line - 1].trim();
+        let next = text_lines[line].trim();
+        assert_eq!(opening, "{", "line {line}");
+        assert_eq!(next, format!("\"record_id\": \"{id}\","), "line {line}");
+    }
+}

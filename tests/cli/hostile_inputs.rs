@@ -68,6 +68,10 @@ const CORPUS: &[(&str, Expect)] = &[
     ("empty-array.json", NoRecords),
     ("space-before-a-later-record.jsonl", ErrorAt(2, Some(1))),
     ("space-then-another-record.jsonl", ErrorAt(1, Some(19))),
+    ("array-trailing-comma.json", ErrorAt(3, Some(1))),
+    ("envelope-pretty-truncated.json", ErrorAt(6, Some(1))),
+    ("envelope-pretty-bad-record.json", ErrorAt(4, Some(44))),
+    ("envelope-pretty-missing-colon.json", ErrorAt(2, Some(10))),
 ];
 
 /// A command that reads a store, and how to tell how many records it read.
