@@ -38,6 +38,7 @@
 //! supersedes reads back as a string when it names one record and as a list when it names
 //! several; a list in any other field reads back as its items joined with `,`.
 
+use super::batch::{self, Work};
 use super::input::Source;
 use super::locate::utf8_error;
 use super::{Entry, Shape};
@@ -423,52 +424,55 @@ pub fn parse_line(text: &str, order: &[String]) -> Result<Map<String, Value>, St
 }
 
 /// Read a compact file: the header line names the field order; `#` lines after it are
-/// comments; blank lines are skipped.
-pub fn read(src: &mut Source, visit: &mut dyn FnMut(Entry) -> Result<()>) -> Result<Shape> {
+/// comments; blank lines are skipped. The lines after the header are decoded on every core
+/// (`batch.rs`), `work` run on each record there, `visit` given what it returns in order.
+pub fn read<T: Send>(
+    src: &mut Source,
+    work: &Work<'_, Entry, T>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
+) -> Result<Shape> {
     let name = src.name.clone();
     let mut buf = Vec::new();
-    let mut order: Option<Vec<String>> = None;
-    let mut index = 0;
-    loop {
-        let line_no = src.line;
-        let offset = src.offset;
-        if !src.next_line(&mut buf)? {
-            break;
-        }
-        if buf.last() == Some(&b'\r') {
-            buf.pop();
-        }
-        let text = crate::bytes::utf8(&buf).map_err(|e| utf8_error(&name, &buf, line_no, &e))?;
-        let Some(fields_order) = &order else {
-            let body = text.trim_start_matches('\u{feff}');
-            if !body.starts_with(HEADER_PREFIX) {
-                return Err(error(&name, text, line_no, 0, "a `#` line that is not a compact header".into(),
-                    format!("a compact file starts with `{HEADER_PREFIX}…`; a JSON store starts with `{{` or `[`")));
-            }
-            order = Some(body[2..].split('|').map(str::to_string).collect());
-            continue;
-        };
+    let line_no = src.line;
+    if !src.next_line(&mut buf)? {
+        return Ok(Shape::Empty);
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    let text = crate::bytes::utf8(&buf).map_err(|e| utf8_error(&name, &buf, line_no, &e))?;
+    let body = text.trim_start_matches('\u{feff}');
+    if !body.starts_with(HEADER_PREFIX) {
+        return Err(error(&name, text, line_no, 0, "a `#` line that is not a compact header".into(),
+            format!("a compact file starts with `{HEADER_PREFIX}…`; a JSON store starts with `{{` or `[`")));
+    }
+    let order: Vec<String> = body[2..].split('|').map(str::to_string).collect();
+    let decode = |bytes: &[u8], origin: Origin, _| -> Result<Option<Record>> {
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let text =
+            crate::bytes::utf8(bytes).map_err(|e| utf8_error(&name, bytes, origin.line, &e))?;
         if text.trim().is_empty() || text.starts_with('#') {
-            continue;
+            return Ok(None);
         }
-        let fields = parse_line(text, fields_order).map_err(|why| {
+        let fields = parse_line(text, &order).map_err(|why| {
             error(
                 &name,
                 text,
-                line_no,
+                origin.line,
                 0,
                 why,
                 "escape `|` inside a value as `\\|`".into(),
             )
         })?;
-        let origin = Origin {
-            line: line_no,
-            offset,
-            index,
-        };
+        Ok(Some(Record::new(fields, text, origin)))
+    };
+    let mut index = 0;
+    let mut number = |record: &mut Record| {
+        record.origin.index = index;
         index += 1;
-        visit(Entry::Record(Record::new(fields, text, origin)))?;
-    }
+    };
+    let work = |record: Record| work(Entry::Record(record));
+    batch::for_each_line(src, &decode, &mut number, &work, visit)?;
     Ok(if index == 0 {
         Shape::Empty
     } else {

@@ -112,9 +112,8 @@ pub fn read_with(
 ///
 /// The first entries of a file (an engrama dump's header line, the first two JSON lines) are
 /// worked on and visited before anything else is read, so what `work` learns from a header
-/// (through a `OnceLock`, say) holds for every record after it. The compact shape and a
-/// one-line envelope short enough to be read as a line are read on the calling thread, `work`
-/// included.
+/// (through a `OnceLock`, say) holds for every record after it. Only a one-line envelope
+/// short enough to be read as a line is read on the calling thread, `work` included.
 pub fn read_parallel<T: Send>(
     input: &Input,
     keep: &KeySelection,
@@ -159,7 +158,7 @@ fn read_shape<T: Send>(
     match first {
         None => Ok(Shape::Empty),
         Some(b'[') => array::read(&mut source, keep, look, work, visit),
-        Some(b'#') => compact::read(&mut source, &mut |entry| visit(work(entry)?)),
+        Some(b'#') => compact::read(&mut source, work, visit),
         Some(b'{') if envelope::opens_long_envelope(source.reader.buffer()) => {
             let at = record::Origin {
                 line: source.line,
