@@ -13,7 +13,8 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                inverted intervals, dangling and cyclic supersedes, duplicate ids, bad dates)
                the messy one with UUID ids (gen_messy.py --long-ids) and with ids and
                concepts named by path (--path-ids) and with an owner a record
-               (--person-owners), side by side with
+               (--person-owners), and the messy one as a JSON array and as a pretty-printed
+               envelope object, side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
                count, the GitHub annotations and the SARIF results
 
@@ -254,6 +255,32 @@ def output_facts(vercy, store, scratch):
     return facts
 
 
+def reshaped(lines_path, out_path, envelope, fresh):
+    """The JSON lines store at `lines_path` written again as another shape a user keeps: a JSON
+    array with a record a line (`json.dump` of a list, one element a line), or an envelope
+    pretty-printed with keys around its list (`json.dump({...}, indent=2)`)."""
+    if os.path.exists(out_path) and not fresh:
+        return
+    tmp = out_path + ".tmp"
+    with open(lines_path) as src, open(tmp, "w") as out:
+        out.write('{\n  "total": null,\n  "data": [\n' if envelope else "[\n")
+        first = True
+        for line in src:
+            line = line.strip()
+            if not line:
+                continue
+            if not first:
+                out.write(",\n")
+            first = False
+            if envelope:
+                text = json.dumps(json.loads(line), indent=2, ensure_ascii=False)
+                out.write("    " + text.replace("\n", "\n    "))
+            else:
+                out.write(line)
+        out.write('\n  ],\n  "next": null\n}\n' if envelope else "\n]\n")
+    os.replace(tmp, out_path)
+
+
 def formats_row(vercy, ref, size, args):
     n = gen_store.size_arg(size)
     label = gen_store.label(n)
@@ -262,6 +289,9 @@ def formats_row(vercy, ref, size, args):
     for names in ([], ["--long-ids"], ["--path-ids"], ["--person-owners"]):
         subprocess.run([sys.executable, os.path.join(HERE, "gen_messy.py"), "--out", OUT, label]
                        + names + (["--force"] if args.fresh else []), check=True)
+    messy = os.path.join(OUT, "messy-%s.jsonl" % label)
+    reshaped(messy, os.path.join(OUT, "messy-array-%s.json" % label), False, args.fresh)
+    reshaped(messy, os.path.join(OUT, "messy-envelope-%s.json" % label), True, args.fresh)
     os.sync()
     runs = args.runs or 5
     ref_runs = args.ref_runs or args.runs or (3 if n >= 1000000 else 5)
@@ -271,20 +301,24 @@ def formats_row(vercy, ref, size, args):
     for shape, store in (("clean", "store-%s.jsonl" % label), ("messy", "messy-%s.jsonl" % label),
                          ("messy, UUID ids", "messy-uuid-%s.jsonl" % label),
                          ("messy, path ids", "messy-path-%s.jsonl" % label),
-                         ("messy, an owner a record", "messy-people-%s.jsonl" % label)):
+                         ("messy, an owner a record", "messy-people-%s.jsonl" % label),
+                         ("messy, a JSON array", "messy-array-%s.json" % label),
+                         ("messy, a pretty envelope", "messy-envelope-%s.json" % label)):
         store = os.path.join(OUT, store)
         print("\n%s %s store: %.0f MB, %d runs" % (label, shape, os.path.getsize(store) / 1e6, runs),
               flush=True)
         timings = [Timing("vercy check %s" % name, [vercy, "check", store] + flags, runs,
                           ok_codes=(0, 1)) for name, flags in FORMATS]
-        if ref:
+        # the reference refuses an envelope spread over lines (exit 2): nothing to time
+        with_ref = ref and "envelope" not in shape
+        if with_ref:
             timings.append(Timing("vercy==0.2.0 check --json", [ref, "check", "--json", store],
                                   ref_runs, ok_codes=(0, 1), warm=False))
         measured = side_by_side(*timings)
         row["shapes"][shape] = {
             "store_mb": os.path.getsize(store) / 1e6,
             "formats": dict(zip([name for name, _ in FORMATS], measured)),
-            "ref": measured[len(FORMATS)] if ref else None,
+            "ref": measured[len(FORMATS)] if with_ref else None,
             "outputs": output_facts(vercy, store, scratch),
         }
     return row
