@@ -150,6 +150,13 @@ impl<'s> Elements<'s> {
                     }
                 }
             }
+            if s.depth > 0 {
+                // inside an object or a list, only these bytes change anything
+                match block[i..].iter().position(|&b| NESTING[usize::from(b)]) {
+                    Some(k) => i += k,
+                    None => return block.len(),
+                }
+            }
             let b = block[i];
             let offset = base + i as u64;
             if s.closed {
@@ -268,6 +275,18 @@ impl<'s> Elements<'s> {
         )
     }
 }
+
+/// The bytes that open or close a string, an object or a list, or a line: all that matters
+/// inside an element's nesting.
+pub const NESTING: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = matches!(i as u8, b'"' | b'{' | b'}' | b'[' | b']' | b'\n');
+        i += 1;
+    }
+    table
+};
 
 /// An element from `start` to `end` (block positions; `base` is the block's offset).
 fn item(start: &Start, base: u64, end: usize) -> BlockLine {

@@ -166,6 +166,8 @@ struct Outline {
     key: Option<String>,
     current: Option<Current>,
     members: Vec<(Member, Place)>,
+    /// In an envelope's list, before its first byte other than whitespace.
+    seeking_first: bool,
     /// The next byte's place.
     at: Place,
 }
@@ -183,6 +185,7 @@ impl Outline {
             key: None,
             current: None,
             members: Vec::new(),
+            seeking_first: false,
             at,
         }
     }
@@ -256,6 +259,16 @@ impl Outline {
                 i = at + 1;
                 continue;
             }
+            if self.depth > 0 && !self.seeking_first {
+                // inside a value, only these bytes change anything
+                match chunk[i..]
+                    .iter()
+                    .position(|&b| super::elements::NESTING[usize::from(b)])
+                {
+                    Some(k) => i += k,
+                    None => break,
+                }
+            }
             let b = chunk[i];
             if self.depth > 0 {
                 match b {
@@ -270,12 +283,13 @@ impl Outline {
                     b'\n' => self.new_line(offset),
                     _ => {}
                 }
-                if let Some(Current {
-                    list: Some(holds @ None),
-                    ..
-                }) = &mut self.current
-                {
-                    if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+                if self.seeking_first && !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+                    self.seeking_first = false;
+                    if let Some(Current {
+                        list: Some(holds @ None),
+                        ..
+                    }) = &mut self.current
+                    {
                         *holds = Some(b != b']');
                     }
                 }
@@ -321,6 +335,8 @@ impl Outline {
                     if !list {
                         self.keep_from(i);
                     }
+                    // a list's first byte inside tells whether it holds anything
+                    self.seeking_first = list;
                     if composite {
                         self.depth = 1;
                     } else if b == b'"' {
