@@ -236,11 +236,7 @@ pub fn check_line(kind: LineKind, line: &LineView, dump: &str, at: &Record) -> R
         format!(
             "a {} line without {}",
             kind.name(),
-            missing
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            super::locate::key_list(&missing)
         )
     } else if let Some(w) = wrong {
         format!("a {} line whose {w}", kind.name())

@@ -60,11 +60,7 @@ pub fn envelope_key(name: &str, line: u64, members: &[Member]) -> Result<Option<
             message: format!(
                 "an envelope object with records under {} keys: {}",
                 several.len(),
-                several
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                super::locate::key_list(several)
             ),
             help: format!(
                 "vercy reads the records of one envelope key and will not guess that the others hold the same kind of record, nor drop them: split the file, one list per store (jq '.{}' FILE)",

@@ -19,6 +19,14 @@ fn nth_line(text: &str, n: usize) -> (&str, usize) {
     (line, start)
 }
 
+/// Keys as a diagnostic names them: each in backticks, joined by commas.
+pub fn key_list<K: AsRef<str>>(keys: &[K]) -> String {
+    keys.iter()
+        .map(|k| format!("`{}`", k.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A serde_json error in `text`, which starts at line `first_line` of the file.
 pub fn json_error(path: &str, text: &str, first_line: u64, err: &serde_json::Error) -> VercyError {
     let (line_text, _) = nth_line(text, err.line().max(1));
