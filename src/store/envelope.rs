@@ -226,7 +226,6 @@ impl Outline {
             i = 1;
         }
         while i < chunk.len() {
-            let offset = base + i as u64;
             if self.in_string {
                 let Some(k) = memchr::memchr3(b'"', b'\\', b'\n', &chunk[i..]) else {
                     break;
@@ -266,6 +265,7 @@ impl Outline {
                 }
             }
             let b = chunk[i];
+            let offset = base + i as u64;
             if self.depth > 0 {
                 match b {
                     b'"' => self.in_string = true,
@@ -536,14 +536,14 @@ pub fn read_document<T: Send>(
         return Ok(Shape::Envelope(key));
     }
     // the second pass: from the list's `[`
-    let (reader, skip): (Box<dyn Read + Send>, u64) = match spool {
+    let (mut list, skip) = match spool {
         Some(mut file) => {
             file.rewind().map_err(|e| src.io_error(&e))?;
-            (Box::new(file), at.offset - origin.offset)
+            let file: Box<dyn Read + Send> = Box::new(file);
+            (Source::over(&src.name, file), at.offset - origin.offset)
         }
-        None => (Box::new(input.open()?.reader), at.offset),
+        None => (input.open()?, at.offset),
     };
-    let mut list = Source::over(&src.name, reader);
     std::io::copy(&mut (&mut list.reader).take(skip + 1), &mut std::io::sink())
         .map_err(|e| list.io_error(&e))?;
     list.offset = at.offset + 1;
@@ -619,6 +619,11 @@ mod tests {
                 "t:2:9: found '2' where `,` or `}` belongs",
             ),
             ("{\"n\": {\"a\": }, \"data\": []}", "t:1:"),
+            // the line start moves past a line break inside a value
+            (
+                "{\"m\": {\"a\": 1,\n   \"b\": 2}  x",
+                "t:2:13: found 'x' where `,` or `}` belongs",
+            ),
         ] {
             for chunk in [1, 2, 5, 100] {
                 let got = outline(text, chunk).expect_err(text);
