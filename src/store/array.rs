@@ -8,8 +8,8 @@ use super::input::Source;
 use super::keep::KeySelection;
 use super::lines::look_in_place;
 use super::locate::{json_error, not_object, utf8_error};
-use super::{Entry, OnScanned, Shape};
-use crate::error::{Position, Result, VercyError};
+use super::{envelope, Entry, OnScanned, Shape};
+use crate::error::{Result, VercyError};
 use crate::record::{kind_name, Origin, Record};
 use serde_json::Value;
 use std::io::BufRead;
@@ -47,6 +47,9 @@ pub enum Records<'k> {
 enum Element<T> {
     Built(Box<Record>),
     Looked(T),
+    /// An envelope's element that is not an object: refused once it is numbered, as the
+    /// message names the element by its place in the list.
+    NotARecord(Box<(Value, u64, u64, usize)>),
 }
 
 /// Read the elements of the array whose `[` the source has consumed: `work` on each (on
@@ -89,17 +92,14 @@ pub fn read_elements<T: Send>(
             Records::Store => text.into(),
             Records::Envelope(_) => crate::python::json::python_text(&value),
         };
-        let fields = match value {
-            Value::Object(map) => map,
-            other => {
-                return Err(not_a_record(
-                    &name,
-                    records,
-                    text,
-                    origin.line,
-                    column,
-                    &other,
-                ))
+        let fields = match (value, records) {
+            (Value::Object(map), _) => map,
+            (other, Records::Store) => {
+                return Err(not_object_at(&name, text, origin.line, column, &other))
+            }
+            (other, Records::Envelope(_)) => {
+                let found = (other, origin.line, column, 0);
+                return Ok(Some(Element::NotARecord(Box::new(found))));
             }
         };
         Ok(Some(Element::Built(Box::new(Record::new(
@@ -108,14 +108,31 @@ pub fn read_elements<T: Send>(
     };
     let mut index = 0;
     let mut number = |element: &mut Element<T>| {
-        if let Element::Built(record) = element {
-            record.origin.index = index;
+        match element {
+            Element::Built(record) => record.origin.index = index,
+            Element::NotARecord(found) => found.3 = index,
+            Element::Looked(_) => {}
         }
         index += 1;
     };
     let work = |element: Element<T>| match element {
         Element::Built(record) => work(Entry::Record(*record)),
         Element::Looked(done) => Ok(done),
+        Element::NotARecord(found) => {
+            let (value, line, column, index) = *found;
+            // only an envelope's elements are refused this way
+            let key = match records {
+                Records::Envelope(key) => key,
+                Records::Store => "",
+            };
+            Err(envelope::not_a_record(
+                &name,
+                key,
+                index,
+                (line, column),
+                &value,
+            ))
+        }
     };
     let after = match records {
         Records::Store => After::Nothing,
@@ -126,32 +143,12 @@ pub fn read_elements<T: Send>(
     Ok(elements.found)
 }
 
-/// An element that is not an object.
-fn not_a_record(
-    name: &str,
-    records: Records<'_>,
-    text: &str,
-    line: u64,
-    column: u64,
-    found: &Value,
-) -> VercyError {
-    match records {
-        Records::Store => {
-            let first_line = text.lines().next().unwrap_or("");
-            let mut err = not_object(name, first_line, line, 0, kind_name(found));
-            if let VercyError::NotObject { pos, .. } = &mut err {
-                pos.column = column;
-            }
-            err
-        }
-        Records::Envelope(key) => VercyError::Shape {
-            path: name.to_string(),
-            pos: Position { line, column },
-            message: format!(
-                "an element of `{key}` is {}, not a record object",
-                kind_name(found)
-            ),
-            help: "every element of the envelope's list must be a JSON object".into(),
-        },
+/// An element of an array store that is not an object.
+fn not_object_at(name: &str, text: &str, line: u64, column: u64, found: &Value) -> VercyError {
+    let first_line = text.lines().next().unwrap_or("");
+    let mut err = not_object(name, first_line, line, 0, kind_name(found));
+    if let VercyError::NotObject { pos, .. } = &mut err {
+        pos.column = column;
     }
+    err
 }

@@ -70,6 +70,25 @@ pub fn envelope_key(name: &str, line: u64, members: &[Member]) -> Result<Option<
     }
 }
 
+/// Element `index` of the envelope's list under `key`, at `(line, column)`, is not an object.
+pub fn not_a_record(
+    name: &str,
+    key: &str,
+    index: usize,
+    (line, column): (u64, u64),
+    found: &Value,
+) -> VercyError {
+    VercyError::Shape {
+        path: name.to_string(),
+        pos: Position { line, column },
+        message: format!(
+            "element {index} of `{key}` is {}, not a record object",
+            crate::record::kind_name(found)
+        ),
+        help: "every element of the envelope's list must be a JSON object".into(),
+    }
+}
+
 /// The members of an object read whole.
 pub fn members_of(value: &Value) -> Option<Vec<Member>> {
     let obj = value.as_object()?;

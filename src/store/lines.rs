@@ -1,6 +1,6 @@
 //! JSON lines, and the shapes that start like them: an engrama NDJSON dump (first line
-//! `{"engrama_export": 1, …}`) and an envelope object (`{"results": […]}`, on one line or
-//! pretty-printed over many).
+//! `{"engrama_export": 1, …}`) and an envelope object (`{"results": […]}`) on one line; one
+//! spread over many lines, or too long for one, is `envelope.rs`'s.
 
 use super::batch::{self, Work};
 use super::envelope;
@@ -468,18 +468,8 @@ fn unwrap_envelope(
                 Origin { index, ..at.origin },
             )))?,
             other => {
-                return Err(VercyError::Shape {
-                    path: name.to_string(),
-                    pos: crate::error::Position {
-                        line: at.origin.line,
-                        column: 1,
-                    },
-                    message: format!(
-                        "element {index} of `{key}` is {}, not a record object",
-                        kind_name(&other)
-                    ),
-                    help: "every element of the envelope's list must be a JSON object".into(),
-                })
+                let place = (at.origin.line, 1);
+                return Err(envelope::not_a_record(name, key, index, place, &other));
             }
         }
     }

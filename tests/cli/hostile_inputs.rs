@@ -72,6 +72,7 @@ const CORPUS: &[(&str, Expect)] = &[
     ("envelope-pretty-truncated.json", ErrorAt(6, Some(1))),
     ("envelope-pretty-bad-record.json", ErrorAt(4, Some(44))),
     ("envelope-pretty-missing-colon.json", ErrorAt(2, Some(10))),
+    ("envelope-pretty-non-object.json", ErrorAt(4, Some(5))),
 ];
 
 /// A command that reads a store, and how to tell how many records it read.
