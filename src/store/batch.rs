@@ -1,6 +1,6 @@
-//! The line-oriented shapes' engine: read the store in large blocks, split them into lines
-//! with memchr, decode each block on one of several worker threads, and hand the results to
-//! the visitor in file order.
+//! The reading engine: read the store in large blocks, split them into items (lines with
+//! memchr; a JSON array's elements, `elements.rs`), decode each block on one of several worker
+//! threads, and hand the results to the visitor in file order.
 //!
 //! Each worker takes the next block from the source (under a lock: reading is in order),
 //! decodes its lines, numbers them when the block before has been numbered, works on them,
@@ -34,7 +34,8 @@ pub type Work<'a, T, U> = dyn Fn(T) -> Result<U> + Sync + 'a;
 /// (an error is rare and large: a list of error-sized entries would move mostly unused bytes).
 type Item<T> = std::result::Result<Option<T>, Box<VercyError>>;
 
-/// One line of a block: its bytes (without the `\n`) and where it starts in the file.
+/// One item of a block, a line (without its `\n`) or an array's element: its bytes and where
+/// it starts in the file.
 pub struct BlockLine {
     pub start: usize,
     pub end: usize,
