@@ -124,6 +124,9 @@ fn read_message(
     limit: usize,
 ) -> io::Result<Option<bool>> {
     buf.clear();
+    // room for the longest message at once (pages are touched only as it fills): grown by
+    // doubling, a message at the limit held the old and the new buffer together, 3 times it
+    buf.reserve(limit + 1);
     let n = input
         .by_ref()
         .take(limit as u64 + 1)
