@@ -120,35 +120,22 @@ impl<'s> Elements<'s> {
         }
         while i < block.len() {
             if s.in_string {
-                match memchr::memchr3(b'"', b'\\', b'\n', &block[i..]) {
-                    None => return block.len(),
-                    Some(k) => {
-                        let at = i + k;
-                        match block[at] {
-                            b'"' => s.in_string = false,
-                            b'\n' => {
-                                src.line += 1;
-                                src.line_start = base + at as u64 + 1;
-                            }
-                            _ if at + 1 == block.len() => {
-                                s.escaped = true;
-                                return block.len();
-                            }
-                            // the escaped byte is stepped over (a raw line break there is
-                            // the decoder's to refuse)
-                            _ => {
-                                if block[at + 1] == b'\n' {
-                                    src.line += 1;
-                                    src.line_start = base + at as u64 + 2;
-                                }
-                                i = at + 2;
-                                continue;
-                            }
-                        }
+                match in_string(block, i) {
+                    InString::Open { escaped } => {
+                        s.escaped = escaped;
+                        return block.len();
+                    }
+                    InString::LineBreak(at) => {
+                        src.line += 1;
+                        src.line_start = base + at as u64 + 1;
                         i = at + 1;
-                        continue;
+                    }
+                    InString::Closed(at) => {
+                        s.in_string = false;
+                        i = at + 1;
                     }
                 }
+                continue;
             }
             if s.depth > 0 {
                 // inside an object or a list, only these bytes change anything
@@ -273,6 +260,35 @@ impl<'s> Elements<'s> {
             ),
             "a JSON array store is `[ {…}, {…} ]` and nothing after it",
         )
+    }
+}
+
+/// Where a string's contents from `i` of `bytes` lead.
+pub enum InString {
+    /// The string goes on past the bytes' end; `escaped` when they end with its backslash.
+    Open { escaped: bool },
+    /// A line break at this place (a raw one, or an escaped one: the decoder's to refuse),
+    /// the string going on after it.
+    LineBreak(usize),
+    /// The string's closing quote at this place.
+    Closed(usize),
+}
+
+/// Step over a string's contents from `i`, escapes included, to its end or a line break.
+#[inline]
+pub fn in_string(bytes: &[u8], mut i: usize) -> InString {
+    loop {
+        let Some(k) = memchr::memchr3(b'"', b'\\', b'\n', &bytes[i..]) else {
+            return InString::Open { escaped: false };
+        };
+        let at = i + k;
+        match bytes[at] {
+            b'"' => return InString::Closed(at),
+            b'\n' => return InString::LineBreak(at),
+            _ if at + 1 == bytes.len() => return InString::Open { escaped: true },
+            _ if bytes[at + 1] == b'\n' => return InString::LineBreak(at + 1),
+            _ => i = at + 2,
+        }
     }
 }
 

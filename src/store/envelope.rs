@@ -7,6 +7,7 @@
 
 use super::array::{self, Records};
 use super::batch::Work;
+use super::elements::{in_string, InString};
 use super::input::{Input, Source, MAX_LINE_BYTES};
 use super::keep::KeySelection;
 use super::locate::json_error;
@@ -14,6 +15,7 @@ use super::{pyjson, Entry, OnScanned, Shape, ENVELOPE_KEYS};
 use crate::error::{Position, Result, VercyError};
 use crate::record::Origin;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::io::{BufRead, Read, Seek, Write};
 
 /// What deciding the envelope's list needs of one of the object's keys.
@@ -33,14 +35,19 @@ pub struct Member {
 /// rather than read: the reader cannot know that the two lists hold the same kind of record
 /// (mem0's results and a graph's facts are not read through one map, nor identified alike),
 /// and reading only one would drop the other's records. An empty list holds nothing to drop.
-pub fn envelope_key(name: &str, line: u64, members: &[Member]) -> Result<Option<String>> {
+pub fn envelope_key<'m, M>(name: &str, line: u64, members: M) -> Result<Option<String>>
+where
+    M: IntoIterator<Item = &'m Member>,
+    M::IntoIter: Clone,
+{
+    let members = members.into_iter();
     if members
-        .iter()
+        .clone()
         .any(|m| m.key == "record_id" || m.key == "valid_from")
     {
         return Ok(None);
     }
-    let list = |key: &str| members.iter().find(|m| m.key == key).and_then(|m| m.list);
+    let list = |key: &str| members.clone().find(|m| m.key == key).and_then(|m| m.list);
     let lists: Vec<&str> = ENVELOPE_KEYS
         .iter()
         .copied()
@@ -180,7 +187,11 @@ struct Outline {
     kept_from: usize,
     key: Option<String>,
     current: Option<Current>,
+    /// Each key once, in the order first met, with its last value (as a whole read keeps
+    /// it) ...
     members: Vec<(Member, Place)>,
+    /// ... and where each key is among them.
+    member_at: HashMap<String, usize>,
     /// In an envelope's list, before its first byte other than whitespace.
     seeking_first: bool,
     /// The next byte's place.
@@ -200,6 +211,7 @@ impl Outline {
             key: None,
             current: None,
             members: Vec::new(),
+            member_at: HashMap::new(),
             seeking_first: false,
             at,
         }
@@ -246,31 +258,23 @@ impl Outline {
         }
         while i < chunk.len() {
             if self.in_string {
-                let Some(k) = memchr::memchr3(b'"', b'\\', b'\n', &chunk[i..]) else {
-                    break;
-                };
-                let at = i + k;
-                match chunk[at] {
-                    b'\n' => self.new_line(base + at as u64),
-                    b'\\' if at + 1 == chunk.len() => {
-                        self.escaped = true;
+                match in_string(chunk, i) {
+                    InString::Open { escaped } => {
+                        self.escaped = escaped;
                         break;
                     }
-                    b'\\' => {
-                        if chunk[at + 1] == b'\n' {
-                            self.new_line(base + at as u64 + 1);
-                        }
-                        i = at + 2;
-                        continue;
+                    InString::LineBreak(at) => {
+                        self.new_line(base + at as u64);
+                        i = at + 1;
                     }
-                    _ => {
+                    InString::Closed(at) => {
                         self.in_string = false;
                         if self.depth == 0 {
                             self.string_ended(chunk, at + 1)?;
                         }
+                        i = at + 1;
                     }
                 }
-                i = at + 1;
                 continue;
             }
             if self.depth > 0 && !self.seeking_first {
@@ -421,24 +425,33 @@ impl Outline {
             Some(holds) => Some(holds.unwrap_or(false)),
             None => {
                 let kept = self.take_kept(chunk, end);
-                let value = parse(&kept).map_err(|e| {
-                    let text = String::from_utf8_lossy(&kept);
-                    let mut err = json_error(&self.name, &text, current.at.line, &e);
-                    if let VercyError::Json { pos, .. } = &mut err {
-                        if e.line() <= 1 {
-                            pos.column += current.at.offset - current.at.line_start;
-                        }
-                    }
-                    err
-                })?;
+                let value = parse(&self.name, &kept, current.at)?;
                 value.as_array().map(|a| !a.is_empty())
             }
         };
-        let member = Member {
-            key: current.key,
-            list,
-        };
-        self.members.push((member, current.at));
+        let at = current.at;
+        match self.member_at.get(&current.key) {
+            Some(&i) => {
+                self.members[i] = (
+                    Member {
+                        key: current.key,
+                        list,
+                    },
+                    at,
+                )
+            }
+            None => {
+                self.member_at
+                    .insert(current.key.clone(), self.members.len());
+                self.members.push((
+                    Member {
+                        key: current.key,
+                        list,
+                    },
+                    at,
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -454,26 +467,39 @@ impl Outline {
                 "the JSON object is not closed: the file ends inside it".into(),
             ));
         }
-        let mut members: Vec<(Member, Place)> = Vec::with_capacity(self.members.len());
-        for (member, at) in self.members {
-            match members.iter_mut().find(|(m, _)| m.key == member.key) {
-                Some(earlier) => *earlier = (member, at),
-                None => members.push((member, at)),
-            }
-        }
-        Ok(members)
+        Ok(self.members)
     }
 }
 
-/// A value outside the records, as the whole document's read would take it: serde_json, or
-/// Python's reading of what nests deeper than serde_json goes.
-fn parse(bytes: &[u8]) -> std::result::Result<Value, serde_json::Error> {
-    match serde_json::from_slice(bytes) {
-        Err(e) if e.to_string().contains("recursion limit") => {
-            let text = std::str::from_utf8(bytes).map_err(|_| e)?;
-            pyjson::parse(text).map_err(|_| serde_json::from_str::<Value>("[").unwrap_err())
+/// A value outside the records that starts `at`, as the whole document's read would take it:
+/// serde_json, or Python's reading of what nests deeper than serde_json goes.
+fn parse(name: &str, bytes: &[u8], at: Place) -> Result<Value> {
+    let refused = match serde_json::from_slice(bytes) {
+        Ok(value) => return Ok(value),
+        Err(e) => e,
+    };
+    let text = String::from_utf8_lossy(bytes);
+    if refused.to_string().contains("recursion limit") {
+        return pyjson::parse(&text).map_err(|_| super::elements::too_deep(name, at.line));
+    }
+    let mut err = json_error(name, &text, at.line, &refused);
+    // the value's first line starts at its column, not at the line's start
+    if let VercyError::Json { pos, .. } = &mut err {
+        if refused.line() <= 1 {
+            pos.column += at.offset - at.line_start;
         }
-        parsed => parsed,
+    }
+    Err(err)
+}
+
+/// `bytes` written to the spool, when there is one.
+fn spooled(spool: &mut Option<std::fs::File>, bytes: &[u8], name: &str) -> Result<()> {
+    match spool {
+        Some(file) => file.write_all(bytes).map_err(|e| VercyError::Read {
+            path: name.to_string(),
+            reason: super::input::io_reason(&e),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -502,12 +528,8 @@ pub fn read_document<T: Send>(
         (None, None) => Some(tempfile::tempfile().map_err(|e| src.io_error(&e))?),
         _ => None,
     };
-    let spooled = |spool: &mut Option<std::fs::File>, bytes: &[u8], src: &Source| match spool {
-        Some(file) => file.write_all(bytes).map_err(|e| src.io_error(&e)),
-        None => Ok(()),
-    };
     for chunk in [text.as_bytes(), ending] {
-        spooled(&mut spool, chunk, src)?;
+        spooled(&mut spool, chunk, &src.name)?;
         outline.feed(chunk)?;
     }
     loop {
@@ -516,25 +538,12 @@ pub fn read_document<T: Send>(
             break;
         }
         let n = chunk.len();
-        if let Some(file) = &mut spool {
-            let name = &src.name;
-            file.write_all(chunk).map_err(|e| VercyError::Read {
-                path: name.clone(),
-                reason: super::input::io_reason(&e),
-            })?;
-        }
+        spooled(&mut spool, chunk, &src.name)?;
         outline.feed(chunk)?;
         src.reader.consume(n);
     }
     let members = outline.finish()?;
-    let plain: Vec<Member> = members
-        .iter()
-        .map(|(m, _)| Member {
-            key: m.key.clone(),
-            list: m.list,
-        })
-        .collect();
-    let Some(key) = envelope_key(&src.name, origin.line, &plain)? else {
+    let Some(key) = envelope_key(&src.name, origin.line, members.iter().map(|(m, _)| m))? else {
         return Err(VercyError::Shape {
             path: src.name.clone(),
             pos: Position {
