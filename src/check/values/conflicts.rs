@@ -19,12 +19,17 @@ use super::super::table;
 use super::super::warnings::Warnings;
 use super::{Code, Folding, Reading, Settled, Settling, ValueCheck};
 use crate::time::NANOS_PER_DAY;
+use rayon::slice::ParallelSliceMut;
 use std::io;
 
 /// Concept partitions: the top bits of the concept's hash.
 const PARTS: usize = 128;
 /// Entries held in memory before every partition's go to the temporary file.
 const IN_MEMORY: usize = 1 << 16;
+/// A partition of more entries than this (a store of a few concepts: an engrama dump's
+/// concepts are its labels) is sorted where it was read back, not copied into buckets: the
+/// copy would hold the partition twice.
+const SORT_IN_PLACE: usize = 1 << 16;
 /// `to_nanos` of an entry that is a supersedes edge rather than a record (a record's
 /// nanoseconds are below 10⁹).
 const EDGE: u32 = u32::MAX;
@@ -258,8 +263,13 @@ impl ConflictEntries {
                 self.spill.read(run, &mut bytes)?;
                 entries.extend(bytes.chunks_exact(ENTRY_BYTES).map(Entry::decode));
             }
-            sort_entries(&entries, &mut sorted, &mut counts);
-            drop(entries);
+            if entries.len() > SORT_IN_PLACE {
+                entries.par_sort_unstable_by_key(order_key);
+                sorted = entries;
+            } else {
+                sort_entries(&entries, &mut sorted, &mut counts);
+                drop(entries);
+            }
             for group in sorted.chunk_by_mut(|x, y| x.concept == y.concept) {
                 met.extend(group_scratch.first_conflict(group));
             }
