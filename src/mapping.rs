@@ -145,6 +145,16 @@ impl FieldPath {
         }
     }
 
+    /// The two keys when the path is one key inside a top-level object (`properties.name`:
+    /// not inverse, no `[]`). Its whole text is then also a literal top-level key, which a
+    /// lookup reads first.
+    pub fn nested_keys(&self) -> Option<(&str, &str)> {
+        match self.steps.as_slice() {
+            [Step::Key(object), Step::Key(key)] if !self.inverse => Some((object, key)),
+            _ => None,
+        }
+    }
+
     /// Look the path up in a record. `None`: absent (some key on the way is missing).
     /// A path through `[]` collects every element reached into one list.
     pub fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {

@@ -211,10 +211,13 @@ mod tests {
     /// Every record's facts, read the fast way (values borrowed from the raw text at the
     /// places the reader noted) and the general way (every record built whole, read through
     /// the map).
-    fn facts_both_ways(path: &str) -> Option<Vec<(String, String)>> {
+    fn facts_both_ways(path: &str, map: Option<&str>) -> Option<Vec<(String, String)>> {
         let opts = Options {
-            map: crate::mapping::FieldMap::identity(),
-            map_given: false,
+            map: match map {
+                Some(spec) => crate::mapping::FieldMap::parse(&[spec.to_string()]).expect(spec),
+                None => crate::mapping::FieldMap::identity(),
+            },
+            map_given: map.is_some(),
             policy_outside_records: false,
             min_level: 1,
             strict: false,
@@ -236,14 +239,10 @@ mod tests {
             });
             read.ok().map(|_| out)
         };
-        let fast = role_reading(&opts).expect("the identity map");
+        let fast = role_reading(&opts).expect("the map");
         assert!(fast.given().key_slots().is_some(), "the fast way");
         let fast = read(&fast);
-        let general = read(
-            &role_reading(&opts)
-                .expect("the identity map")
-                .whole_records(),
-        );
+        let general = read(&role_reading(&opts).expect("the map").whole_records());
         // a store one way cannot read, the other cannot read either
         assert_eq!(fast.is_some(), general.is_some(), "{path}");
         let (fast, general) = (fast?, general?);
@@ -251,29 +250,51 @@ mod tests {
         Some(fast.into_iter().zip(general).collect())
     }
 
-    #[test]
-    fn borrowed_and_built_reads_give_the_same_facts() {
+    /// Every record's facts both ways, for each store of `dirs` read through `map`; returns
+    /// how many records were compared.
+    fn compare_both_ways(dirs: &[&str], map: Option<&str>) -> usize {
         let mut checked = 0;
-        for dir in [
-            "fixtures/edge",
-            "fixtures/values",
-            "fixtures/quirks",
-            "fixtures/bad",
-            "fixtures",
-        ] {
+        for dir in dirs {
             let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
             for entry in std::fs::read_dir(&dir).expect("fixtures") {
                 let path = entry.expect("entry").path();
                 let name = path.to_string_lossy().to_string();
-                if !(name.ends_with(".jsonl") || name.ends_with(".json")) {
+                if ![".jsonl", ".json", ".ndjson"]
+                    .iter()
+                    .any(|e| name.ends_with(e))
+                {
                     continue;
                 }
-                for (fast, general) in facts_both_ways(&name).unwrap_or_default() {
+                for (fast, general) in facts_both_ways(&name, map).unwrap_or_default() {
                     assert_eq!(fast, general, "{name}");
                     checked += 1;
                 }
             }
         }
+        checked
+    }
+
+    #[test]
+    fn borrowed_and_built_reads_give_the_same_facts() {
+        let dirs = [
+            "fixtures/edge",
+            "fixtures/values",
+            "fixtures/quirks",
+            "fixtures/bad",
+            "fixtures",
+        ];
+        let checked = compare_both_ways(&dirs, None);
         assert!(checked > 100, "{checked} records compared");
+    }
+
+    /// The roles one key inside an object (an engrama dump's node properties, a LangGraph
+    /// item's value), read from the text at their places, give the facts a read through the
+    /// map of every record built whole gives.
+    #[test]
+    fn roles_inside_an_object_give_the_facts_of_a_whole_read() {
+        let dumps = compare_both_ways(&["fixtures/engrama", "fixtures/recency"], None);
+        assert!(dumps > 100, "{dumps} nodes compared");
+        let langgraph = compare_both_ways(&["fixtures/live"], Some("langgraph"));
+        assert!(langgraph > 3, "{langgraph} items compared");
     }
 }

@@ -177,6 +177,9 @@ pub fn node_properties(node: &Record) -> Option<(String, Map<String, Value>)> {
     Some((text, fields))
 }
 
+/// The key that says a line's kind (`"node"`, `"relation"`, `"vector"`).
+pub const KIND_KEY: &str = "type";
+
 /// The kinds of lines after the envelope.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineKind {

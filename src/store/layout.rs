@@ -10,7 +10,7 @@
 //! Taking a run of bytes equal to one the scanner read before is taking the same key: the run
 //! was a plain string (no escape, no control character), a colon and spaces, and equal bytes
 //! read the same. A layout is kept per thread and per [`KeySlots`] (slot numbers mean nothing
-//! to another set).
+//! to another set), a few sets at a time.
 
 use super::keep::KeySlots;
 use std::cell::RefCell;
@@ -170,19 +170,31 @@ impl Layout {
     }
 }
 
+/// Layouts a thread keeps at once: a line's keys and the keys inside one of its objects (the
+/// engrama map's `properties`) are two sets, scanned in turn.
+const LAYOUTS: usize = 2;
+
 thread_local! {
-    static LAYOUT: RefCell<Layout> = RefCell::new(Layout::new(u64::MAX));
+    /// The most recently used first.
+    static LAYOUTS_KEPT: RefCell<Vec<Layout>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Run `f` with this thread's layout for `slots` (a fresh one if it was learned with another
-/// set).
+/// Run `f` with this thread's layout for `slots` (a fresh one if none was learned with that
+/// set; the one used longest ago then goes).
 #[inline]
 pub fn with_layout<R>(slots: &KeySlots, f: impl FnOnce(&mut Layout) -> R) -> R {
-    LAYOUT.with_borrow_mut(|layout| {
-        if layout.set != slots.id() {
-            *layout = Layout::new(slots.id());
+    LAYOUTS_KEPT.with_borrow_mut(|layouts| {
+        match layouts.iter().position(|l| l.set == slots.id()) {
+            Some(0) => {}
+            Some(found) => layouts[..=found].rotate_right(1),
+            None => {
+                if layouts.len() == LAYOUTS {
+                    layouts.pop();
+                }
+                layouts.insert(0, Layout::new(slots.id()));
+            }
         }
-        f(layout)
+        f(&mut layouts[0])
     })
 }
 

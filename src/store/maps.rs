@@ -66,19 +66,32 @@ impl RoleReading {
     /// Read `roles` and the `literal` top-level keys through `maps`; with `sized`, each view
     /// sizes up every role as it is made ([`RecordView::counts`]).
     pub fn new(maps: Maps, roles: &RoleSet, literal: &[&'static str], sized: bool) -> RoleReading {
-        let given = ViewPlan::new(&maps.given, roles, literal, sized);
-        let own = maps
-            .engrama
-            .as_ref()
-            .map(|map| ViewPlan::new(map, roles, literal, sized));
+        // one set of slots for both plans: the reader notes their keys before a dump's
+        // header says which map its records read through (and, for a dump, each line's kind)
+        let reader_keys: &[&str] = match maps.engrama {
+            Some(_) => &[super::engrama::KIND_KEY],
+            None => &[],
+        };
+        let mut plans = ViewPlan::sharing(
+            &std::iter::once(&maps.given)
+                .chain(&maps.engrama)
+                .collect::<Vec<_>>(),
+            roles,
+            literal,
+            reader_keys,
+            sized,
+        );
+        let own = maps.engrama.as_ref().and_then(|_| plans.pop());
+        let given = plans.pop().expect("a plan for the map given");
         let reading = RoleReading {
             maps,
             given,
             own,
             keep: KeySelection::all(),
         };
-        // a line is seen in place when every role is one plain key under the map given;
-        // else the keys the roles start with are built, under every map
+        // a line is seen in place when every role is one plain key (at the top or inside one
+        // object) under the map given; else the keys the roles start with are built, under
+        // every map
         match reading.given.key_slots() {
             Some(slots) => RoleReading {
                 keep: KeySelection::slots(slots.clone()),
@@ -169,10 +182,13 @@ pub fn read_views<'r, T: Send>(
             }
         }
     };
-    // lines are seen in place only through the map given (a dump's lines are read as entries)
+    // a line seen in place reads through the plan settled so far: a dump's header has come
+    // through `entry` before any of its node lines
     let look = |line: ScannedLine| -> Result<Option<T>> {
-        reading
-            .given
+        settled
+            .get()
+            .copied()
+            .unwrap_or(&reading.given)
             .with_spans(line.text, line.spans, line.plain, line.origin, None, work)
             .map(Some)
     };

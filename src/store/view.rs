@@ -328,8 +328,8 @@ impl PresenceBits {
 }
 
 /// How the roles of one [`RoleSet`] are found in the records of a store read through one map:
-/// through the map in built fields, and, when every role is one plain top-level key, at the
-/// slots of those keys in the record's text.
+/// through the map in built fields, and, when every role is one plain top-level key or one key
+/// inside one top-level object, at the slots of those keys in the record's text.
 #[derive(Debug, Clone)]
 pub struct ViewPlan {
     map: FieldMap,
@@ -345,26 +345,129 @@ pub struct ViewPlan {
 /// Where each role's key lies in a record's text, by slot.
 #[derive(Debug, Clone)]
 struct SlotPlan {
+    /// The top-level keys, whose places the reader notes.
     slots: KeySlots,
+    /// Each role's slot: a top-level key's, or past those, a key's inside [`Inside`].
     slot_of: Vec<Option<usize>>,
     /// The roles a view sizes up when it is made (the first [`MAX_ROLES`]), each with its
     /// slot: empty unless the command asks how every role counts ([`RecordView::counts`]).
     sized: Vec<(usize, usize)>,
     /// The literal keys and their slots, looked through in order (a few short keys: no hash).
     literal_slots: Vec<(&'static str, usize)>,
+    /// The roles one key inside a top-level object, when there are some.
+    inside: Option<Inside>,
+}
+
+/// Roles one key inside one top-level object (the engrama map's `properties.valid_from`):
+/// the reader notes where the object lies, and a view scans the object's text for its keys,
+/// into slots numbered after the top-level ones (a view then reads every role the same way).
+#[derive(Debug, Clone)]
+struct Inside {
+    /// The top-level slot of the object (`properties`).
+    object: usize,
+    /// How many top-level slots there are: the keys inside take the slots after them.
+    outer: usize,
+    /// The keys inside the object.
+    slots: KeySlots,
+    /// For each key inside, the top-level slot of its whole path as one key
+    /// (`"properties.valid_from"`): a lookup by path reads that first.
+    dotted: Vec<usize>,
+}
+
+/// Slots a view can hold: its plain-string bits are one word.
+const MAX_SLOTS: usize = 64;
+
+impl Inside {
+    /// The top-level spans with the keys inside the object noted after them, into `all`;
+    /// returns how many slots that is and their plain-string bits. `None` when the object is
+    /// left to serde_json ([`super::scan::object_spans`]): the record is then read from its
+    /// fields.
+    #[inline]
+    fn spans(
+        &self,
+        text: &str,
+        spans: &[Span],
+        plain: u64,
+        all: &mut [Span; MAX_SLOTS],
+    ) -> Option<(usize, u64)> {
+        if spans.len() != self.outer {
+            return None;
+        }
+        let len = self.outer + self.slots.len();
+        all[..self.outer].copy_from_slice(spans);
+        let inner = &mut all[self.outer..len];
+        let mut inner_plain = 0;
+        match slot_text(text, spans, self.object) {
+            // a value that is not an object has no keys: a path through it finds nothing
+            Some(object) if object.starts_with('{') => {
+                let start = spans[self.object].0;
+                inner_plain = super::scan::object_spans(object, &self.slots, inner)?;
+                for span in inner.iter_mut().filter(|s| s.1 != 0) {
+                    *span = (span.0 + start, span.1 + start);
+                }
+            }
+            _ => inner.fill((0, 0)),
+        }
+        let mut plain = (plain & low_bits(self.outer)) | (inner_plain << self.outer);
+        for (n, &dotted) in self.dotted.iter().enumerate() {
+            if spans[dotted].1 != 0 {
+                let slot = self.outer + n;
+                all[slot] = spans[dotted];
+                plain &= !(1 << slot);
+                plain |= u64::from(is_plain(plain, dotted)) << slot;
+            }
+        }
+        Some((len, plain))
+    }
+}
+
+/// The bits below `n` (all 64 from 64 up).
+fn low_bits(n: usize) -> u64 {
+    1u64.checked_shl(n as u32).map_or(u64::MAX, |b| b - 1)
 }
 
 impl ViewPlan {
     /// The plan for `roles` and the `literal` keys through `map`; with `sized`, each view
     /// sizes up every role as it is made (for a command that asks how all of them count).
     pub fn new(map: &FieldMap, roles: &RoleSet, literal: &[&'static str], sized: bool) -> ViewPlan {
-        ViewPlan {
-            map: map.clone(),
-            names: roles.names.clone(),
-            set: roles.id,
-            literal: literal.to_vec(),
-            slots: SlotPlan::new(map, roles, literal, sized),
-        }
+        let mut plans = ViewPlan::sharing(&[map], roles, literal, &[], sized);
+        plans.pop().expect("one plan a map")
+    }
+
+    /// [`Self::new`] for each of the maps a store may read through, over one set of slots:
+    /// the reader notes the places of every plan's keys before the store says which map its
+    /// records read through, and of `reader_keys`, which the reader reads for itself.
+    pub fn sharing(
+        maps: &[&FieldMap],
+        roles: &RoleSet,
+        literal: &[&'static str],
+        reader_keys: &[&str],
+        sized: bool,
+    ) -> Vec<ViewPlan> {
+        let keys: Vec<Option<Vec<String>>> = maps
+            .iter()
+            .map(|map| SlotPlan::top_keys(map, roles))
+            .collect();
+        let slots = KeySlots::new(
+            keys.iter()
+                .flatten()
+                .flatten()
+                .map(String::as_str)
+                .chain(literal.iter().copied())
+                .chain(reader_keys.iter().copied()),
+        );
+        maps.iter()
+            .zip(&keys)
+            .map(|(map, keys)| ViewPlan {
+                map: (*map).clone(),
+                names: roles.names.clone(),
+                set: roles.id,
+                literal: literal.to_vec(),
+                slots: keys
+                    .as_ref()
+                    .and_then(|_| SlotPlan::new(map, roles, literal, sized, &slots)),
+            })
+            .collect()
     }
 
     /// A plan that reads built fields only, through `map`: for records read whole.
@@ -390,8 +493,8 @@ impl ViewPlan {
         &self.map
     }
 
-    /// The keys' slots, when every role is one plain top-level key: the reader then notes
-    /// where their values lie in each line and builds nothing.
+    /// The top-level keys' slots, when every role is one plain key, at the top or inside one
+    /// object: the reader then notes where their values lie in each line and builds nothing.
     pub fn key_slots(&self) -> Option<&KeySlots> {
         self.slots.as_ref().map(|s| &s.slots)
     }
@@ -412,7 +515,8 @@ impl ViewPlan {
     /// sized up (see [`Self::with_view`]).
     pub fn view<'a>(&'a self, record: &'a Record, built: bool) -> RecordView<'a> {
         let origin = record.origin;
-        if let Some(plan) = &self.slots {
+        // roles inside an object are read from spans only as a view is handed over
+        if let Some(plan) = self.slots.as_ref().filter(|plan| plan.inside.is_none()) {
             if let Some(spans) = &record.spans {
                 return self.spans_view(&record.raw, spans, 0, origin, Some(record), None);
             }
@@ -486,6 +590,17 @@ impl ViewPlan {
         record: Option<&Record>,
         f: impl FnOnce(&RecordView<'_>) -> R,
     ) -> R {
+        let mut all;
+        let (spans, plain) = match self.slots.as_ref().and_then(|plan| plan.inside.as_ref()) {
+            None => (spans, plain),
+            Some(inside) => {
+                all = [(0, 0); MAX_SLOTS];
+                match inside.spans(text, spans, plain, &mut all) {
+                    Some((len, plain)) => (&all[..len], plain),
+                    None => return f(&self.text_view(text, origin, record)),
+                }
+            }
+        };
         let sized_roles;
         let sized = match &self.slots {
             Some(plan) if !plan.sized.is_empty() => {
@@ -495,6 +610,25 @@ impl ViewPlan {
             _ => None,
         };
         f(&self.spans_view(text, spans, plain, origin, record, sized))
+    }
+
+    /// The view of a record read from the fields its text holds.
+    #[cold]
+    fn text_view<'a>(
+        &'a self,
+        text: &'a str,
+        origin: Origin,
+        record: Option<&'a Record>,
+    ) -> RecordView<'a> {
+        // the reader validated the text, so it parses
+        let fields = super::pyjson::object(text).unwrap_or_default();
+        RecordView {
+            plan: self,
+            origin,
+            text,
+            record,
+            form: Form::Fields(Cow::Owned(fields)),
+        }
     }
 
     #[inline(always)]
@@ -538,24 +672,75 @@ impl ViewPlan {
 }
 
 impl SlotPlan {
-    /// A plan when every role is one plain top-level key under `map` (else `None`: the
-    /// records must be built and read through the map).
+    /// The top-level keys whose places a plan for `roles` under `map` reads: each role's key,
+    /// or for a key inside an object, the object and the whole path as one key. `None` when
+    /// some role is neither, or the keys inside lie in more than one object: the records must
+    /// then be built and read through the map.
+    fn top_keys(map: &FieldMap, roles: &RoleSet) -> Option<Vec<String>> {
+        let mut keys = Vec::new();
+        let mut object: Option<String> = None;
+        for role in &roles.names {
+            let path = map.path(role);
+            if let Some(key) = path.single_key() {
+                keys.push(key.to_string());
+                continue;
+            }
+            let (outer, _) = path.nested_keys()?;
+            match &object {
+                Some(seen) if seen != outer => return None,
+                Some(_) => {}
+                None => {
+                    object = Some(outer.to_string());
+                    keys.push(outer.to_string());
+                }
+            }
+            keys.push(path.text.clone());
+        }
+        Some(keys)
+    }
+
+    /// A plan over `slots`, which hold every key [`Self::top_keys`] names.
     fn new(
         map: &FieldMap,
         roles: &RoleSet,
         literal: &[&'static str],
         sized: bool,
+        slots: &KeySlots,
     ) -> Option<SlotPlan> {
-        let mut keys: Vec<String> = Vec::new();
-        for role in &roles.names {
-            keys.push(map.path(role).single_key()?.to_string());
+        let paths: Vec<_> = roles.names.iter().map(|role| map.path(role)).collect();
+        let nested: Vec<(&str, &str)> = paths.iter().filter_map(|p| p.nested_keys()).collect();
+        let inside = match nested.first() {
+            None => None,
+            Some(&(object, _)) => {
+                let keys = KeySlots::new(nested.iter().map(|&(_, key)| key));
+                let mut dotted = vec![0; keys.len()];
+                for path in paths.iter().filter(|p| p.nested_keys().is_some()) {
+                    let (_, key) = path.nested_keys()?;
+                    dotted[keys.slot(key)?] = slots.slot(&path.text)?;
+                }
+                Some(Inside {
+                    object: slots.slot(object)?,
+                    outer: slots.len(),
+                    slots: keys,
+                    dotted,
+                })
+            }
+        };
+        if slots.len() + inside.as_ref().map_or(0, |i| i.slots.len()) > MAX_SLOTS {
+            return None;
         }
-        let slots = KeySlots::new(
-            keys.iter()
-                .map(String::as_str)
-                .chain(literal.iter().copied()),
-        );
-        let slot_of: Vec<Option<usize>> = keys.iter().map(|key| slots.slot(key)).collect();
+        let slot_of = paths
+            .iter()
+            .map(
+                |path| match (path.single_key(), path.nested_keys(), &inside) {
+                    (Some(key), _, _) => slots.slot(key),
+                    (None, Some((_, key)), Some(inside)) => {
+                        Some(inside.outer + inside.slots.slot(key)?)
+                    }
+                    _ => None,
+                },
+            )
+            .collect::<Vec<Option<usize>>>();
         let sized = match sized {
             true => slot_of
                 .iter()
@@ -570,10 +755,11 @@ impl SlotPlan {
             .filter_map(|key| Some((*key, slots.slot(key)?)))
             .collect();
         Some(SlotPlan {
-            slots,
+            slots: slots.clone(),
             slot_of,
             sized,
             literal_slots,
+            inside,
         })
     }
 }
@@ -902,6 +1088,92 @@ mod tests {
                 assert_eq!(raw.presence, expected, "{text}");
                 assert_eq!(raw.value().json().into_owned(), parsed, "{text}");
             }
+        }
+    }
+
+    /// A JSON text for the proptest below: mostly plain strings, some escaped, empty or
+    /// not strings at all.
+    fn value_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => "[a-z0-9 -]{0,8}".prop_map(|s| format!("{s:?}")),
+            1 => Just(r#""a\"b""#.to_string()),
+            1 => Just(r#""\u00e9t\u00e9""#.to_string()),
+            1 => Just(r#""  ""#.to_string()),
+            1 => Just("null".to_string()),
+            1 => Just("0".to_string()),
+            1 => Just("false".to_string()),
+            1 => Just("[]".to_string()),
+            1 => Just(r#"["x", {"id": 1}]"#.to_string()),
+        ]
+    }
+
+    /// An object's text from its keys and values, in order (a key may repeat).
+    fn object_text(members: &[(String, String)]) -> String {
+        let members: Vec<String> = members.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+        format!("{{{}}}", members.join(", "))
+    }
+
+    proptest::proptest! {
+        /// Roles one key inside an object (`properties.valid_from`), read from the spans
+        /// the reader notes and the object's own scanned from its text, are the values a
+        /// lookup through the map finds in the record built whole: a literal dotted key
+        /// first, the last of a repeated key, nothing inside a value that is not an object.
+        #[test]
+        fn roles_inside_an_object_read_as_the_map_reads_them(
+            inner in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    r#""valid_from""#, r#""id""#, r#""source""#, r#""other""#,
+                    r#""valid\u005ffrom""#,
+                ]), value_text()),
+                0..6,
+            ),
+            outer in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    r#""label""#, r#""properties""#, r#""properties.id""#,
+                    r#""properties.source""#, r#""x""#,
+                ]), value_text()),
+                0..5,
+            ),
+            properties_is_object in proptest::bool::ANY,
+        ) {
+            let mut members: Vec<(String, String)> = outer
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            if properties_is_object {
+                let inner: Vec<(String, String)> =
+                    inner.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+                members.insert(members.len() / 2, ("\"properties\"".into(), object_text(&inner)));
+            }
+            let text = object_text(&members);
+            let map = FieldMap::parse(&["record_id=properties.id,valid_from=properties.valid_from,\
+                source=properties.source,concept=label".to_string()]).expect("a map");
+            let roles = RoleSet::new(["record_id", "valid_from", "source", "concept", "value"]);
+            let plan = ViewPlan::new(&map, &roles, &[], true);
+            let slots = plan.key_slots().expect("roles one key inside one object");
+            let mut spans = vec![(0, 0); slots.len()];
+            let Some(plain) = super::super::scan::object_spans(&text, slots, &mut spans) else {
+                return Ok(());
+            };
+            let fields = super::super::pyjson::object(&text).expect("an object");
+            let whole = ViewPlan::fields(&map);
+            let whole = whole.view_fields(&fields, Origin::default());
+            let origin = Origin::default();
+            plan.with_spans(&text, &spans, plain, origin, None, |view| {
+                for name in roles.names() {
+                    let (role, by_name) = (roles.role(name), Role::by_name(name));
+                    let got = view.get(role).map(RoleValue::into_json);
+                    let expected = whole.get(by_name).map(RoleValue::into_json);
+                    assert_eq!(got, expected, "{name} in {text}");
+                    assert_eq!(view.presence(role), whole.presence(by_name), "{name} in {text}");
+                    assert_eq!(
+                        view.filled_str(role).map(Cow::into_owned),
+                        whole.filled_str(by_name).map(Cow::into_owned),
+                        "{name} in {text}"
+                    );
+                }
+            });
         }
     }
 }
