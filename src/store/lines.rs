@@ -112,7 +112,7 @@ pub fn read<T: Send>(
             .as_object()
             .is_some_and(super::engrama::is_envelope)
     {
-        return read_engrama(src, first, first_value, keep, work, visit);
+        return read_engrama(src, first, first_value, keep, look, work, visit);
     }
     let mut second = None;
     if head.len() < 2 {
@@ -233,6 +233,17 @@ pub(super) fn look_in_place<T>(
     slots: &KeySlots,
     look: &OnScanned<'_, T>,
 ) -> Option<Result<T>> {
+    look_in_place_if(text, origin, slots, look, |_| true)
+}
+
+/// [`look_in_place`] when `wanted` says so of the spans the scanner noted (`None` if not).
+fn look_in_place_if<T>(
+    text: &str,
+    origin: Origin,
+    slots: &KeySlots,
+    look: &OnScanned<'_, T>,
+    wanted: impl FnOnce(&[Span]) -> bool,
+) -> Option<Result<T>> {
     let mut room = [(0, 0); INLINE_SPANS];
     let mut more = Vec::new();
     let spans: &mut [Span] = match room.get_mut(..slots.len()) {
@@ -243,6 +254,9 @@ pub(super) fn look_in_place<T>(
         }
     };
     let plain = scan::object_spans(text, slots, spans)?;
+    if !wanted(spans) {
+        return None;
+    }
     Some(look(ScannedLine {
         text,
         spans,
@@ -476,13 +490,22 @@ fn unwrap_envelope(
     Ok(Shape::Envelope(key.to_string()))
 }
 
+/// A line of an engrama dump past its header: an entry, or a node line already looked at
+/// through its view.
+enum DumpLine<T> {
+    Entry(Entry),
+    Looked(T),
+}
+
 /// An engrama NDJSON dump: the envelope line, node lines (the records), relation and vector
-/// lines (carried along as non-record lines). The envelope line is kept whole.
+/// lines (carried along as non-record lines). The envelope line is kept whole. A node line
+/// the scanner takes is seen in place through `look` when the reader notes where `type` lies.
 fn read_engrama<T: Send>(
     src: &mut Source,
     first: FirstLine,
     header: Value,
     keep: &KeySelection,
+    look: Option<&OnScanned<'_, T>>,
     work: &Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
@@ -494,11 +517,21 @@ fn read_engrama<T: Send>(
         Record::new(header_fields, first.text, first.origin),
     ))?)?;
     // the reader sorts the lines by their `type`
-    let keep = keep.with("type");
-    let decode = |bytes: &[u8], origin: Origin, _| -> Result<Option<Entry>> {
+    let seen = keep
+        .key_slots()
+        .and_then(|slots| Some((slots, slots.slot(super::engrama::KIND_KEY)?)));
+    let keep = keep.with(super::engrama::KIND_KEY);
+    let decode = |bytes: &[u8], origin: Origin, _| -> Result<Option<DumpLine<T>>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);
         };
+        if let (Some((slots, kind)), Some(look)) = (seen, look) {
+            let node =
+                |spans: &[Span]| crate::record::slot_text(text, spans, kind) == Some("\"node\"");
+            if let Some(looked) = look_in_place_if(text, origin, slots, look, node) {
+                return Ok(Some(DumpLine::Looked(looked?)));
+            }
+        }
         let decoded = decode_python(&name, &keep, text, origin.line)?;
         let non_record = match decoded
             .fields
@@ -523,18 +556,24 @@ fn read_engrama<T: Send>(
             }
         };
         let record = new_record(&keep, decoded, text, origin);
-        Ok(Some(match non_record {
+        Ok(Some(DumpLine::Entry(match non_record {
             None => Entry::Record(record),
             Some(non_record) => Entry::NonRecord(non_record, record),
-        }))
+        })))
     };
     let mut index = 0;
-    let mut number = |entry: &mut Entry| {
-        if let Entry::Record(record) = entry {
+    let mut number = |line: &mut DumpLine<T>| match line {
+        DumpLine::Entry(Entry::Record(record)) => {
             record.origin.index = index;
             index += 1;
         }
+        DumpLine::Looked(_) => index += 1,
+        DumpLine::Entry(_) => {}
     };
-    batch::for_each_line(src, &decode, &mut number, work, visit)?;
+    let work = |line: DumpLine<T>| match line {
+        DumpLine::Entry(entry) => work(entry),
+        DumpLine::Looked(done) => Ok(done),
+    };
+    batch::for_each_line(src, &decode, &mut number, &work, visit)?;
     Ok(Shape::Engrama)
 }
