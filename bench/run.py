@@ -14,7 +14,7 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                the messy one with UUID ids (gen_messy.py --long-ids) and with ids and
                concepts named by path (--path-ids) and with an owner a record
                (--person-owners), and the messy one as a JSON array and as a pretty-printed
-               envelope object, side by side with
+               envelope object, and the engrama dump gen_store.py writes, side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
                count, the GitHub annotations and the SARIF results
 
@@ -303,7 +303,8 @@ def formats_row(vercy, ref, size, args):
                          ("messy, path ids", "messy-path-%s.jsonl" % label),
                          ("messy, an owner a record", "messy-people-%s.jsonl" % label),
                          ("messy, a JSON array", "messy-array-%s.json" % label),
-                         ("messy, a pretty envelope", "messy-envelope-%s.json" % label)):
+                         ("messy, a pretty envelope", "messy-envelope-%s.json" % label),
+                         ("an engrama dump", "engrama-%s.ndjson" % label)):
         store = os.path.join(OUT, store)
         print("\n%s %s store: %.0f MB, %d runs" % (label, shape, os.path.getsize(store) / 1e6, runs),
               flush=True)
