@@ -4,11 +4,13 @@
 //!
 //! - a JSON line the reader's scanner took is seen in place: each role's value is read from
 //!   the line's text at the place the scanner noted, and a plain string — most values — is
-//!   never copied;
+//!   never copied; a role one key inside a top-level object (an engrama node's
+//!   `properties.valid_from`) is read the same way, the object's keys scanned from its text
+//!   as the view is made;
 //! - a record whose values were found by parsing its text (an escaped line, a compact line
 //!   read back) is read the same way, from the text;
-//! - a record built as fields (a nested path in the map, an engrama dump, an array element) is
-//!   read through the field map.
+//! - a record built as fields (a deeper path in the map, a record read whole) is read through
+//!   the field map.
 //!
 //! All give the same answers: a role's value is the same JSON value either way, only held
 //! differently ([`RoleValue`]). Which map applies — the one given, or a store's own — is the
