@@ -18,6 +18,13 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, Read, Seek, Write};
 
+/// Keys that make an object a record, not an envelope.
+const RECORD_KEYS: [&str; 2] = ["record_id", "valid_from"];
+
+/// Keys past which one long line's outline stops: an envelope has a few, and a record of
+/// many is read as the JSON line it is.
+const LINE_MEMBERS: usize = 64;
+
 /// What deciding the envelope's list needs of one of the object's keys.
 pub struct Member {
     pub key: String,
@@ -43,7 +50,7 @@ where
     let members = members.into_iter();
     if members
         .clone()
-        .any(|m| m.key == "record_id" || m.key == "valid_from")
+        .any(|m| RECORD_KEYS.contains(&m.key.as_str()))
     {
         return Ok(None);
     }
@@ -109,13 +116,25 @@ pub fn members_of(value: &Value) -> Option<Vec<Member>> {
     )
 }
 
-/// The buffered first bytes of a store open an envelope's list (`{"results": [`) on a line
-/// longer than the buffer: a one-line envelope too long to read as one line, which the
-/// document reader takes. (A shorter one is read as a line, as before.)
-pub fn opens_long_envelope(buffered: &[u8]) -> bool {
+/// Bytes of a first line past which, when no line break is among them, the line is outlined
+/// before anything reads it whole.
+const LONG_LINE: usize = 1 << 19;
+
+/// The buffered first bytes of a store (from its `{`) may open a line too long to read as
+/// one: they hold no line break, and either open an envelope's list (`{"results": [`) or run
+/// past [`LONG_LINE`] bytes (`{"total": 5, "results": [`, or a JSON line of one long
+/// record). [`read_long_line`] takes such a store. (A shorter one is read as a line.) On a
+/// pipe (`piped`) a read stops at what the pipe holds, so any first bytes without a line
+/// break are taken so.
+pub fn opens_long_line(buffered: &[u8], piped: bool) -> bool {
     if memchr::memchr(b'\n', buffered).is_some() {
         return false;
     }
+    piped || buffered.len() >= LONG_LINE || opens_list(buffered)
+}
+
+/// The bytes open an envelope's list: `{`, an envelope key, `:`, `[`.
+fn opens_list(buffered: &[u8]) -> bool {
     let space = |b: &[u8]| {
         b.iter()
             .take_while(|c| matches!(c, b' ' | b'\t' | b'\r'))
@@ -194,12 +213,14 @@ struct Outline {
     member_at: HashMap<String, usize>,
     /// In an envelope's list, before its first byte other than whitespace.
     seeking_first: bool,
+    /// Outlining one long line, which stops as soon as it is plainly not an envelope.
+    line: bool,
     /// The next byte's place.
     at: Place,
 }
 
 impl Outline {
-    fn new(name: &str, at: Place) -> Outline {
+    fn new(name: &str, at: Place, line: bool) -> Outline {
         Outline {
             name: name.to_string(),
             expect: Expect::Open,
@@ -213,6 +234,7 @@ impl Outline {
             members: Vec::new(),
             member_at: HashMap::new(),
             seeking_first: false,
+            line,
             at,
         }
     }
@@ -430,6 +452,12 @@ impl Outline {
             }
         };
         let at = current.at;
+        // a record's key, or more keys than an envelope has: a JSON line, read as one
+        if self.line
+            && (self.members.len() >= LINE_MEMBERS || RECORD_KEYS.contains(&current.key.as_str()))
+        {
+            return Err(self.error(at.offset, "not an envelope: a JSON line".into()));
+        }
         match self.member_at.get(&current.key) {
             Some(&i) => {
                 self.members[i] = (
@@ -517,32 +545,8 @@ pub fn read_document<T: Send>(
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let (text, ending, origin) = first;
-    let start = Place {
-        offset: origin.offset,
-        line: origin.line,
-        line_start: origin.offset,
-    };
-    let mut outline = Outline::new(&src.name, start);
-    // stdin cannot be read twice: the document goes to a temporary file as it is outlined
-    let mut spool = match (&input.path, &input.bytes) {
-        (None, None) => Some(tempfile::tempfile().map_err(|e| src.io_error(&e))?),
-        _ => None,
-    };
-    for chunk in [text.as_bytes(), ending] {
-        spooled(&mut spool, chunk, &src.name)?;
-        outline.feed(chunk)?;
-    }
-    loop {
-        let chunk = super::input::fill(&mut src.reader, &src.name)?;
-        if chunk.is_empty() {
-            break;
-        }
-        let n = chunk.len();
-        spooled(&mut spool, chunk, &src.name)?;
-        outline.feed(chunk)?;
-        src.reader.consume(n);
-    }
-    let members = outline.finish()?;
+    let (spool, members) = outline(input, src, (text, ending), origin, false);
+    let members = members?;
     let Some(key) = envelope_key(&src.name, origin.line, members.iter().map(|(m, _)| m))? else {
         return Err(VercyError::Shape {
             path: src.name.clone(),
@@ -557,13 +561,144 @@ pub fn read_document<T: Send>(
             ),
         });
     };
+    let list = ListAt {
+        key: &key,
+        members: &members,
+        spool,
+        origin,
+    };
+    read_list(input, src, list, keep, look, work, visit)
+}
+
+/// A store whose first line, from `origin`, is too long to read as one
+/// ([`opens_long_line`]): outlined first, and read as an envelope when it is one. Anything
+/// else — a JSON line of a long record, a line that is not JSON — is read as JSON lines from
+/// its start, as a short first line is (and refused there, with the line's own error).
+pub fn read_long_line<T: Send>(
+    input: &Input,
+    src: &mut Source,
+    origin: Origin,
+    keep: &KeySelection,
+    look: Option<&OnScanned<'_, T>>,
+    work: &Work<'_, Entry, T>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
+) -> Result<Shape> {
+    let line_start = src.line_start;
+    let (spool, members) = outline(input, src, ("", b""), origin, true);
+    if let Ok(members) = &members {
+        if let Some(key) = envelope_key(&src.name, origin.line, members.iter().map(|(m, _)| m))? {
+            let list = ListAt {
+                key: &key,
+                members,
+                spool,
+                origin,
+            };
+            return read_list(input, src, list, keep, look, work, visit);
+        }
+    }
+    let mut again = match spool {
+        // stdin: what the outline read is in the spool, the rest still in `src`
+        Some(mut file) => {
+            file.rewind().map_err(|e| src.io_error(&e))?;
+            let rest = std::mem::replace(
+                &mut src.reader,
+                std::io::BufReader::new(Box::new(std::io::empty())),
+            );
+            let mut again = Source::over(&src.name, Box::new(file.chain(rest)));
+            again.line = origin.line;
+            again.offset = origin.offset;
+            again.line_start = line_start;
+            again
+        }
+        None => {
+            let mut again = input.open()?;
+            again.skip_leading_space()?;
+            again
+        }
+    };
+    super::lines::read(input, &mut again, keep, look, work, visit)
+}
+
+/// The first pass over a document from `origin` (its first line's text and ending already
+/// read, when given): its members, or why it is not one JSON object (for one long `line`:
+/// or that it is plainly not an envelope). Read from stdin, the document goes to a temporary
+/// file as it is outlined (returned whatever the outline found), for a second pass.
+fn outline(
+    input: &Input,
+    src: &mut Source,
+    (text, ending): (&str, &[u8]),
+    origin: Origin,
+    line: bool,
+) -> (Option<std::fs::File>, Result<Vec<(Member, Place)>>) {
+    let start = Place {
+        offset: origin.offset,
+        line: origin.line,
+        line_start: origin.offset,
+    };
+    let mut outline = Outline::new(&src.name, start, line);
+    // stdin cannot be read twice: the document goes to a temporary file as it is outlined
+    let mut spool = match input.is_stdin() {
+        true => match tempfile::tempfile() {
+            Ok(file) => Some(file),
+            Err(e) => return (None, Err(src.io_error(&e))),
+        },
+        false => None,
+    };
+    let mut first = || -> Result<()> {
+        for chunk in [text.as_bytes(), ending] {
+            spooled(&mut spool, chunk, &src.name)?;
+            outline.feed(chunk)?;
+        }
+        loop {
+            let chunk = super::input::fill(&mut src.reader, &src.name)?;
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            let n = chunk.len();
+            spooled(&mut spool, chunk, &src.name)?;
+            // consumed once spooled, whatever the outline says: a reader after it reads
+            // the spool and then the rest
+            let fed = outline.feed(chunk);
+            src.reader.consume(n);
+            fed?;
+        }
+    };
+    let members = first().and_then(|()| outline.finish());
+    (spool, members)
+}
+
+/// The envelope's list to read: its key, the document's members, the spool of a document
+/// read from stdin, where the document starts.
+struct ListAt<'a> {
+    key: &'a str,
+    members: &'a [(Member, Place)],
+    spool: Option<std::fs::File>,
+    origin: Origin,
+}
+
+/// The second pass: the records of the envelope's list, from its `[`.
+fn read_list<T: Send>(
+    input: &Input,
+    src: &mut Source,
+    list: ListAt<'_>,
+    keep: &KeySelection,
+    look: Option<&OnScanned<'_, T>>,
+    work: &Work<'_, Entry, T>,
+    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
+) -> Result<Shape> {
+    let ListAt {
+        key,
+        members,
+        spool,
+        origin,
+    } = list;
+    let shape = Shape::Envelope(key.to_string());
     let Some((member, at)) = members.iter().find(|(m, _)| m.key == key) else {
-        return Ok(Shape::Envelope(key));
+        return Ok(shape);
     };
     if member.list != Some(true) {
-        return Ok(Shape::Envelope(key));
+        return Ok(shape);
     }
-    // the second pass: from the list's `[`
     let (mut list, skip) = match spool {
         Some(mut file) => {
             file.rewind().map_err(|e| src.io_error(&e))?;
@@ -577,8 +712,8 @@ pub fn read_document<T: Send>(
     list.offset = at.offset + 1;
     list.line = at.line;
     list.line_start = at.line_start;
-    array::read_elements(&mut list, Records::Envelope(&key), keep, look, work, visit)?;
-    Ok(Shape::Envelope(key))
+    array::read_elements(&mut list, Records::Envelope(key), keep, look, work, visit)?;
+    Ok(shape)
 }
 
 #[cfg(test)]
@@ -596,7 +731,7 @@ mod tests {
             line: 1,
             line_start: 0,
         };
-        let mut outline = Outline::new("t", start);
+        let mut outline = Outline::new("t", start, false);
         for piece in text.as_bytes().chunks(chunk) {
             outline.feed(piece).map_err(|e| e.to_string())?;
         }
@@ -664,13 +799,25 @@ mod tests {
     }
 
     #[test]
-    fn a_long_line_opens_an_envelope_only_at_its_list() {
-        assert!(opens_long_envelope(b"{ \"results\" : [ {\"a\": 1}"));
-        assert!(opens_long_envelope(b"{\"data\":["));
+    fn a_line_is_outlined_first_when_it_opens_a_list_or_runs_long() {
+        assert!(opens_long_line(b"{ \"results\" : [ {\"a\": 1}", false));
+        assert!(opens_long_line(b"{\"data\":[", false));
         // a line break within the buffer: read as a line
-        assert!(!opens_long_envelope(b"{\"data\": [{}]}\n"));
-        // a record, or another key first
-        assert!(!opens_long_envelope(b"{\"record_id\": \"a\", \"data\": ["));
-        assert!(!opens_long_envelope(b"{\"data\": {\"a\": ["));
+        assert!(!opens_long_line(b"{\"data\": [{}]}\n", false));
+        assert!(!opens_long_line(b"{\"data\": [{}]}\n", true));
+        // a record, or another key first, on a short line
+        assert!(!opens_long_line(
+            b"{\"record_id\": \"a\", \"data\": [",
+            false
+        ));
+        assert!(!opens_long_line(b"{\"data\": {\"a\": [", false));
+        // ... unless a pipe's read ended before the line did
+        assert!(opens_long_line(b"{\"total\": 5, \"data\": [", true));
+        // any line longer than the threshold
+        let mut long = b"{\"total\": 5, \"results\": [".to_vec();
+        long.resize(LONG_LINE, b' ');
+        assert!(opens_long_line(&long, false));
+        long.push(b'\n');
+        assert!(!opens_long_line(&long, false));
     }
 }

@@ -32,6 +32,11 @@ pub struct Input {
 }
 
 impl Input {
+    /// The store is read from standard input (which cannot be read twice).
+    pub fn is_stdin(&self) -> bool {
+        self.path.is_none() && self.bytes.is_none() && self.live.is_none()
+    }
+
     pub fn new(arg: &str) -> Self {
         if arg == "-" {
             Input {

@@ -159,13 +159,13 @@ fn read_shape<T: Send>(
         None => Ok(Shape::Empty),
         Some(b'[') => array::read(&mut source, keep, look, work, visit),
         Some(b'#') => compact::read(&mut source, work, visit),
-        Some(b'{') if envelope::opens_long_envelope(source.reader.buffer()) => {
+        Some(b'{') if envelope::opens_long_line(source.reader.buffer(), input.is_stdin()) => {
             let at = record::Origin {
                 line: source.line,
                 offset: source.offset,
                 index: 0,
             };
-            envelope::read_document(input, &mut source, ("", b"", at), keep, look, work, visit)
+            envelope::read_long_line(input, &mut source, at, keep, look, work, visit)
         }
         Some(_) => lines::read(input, &mut source, keep, look, work, visit),
     }

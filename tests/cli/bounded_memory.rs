@@ -169,8 +169,13 @@ fn an_envelope_is_checked_in_a_fraction_of_its_bytes() {
     let pretty =
         serde_json::to_vec_pretty(&serde_json::json!({"data": records, "next": null})).unwrap();
     let line = serde_json::to_vec(&serde_json::json!({"results": records})).unwrap();
+    // `json.dump({"count": n, "results": records})`: the list is not the first key
+    let counted =
+        serde_json::to_vec(&serde_json::json!({"count": records.len(), "results": records}))
+            .unwrap();
     std::fs::write(dir.path().join("pretty.json"), &pretty).unwrap();
     std::fs::write(dir.path().join("line.json"), &line).unwrap();
+    std::fs::write(dir.path().join("counted.json"), &counted).unwrap();
     std::fs::write(
         dir.path().join("tiny.jsonl"),
         "{\"record_id\": \"small\", \"valid_from\": \"2025-01-01\", \"valid_to\": null}\n",
@@ -181,7 +186,17 @@ fn an_envelope_is_checked_in_a_fraction_of_its_bytes() {
     for (name, args, stdin) in [
         ("pretty", ["check", "pretty.json", "--json"], Vec::new()),
         ("one line", ["check", "line.json", "--json"], Vec::new()),
+        (
+            "one line, a count first",
+            ["check", "counted.json", "--json"],
+            Vec::new(),
+        ),
         ("stdin", ["check", "-", "--json"], pretty.clone()),
+        (
+            "stdin, a count first",
+            ["check", "-", "--json"],
+            counted.clone(),
+        ),
     ] {
         let (code, out, peak) = run_measured(dir.path(), &args, stdin);
         assert_eq!(code, 0, "{name}");

@@ -798,6 +798,8 @@ fn every_shape_of_the_same_records_gives_the_same_report() {
     let jsonl = write("store.jsonl", lines);
     let one_line_envelope = serde_json::to_string(&json!({"results": records})).unwrap();
     assert!(one_line_envelope.len() > 1 << 20);
+    let counted =
+        serde_json::to_string(&json!({"count": records.len(), "results": records})).unwrap();
     let pretty_envelope = serde_json::to_string_pretty(
         &json!({"total": records.len(), "data": records, "next": null}),
     )
@@ -810,6 +812,7 @@ fn every_shape_of_the_same_records_gives_the_same_report() {
         ),
         write("envelope.json", pretty_envelope.clone()),
         write("long.json", one_line_envelope),
+        write("counted.json", counted.clone()),
     ];
     let expected = report_of(&["check", &jsonl, "--json"], 0);
     assert_eq!(expected["records"], 6007);
@@ -826,6 +829,16 @@ fn every_shape_of_the_same_records_gives_the_same_report() {
         .output()
         .unwrap();
     assert_eq!(placeless(&json_of(&out)), placeless(&expected), "stdin");
+    let out = vercy()
+        .args(["check", "-", "--json"])
+        .write_stdin(counted)
+        .output()
+        .unwrap();
+    assert_eq!(
+        placeless(&json_of(&out)),
+        placeless(&expected),
+        "stdin, a count first"
+    );
     // a pretty envelope's records are named on the lines where they start
     let report = report_of(&["check", &shapes[2], "--json"], 0);
     let text_lines: Vec<&str> = pretty_envelope.lines().collect();
@@ -837,4 +850,43 @@ fn every_shape_of_the_same_records_gives_the_same_report() {
         assert_eq!(opening, "{", "line {line}");
         assert_eq!(next, format!("\"record_id\": \"{id}\","), "line {line}");
     }
+}
+
+/// A JSON lines store whose first record is longer than the reader's buffer is outlined as a
+/// possible envelope first, then read as the JSON lines it is: from a file and through a
+/// pipe, every record is there, the long one named like the rest.
+#[test]
+fn a_long_first_record_is_read_as_a_json_line() {
+    let long = json!({
+        "record_id": "LONG-1",
+        "valid_from": "2025-01-01",
+        "valid_to": null,
+        "notes": "n".repeat(3 << 20),
+    });
+    let mut text = format!("{long}\n");
+    for i in 0..3 {
+        text.push_str(&format!(
+            "{{\"record_id\": \"R-{i}\", \"valid_from\": \"2025-01-01\", \"valid_to\": null, \"source\": \"s\"}}\n"
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let from_file = report_of(&["check", path.to_str().unwrap(), "--json"], 0);
+    assert_eq!(from_file["records"], 4);
+    assert_eq!(from_file["shape"], "JSON lines");
+    let source = from_file["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["field"] == "source")
+        .expect("a finding on source");
+    assert_eq!(source["offenders"], json!(["LONG-1"]));
+    let out = vercy()
+        .args(["check", "-", "--json"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(placeless(&json_of(&out)), placeless(&from_file));
 }
