@@ -545,7 +545,7 @@ pub fn read_document<T: Send>(
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let (text, ending, origin) = first;
-    let (spool, members) = outline(input, src, (text, ending), origin, false);
+    let (spool, members) = outline(input, src, (text, ending), origin, false)?;
     let members = members?;
     let Some(key) = envelope_key(&src.name, origin.line, members.iter().map(|(m, _)| m))? else {
         return Err(VercyError::Shape {
@@ -584,7 +584,7 @@ pub fn read_long_line<T: Send>(
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
     let line_start = src.line_start;
-    let (spool, members) = outline(input, src, ("", b""), origin, true);
+    let (spool, members) = outline(input, src, ("", b""), origin, true)?;
     if let Ok(members) = &members {
         if let Some(key) = envelope_key(&src.name, origin.line, members.iter().map(|(m, _)| m))? {
             let list = ListAt {
@@ -619,17 +619,21 @@ pub fn read_long_line<T: Send>(
     super::lines::read(input, &mut again, keep, look, work, visit)
 }
 
+/// The members found by the first pass, or why the document is not one JSON object.
+type Outlined = Result<Vec<(Member, Place)>>;
+
 /// The first pass over a document from `origin` (its first line's text and ending already
 /// read, when given): its members, or why it is not one JSON object (for one long `line`:
 /// or that it is plainly not an envelope). Read from stdin, the document goes to a temporary
-/// file as it is outlined (returned whatever the outline found), for a second pass.
+/// file as it is outlined (returned whatever the outline found), for a second pass; the
+/// outer error is that file's, before anything is read.
 fn outline(
     input: &Input,
     src: &mut Source,
     (text, ending): (&str, &[u8]),
     origin: Origin,
     line: bool,
-) -> (Option<std::fs::File>, Result<Vec<(Member, Place)>>) {
+) -> Result<(Option<std::fs::File>, Outlined)> {
     let start = Place {
         offset: origin.offset,
         line: origin.line,
@@ -638,10 +642,7 @@ fn outline(
     let mut outline = Outline::new(&src.name, start, line);
     // stdin cannot be read twice: the document goes to a temporary file as it is outlined
     let mut spool = match input.is_stdin() {
-        true => match tempfile::tempfile() {
-            Ok(file) => Some(file),
-            Err(e) => return (None, Err(src.io_error(&e))),
-        },
+        true => Some(tempfile::tempfile().map_err(|e| src.io_error(&e))?),
         false => None,
     };
     let mut first = || -> Result<()> {
@@ -664,7 +665,7 @@ fn outline(
         }
     };
     let members = first().and_then(|()| outline.finish());
-    (spool, members)
+    Ok((spool, members))
 }
 
 /// The envelope's list to read: its key, the document's members, the spool of a document
