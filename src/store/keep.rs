@@ -31,6 +31,9 @@ pub struct KeySelection {
     raw: bool,
     /// Keys whose values' places in the raw text are noted (`Record::spans`), by slot.
     slots: Option<Arc<KeySlots>>,
+    /// The slots an engrama dump's lines are read with instead, when its records read
+    /// through the dump's own map (its header says so before the first of them).
+    dump_slots: Option<Arc<KeySlots>>,
 }
 
 /// One line decoded under a [`KeySelection`]: the kept keys built, the slotted keys' places noted.
@@ -52,6 +55,7 @@ impl KeySelection {
             keys: None,
             raw: true,
             slots: None,
+            dump_slots: None,
         }
     }
 
@@ -66,6 +70,7 @@ impl KeySelection {
             keys: Some(Arc::new(keys.into_iter().map(Into::into).collect())),
             raw: false,
             slots: None,
+            dump_slots: None,
         }
     }
 
@@ -77,7 +82,26 @@ impl KeySelection {
             keys: Some(Arc::new(HashSet::new())),
             raw: true,
             slots: Some(Arc::new(slots)),
+            dump_slots: None,
         }
+    }
+
+    /// This selection, an engrama dump's lines read with `slots` instead (see the field).
+    pub fn with_dump_slots(self, slots: KeySlots) -> KeySelection {
+        KeySelection {
+            dump_slots: Some(Arc::new(slots)),
+            ..self
+        }
+    }
+
+    /// The selection an engrama dump's lines are read with: its own slots when it has them,
+    /// and `kind` built (the reader sorts the lines by it).
+    pub fn for_dump(&self, kind: &str) -> KeySelection {
+        let mut dump = self.with(kind);
+        if let Some(slots) = &self.dump_slots {
+            dump.slots = Some(Arc::clone(slots));
+        }
+        dump
     }
 
     /// This set plus one more key (the reader needs `type` to sort engrama lines).
@@ -90,6 +114,7 @@ impl KeySelection {
                     keys: Some(Arc::new(keys)),
                     raw: self.raw,
                     slots: self.slots.clone(),
+                    dump_slots: self.dump_slots.clone(),
                 }
             }
             _ => self.clone(),

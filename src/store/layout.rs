@@ -10,7 +10,7 @@
 //! Taking a run of bytes equal to one the scanner read before is taking the same key: the run
 //! was a plain string (no escape, no control character), a colon and spaces, and equal bytes
 //! read the same. A layout is kept per thread and per [`KeySlots`] (slot numbers mean nothing
-//! to another set), a few sets at a time.
+//! to another set), two sets at a time.
 
 use super::keep::KeySlots;
 use std::cell::RefCell;
@@ -170,31 +170,27 @@ impl Layout {
     }
 }
 
-/// Layouts a thread keeps at once: a line's keys and the keys inside one of its objects (the
-/// engrama map's `properties`) are two sets, scanned in turn.
-const LAYOUTS: usize = 2;
-
 thread_local! {
-    /// The most recently used first.
-    static LAYOUTS_KEPT: RefCell<Vec<Layout>> = const { RefCell::new(Vec::new()) };
+    static LAYOUT: RefCell<Layout> = RefCell::new(Layout::new(u64::MAX));
+    /// The layout of the set used before, kept: a line's keys and the keys inside one of its
+    /// objects (the engrama map's `properties`) are two sets, scanned in turn.
+    static BEFORE: RefCell<Layout> = RefCell::new(Layout::new(u64::MAX));
 }
 
-/// Run `f` with this thread's layout for `slots` (a fresh one if none was learned with that
-/// set; the one used longest ago then goes).
+/// Run `f` with this thread's layout for `slots` (the one kept from before if it was learned
+/// with that set, else a fresh one; the other is kept).
 #[inline]
 pub fn with_layout<R>(slots: &KeySlots, f: impl FnOnce(&mut Layout) -> R) -> R {
-    LAYOUTS_KEPT.with_borrow_mut(|layouts| {
-        match layouts.iter().position(|l| l.set == slots.id()) {
-            Some(0) => {}
-            Some(found) => layouts[..=found].rotate_right(1),
-            None => {
-                if layouts.len() == LAYOUTS {
-                    layouts.pop();
+    LAYOUT.with_borrow_mut(|layout| {
+        if layout.set != slots.id() {
+            BEFORE.with_borrow_mut(|before| {
+                if before.set != slots.id() {
+                    *before = Layout::new(slots.id());
                 }
-                layouts.insert(0, Layout::new(slots.id()));
-            }
+                std::mem::swap(layout, before);
+            });
         }
-        f(&mut layouts[0])
+        f(layout)
     })
 }
 

@@ -517,10 +517,10 @@ fn read_engrama<T: Send>(
         Record::new(header_fields, first.text, first.origin),
     ))?)?;
     // the reader sorts the lines by their `type`
+    let keep = keep.for_dump(super::engrama::KIND_KEY);
     let seen = keep
         .key_slots()
         .and_then(|slots| Some((slots, slots.slot(super::engrama::KIND_KEY)?)));
-    let keep = keep.with(super::engrama::KIND_KEY);
     let decode = |bytes: &[u8], origin: Origin, _| -> Result<Option<DumpLine<T>>> {
         let Some(text) = line_text(&name, bytes, origin.line)? else {
             return Ok(None);

@@ -66,23 +66,12 @@ impl RoleReading {
     /// Read `roles` and the `literal` top-level keys through `maps`; with `sized`, each view
     /// sizes up every role as it is made ([`RecordView::counts`]).
     pub fn new(maps: Maps, roles: &RoleSet, literal: &[&'static str], sized: bool) -> RoleReading {
-        // one set of slots for both plans: the reader notes their keys before a dump's
-        // header says which map its records read through (and, for a dump, each line's kind)
-        let reader_keys: &[&str] = match maps.engrama {
-            Some(_) => &[super::engrama::KIND_KEY],
-            None => &[],
-        };
-        let mut plans = ViewPlan::sharing(
-            &std::iter::once(&maps.given)
-                .chain(&maps.engrama)
-                .collect::<Vec<_>>(),
-            roles,
-            literal,
-            reader_keys,
-            sized,
-        );
-        let own = maps.engrama.as_ref().and_then(|_| plans.pop());
-        let given = plans.pop().expect("a plan for the map given");
+        let given = ViewPlan::new(&maps.given, roles, literal, &[], sized);
+        // a dump's lines are scanned for its own plan's keys, and for their kind
+        let own = maps
+            .engrama
+            .as_ref()
+            .map(|map| ViewPlan::new(map, roles, literal, &[super::engrama::KIND_KEY], sized));
         let reading = RoleReading {
             maps,
             given,
@@ -92,11 +81,18 @@ impl RoleReading {
         // a line is seen in place when every role is one plain key (at the top or inside one
         // object) under the map given; else the keys the roles start with are built, under
         // every map
+        let own_slots = reading.own.as_ref().and_then(ViewPlan::key_slots).cloned();
         match reading.given.key_slots() {
-            Some(slots) => RoleReading {
-                keep: KeySelection::slots(slots.clone()),
-                ..reading
-            },
+            Some(slots) => {
+                let keep = KeySelection::slots(slots.clone());
+                RoleReading {
+                    keep: match own_slots {
+                        Some(own) => keep.with_dump_slots(own),
+                        None => keep,
+                    },
+                    ..reading
+                }
+            }
             None => reading.built(),
         }
     }

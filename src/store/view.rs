@@ -431,45 +431,31 @@ fn low_bits(n: usize) -> u64 {
 impl ViewPlan {
     /// The plan for `roles` and the `literal` keys through `map`; with `sized`, each view
     /// sizes up every role as it is made (for a command that asks how all of them count).
-    pub fn new(map: &FieldMap, roles: &RoleSet, literal: &[&'static str], sized: bool) -> ViewPlan {
-        let mut plans = ViewPlan::sharing(&[map], roles, literal, &[], sized);
-        plans.pop().expect("one plan a map")
-    }
-
-    /// [`Self::new`] for each of the maps a store may read through, over one set of slots:
-    /// the reader notes the places of every plan's keys before the store says which map its
-    /// records read through, and of `reader_keys`, which the reader reads for itself.
-    pub fn sharing(
-        maps: &[&FieldMap],
+    /// The reader also notes where `reader_keys` lie, which it reads for itself (an engrama
+    /// dump's line kind).
+    pub fn new(
+        map: &FieldMap,
         roles: &RoleSet,
         literal: &[&'static str],
         reader_keys: &[&str],
         sized: bool,
-    ) -> Vec<ViewPlan> {
-        let keys: Vec<Option<Vec<String>>> = maps
-            .iter()
-            .map(|map| SlotPlan::top_keys(map, roles))
-            .collect();
-        let slots = KeySlots::new(
-            keys.iter()
-                .flatten()
-                .flatten()
-                .map(String::as_str)
-                .chain(literal.iter().copied())
-                .chain(reader_keys.iter().copied()),
-        );
-        maps.iter()
-            .zip(&keys)
-            .map(|(map, keys)| ViewPlan {
-                map: (*map).clone(),
-                names: roles.names.clone(),
-                set: roles.id,
-                literal: literal.to_vec(),
-                slots: keys
-                    .as_ref()
-                    .and_then(|_| SlotPlan::new(map, roles, literal, sized, &slots)),
-            })
-            .collect()
+    ) -> ViewPlan {
+        let slots = SlotPlan::top_keys(map, roles).and_then(|keys| {
+            let slots = KeySlots::new(
+                keys.iter()
+                    .map(String::as_str)
+                    .chain(literal.iter().copied())
+                    .chain(reader_keys.iter().copied()),
+            );
+            SlotPlan::new(map, roles, literal, sized, slots)
+        });
+        ViewPlan {
+            map: map.clone(),
+            names: roles.names.clone(),
+            set: roles.id,
+            literal: literal.to_vec(),
+            slots,
+        }
     }
 
     /// A plan that reads built fields only, through `map`: for records read whole.
@@ -592,17 +578,29 @@ impl ViewPlan {
         record: Option<&Record>,
         f: impl FnOnce(&RecordView<'_>) -> R,
     ) -> R {
-        let mut all;
-        let (spans, plain) = match self.slots.as_ref().and_then(|plan| plan.inside.as_ref()) {
-            None => (spans, plain),
-            Some(inside) => {
-                all = [(0, 0); MAX_SLOTS];
-                match inside.spans(text, spans, plain, &mut all) {
-                    Some((len, plain)) => (&all[..len], plain),
-                    None => return f(&self.text_view(text, origin, record)),
+        if let Some(inside) = self.slots.as_ref().and_then(|plan| plan.inside.as_ref()) {
+            let mut all = [(0, 0); MAX_SLOTS];
+            return match inside.spans(text, spans, plain, &mut all) {
+                Some((len, plain)) => {
+                    self.with_all_spans(text, &all[..len], plain, origin, record, f)
                 }
-            }
-        };
+                None => f(&self.text_view(text, origin, record)),
+            };
+        }
+        self.with_all_spans(text, spans, plain, origin, record, f)
+    }
+
+    /// [`Self::with_spans`] once every role's slot has its span.
+    #[inline(always)]
+    fn with_all_spans<R>(
+        &self,
+        text: &str,
+        spans: &[Span],
+        plain: u64,
+        origin: Origin,
+        record: Option<&Record>,
+        f: impl FnOnce(&RecordView<'_>) -> R,
+    ) -> R {
         let sized_roles;
         let sized = match &self.slots {
             Some(plan) if !plan.sized.is_empty() => {
@@ -707,7 +705,7 @@ impl SlotPlan {
         roles: &RoleSet,
         literal: &[&'static str],
         sized: bool,
-        slots: &KeySlots,
+        slots: KeySlots,
     ) -> Option<SlotPlan> {
         let paths: Vec<_> = roles.names.iter().map(|role| map.path(role)).collect();
         let nested: Vec<(&str, &str)> = paths.iter().filter_map(|p| p.nested_keys()).collect();
@@ -757,7 +755,7 @@ impl SlotPlan {
             .filter_map(|key| Some((*key, slots.slot(key)?)))
             .collect();
         Some(SlotPlan {
-            slots: slots.clone(),
+            slots,
             slot_of,
             sized,
             literal_slots,
@@ -1152,7 +1150,7 @@ mod tests {
             let map = FieldMap::parse(&["record_id=properties.id,valid_from=properties.valid_from,\
                 source=properties.source,concept=label".to_string()]).expect("a map");
             let roles = RoleSet::new(["record_id", "valid_from", "source", "concept", "value"]);
-            let plan = ViewPlan::new(&map, &roles, &[], true);
+            let plan = ViewPlan::new(&map, &roles, &[], &[], true);
             let slots = plan.key_slots().expect("roles one key inside one object");
             let mut spans = vec![(0, 0); slots.len()];
             let Some(plain) = super::super::scan::object_spans(&text, slots, &mut spans) else {
