@@ -66,12 +66,15 @@ impl RoleReading {
     /// Read `roles` and the `literal` top-level keys through `maps`; with `sized`, each view
     /// sizes up every role as it is made ([`RecordView::counts`]).
     pub fn new(maps: Maps, roles: &RoleSet, literal: &[&'static str], sized: bool) -> RoleReading {
-        let given = ViewPlan::new(&maps.given, roles, literal, &[], sized);
-        // a dump's lines are scanned for its own plan's keys, and for their kind
+        // a dump's lines are scanned for the keys of the plan they read through, and for
+        // their kind: its own map's plan, or the given map's when a map was given
+        let kind: &[&str] = &[super::engrama::KIND_KEY];
+        let given_kind = if maps.engrama.is_none() { kind } else { &[] };
+        let given = ViewPlan::new(&maps.given, roles, literal, given_kind, sized);
         let own = maps
             .engrama
             .as_ref()
-            .map(|map| ViewPlan::new(map, roles, literal, &[super::engrama::KIND_KEY], sized));
+            .map(|map| ViewPlan::new(map, roles, literal, kind, sized));
         let reading = RoleReading {
             maps,
             given,
