@@ -117,30 +117,35 @@ pub struct Owner {
 }
 
 /// The concepts with more than one owner, by concept text, each with its owners in the
-/// order first seen: the texts in one arena and the owners in one list, not a `String` and a
-/// `Vec` a concept (a messy store has one such concept in four records).
+/// order first seen: each partition's texts and owners as settling made them, and the order
+/// of the texts across partitions, not a `String` and a `Vec` a concept (a messy store has
+/// one such concept in four records), nor the texts copied once more into that order.
 #[derive(Debug, Default)]
 pub struct SharedConcepts {
-    concepts: Names,
-    /// Each partition's owners of its shared concepts (see `PartShared`) ...
-    owners: Vec<Vec<Owner>>,
-    /// ... and those of them kept as text (see [`OWNER_TEXT`]).
-    owner_texts: Vec<Names>,
-    /// By the same index as `concepts`: the partition, and where its owners start and end.
-    places: Vec<(u32, u32, u32)>,
+    /// Each partition's shared concepts (see `PartShared`) ...
+    parts: Vec<PartShared>,
+    /// ... and in the order of their texts, the partition and the concept's place there.
+    order: Vec<(u32, u32)>,
 }
 
 impl SharedConcepts {
     pub fn len(&self) -> usize {
-        self.places.len()
+        self.order.len()
+    }
+
+    /// The partition of the `i`th concept, and its place there.
+    fn placed(&self, i: usize) -> Option<(&PartShared, usize)> {
+        let &(p, at) = self.order.get(i)?;
+        Some((self.parts.get(p as usize)?, at as usize))
     }
 
     /// The `i`th concept (by text) and its owners (empty past the end).
     pub fn get(&self, i: usize) -> (&str, &[Owner]) {
-        let owners = self.places.get(i).map_or(&[][..], |&(p, start, end)| {
-            &self.owners[p as usize][start as usize..end as usize]
-        });
-        (self.concepts.get(i), owners)
+        self.placed(i).map_or(("", &[][..]), |(part, at)| {
+            let start = at.checked_sub(1).map_or(0, |before| part.ends[before]);
+            let owners = &part.owners[start as usize..part.ends[at] as usize];
+            (part.texts.get(at), owners)
+        })
     }
 
     /// Each concept and its owners.
@@ -154,10 +159,8 @@ impl SharedConcepts {
         match text_owner(owner) {
             None => names.get(owner as usize),
             Some(at) => self
-                .places
-                .get(i)
-                .and_then(|&(p, _, _)| self.owner_texts.get(p as usize))
-                .map_or("", |texts| texts.get(at)),
+                .placed(i)
+                .map_or("", |(part, _)| part.owner_texts.get(at)),
         }
     }
 }
@@ -215,7 +218,7 @@ impl std::fmt::Debug for OwnersBook {
 
 /// One partition's concepts with more than one owner: each concept's text, and by the same
 /// index where its owners end in `owners`.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct PartShared {
     texts: Names,
     ends: Vec<u32>,
@@ -366,37 +369,22 @@ impl ConceptOwners {
         }
         // every shared concept sorted by its text: each partition's come sorted, and are
         // merged here (a text is in one partition only, so no two are equal), reading each
-        // partition's texts and owners in order
-        let text = |p: usize, i: usize| per_part[p].0.texts.bytes(i);
-        let (count, bytes) = per_part.iter().fold((0, 0), |(n, b), (part, _)| {
-            (n + part.ends.len(), b + part.texts.text_len())
-        });
-        let mut concepts = Names::default();
-        concepts.reserve(count, bytes);
-        let mut places = Vec::with_capacity(count);
-        let mut heads: BinaryHeap<Reverse<(&[u8], usize, usize)>> = (0..per_part.len())
-            .filter(|&p| !per_part[p].0.ends.is_empty())
+        // partition's texts in order
+        let parts: Vec<PartShared> = per_part.into_iter().map(|(part, _)| part).collect();
+        let text = |p: usize, i: usize| parts[p].texts.bytes(i);
+        let mut order = Vec::with_capacity(parts.iter().map(|part| part.ends.len()).sum());
+        let mut heads: BinaryHeap<Reverse<(&[u8], usize, usize)>> = (0..parts.len())
+            .filter(|&p| !parts[p].ends.is_empty())
             .map(|p| Reverse((text(p, 0), p, 0)))
             .collect();
         while let Some(Reverse((_, p, i))) = heads.pop() {
-            let part = &per_part[p].0;
-            concepts.push(part.texts.get(i));
-            let start = if i == 0 { 0 } else { part.ends[i - 1] };
-            places.push((p as u32, start, part.ends[i]));
-            if i + 1 < part.ends.len() {
+            order.push((p as u32, i as u32));
+            if i + 1 < parts[p].ends.len() {
                 heads.push(Reverse((text(p, i + 1), p, i + 1)));
             }
         }
-        let (owners, owner_texts) = per_part
-            .into_iter()
-            .map(|(part, _)| (part.owners, part.owner_texts))
-            .unzip();
-        let shared = SharedConcepts {
-            concepts,
-            owners,
-            owner_texts,
-            places,
-        };
+        drop(heads);
+        let shared = SharedConcepts { parts, order };
         Ok((shared, held, self.owners))
     }
 }
