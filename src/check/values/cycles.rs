@@ -49,10 +49,28 @@ pub(super) fn find_cycles<'n>(graph: Graph, name: &dyn Fn(usize) -> RecordName<'
     let groups = Groups::find(&part);
     // A graph has its cycles whatever order a search starts in; which one it lists for a
     // group depends on the order: name order.
+    // Each name is read once for its first bytes, and again only to break a tie between two
+    // names that begin alike: a name can be read back from the temporary file, and a sort
+    // that read two names a comparison read a million of them twenty times over.
+    // Names that all begin alike (paths, numbered ids) are keyed past what they share.
+    let mut shared: Option<(String, usize)> = None;
+    for n in 0..part.len() as u32 {
+        let text = name(part.node(n));
+        let text = text.as_str();
+        match &mut shared {
+            None => shared = Some((text.to_string(), text.len())),
+            Some((first, len)) => *len = common_prefix(&first.as_bytes()[..*len], text.as_bytes()),
+        }
+    }
+    let skip = shared.map_or(0, |(_, len)| len);
+    let firsts: Vec<u64> = (0..part.len() as u32)
+        .map(|n| name_prefix(&name(part.node(n)).as_str().as_bytes()[skip..]))
+        .collect();
     let mut starts: Vec<u32> = (0..part.len() as u32).collect();
     starts.sort_by(|&a, &b| {
-        let (a, b) = (part.node(a), part.node(b));
-        name(a).as_str().cmp(name(b).as_str())
+        firsts[a as usize]
+            .cmp(&firsts[b as usize])
+            .then_with(|| name(part.node(a)).as_str().cmp(name(part.node(b)).as_str()))
     });
     let found = search(starts, &part, &groups);
     // each group's other nodes, by number, after the cycle listed: counted, then placed
@@ -103,6 +121,22 @@ pub(super) fn find_cycles<'n>(graph: Graph, name: &dyn Fn(usize) -> RecordName<'
         nodes,
         groups: ends.into_iter().zip(cycle_lens).collect(),
     }
+}
+
+/// A name's first eight bytes (past those every name shares) as a number that orders as
+/// the names do: two names whose numbers differ are in that order (a name that ends sooner
+/// is padded with zeros, and is then a prefix of the other, or differs from it before its
+/// end); equal numbers decide nothing.
+fn name_prefix(bytes: &[u8]) -> u64 {
+    let mut first = [0u8; 8];
+    let n = bytes.len().min(8);
+    first[..n].copy_from_slice(&bytes[..n]);
+    u64::from_be_bytes(first)
+}
+
+/// How many bytes `a` and `b` begin with alike.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
 /// The first cycle the search finds through each group (see [`search`]): the group, and the
@@ -188,7 +222,14 @@ struct Reaching<'g> {
     graph: &'g Graph,
     /// By number.
     nodes: Vec<u32>,
+    /// By the graph's number, the number here ([`UNSEEN`]: none), when more than
+    /// [`SEARCHED`] nodes reach a cycle: every edge is looked up here, and a search among
+    /// many numbers missed the cache at each step.
+    numbers: Vec<u32>,
 }
+
+/// Nodes that reach a cycle up to which an edge's number is searched for among them.
+const SEARCHED: usize = 1 << 12;
 
 /// A node in a search: not met yet, on the search's path, or done (the low two bits) ...
 const NEW: u8 = 0;
@@ -232,10 +273,21 @@ impl<'g> Reaching<'g> {
                 }
             }
         }
-        let nodes = (0..graph.nodes() as u32)
+        let nodes: Vec<u32> = (0..graph.nodes() as u32)
             .filter(|&n| marks[n as usize] & REACHES != 0)
             .collect();
-        Reaching { graph, nodes }
+        let mut numbers = Vec::new();
+        if nodes.len() > SEARCHED {
+            numbers = vec![UNSEEN; graph.nodes()];
+            for (at, &n) in nodes.iter().enumerate() {
+                numbers[n as usize] = at as u32;
+            }
+        }
+        Reaching {
+            graph,
+            nodes,
+            numbers,
+        }
     }
 
     fn len(&self) -> usize {
@@ -251,6 +303,10 @@ impl<'g> Reaching<'g> {
     /// `Some(None)`: an edge to a node that reaches no cycle, skipped).
     fn edge(&self, n: u32, i: u32) -> Option<Option<u32>> {
         let target = *self.graph.out_of(self.node(n)).get(i as usize)?;
+        if !self.numbers.is_empty() {
+            let at = self.numbers[target as usize];
+            return Some((at != UNSEEN).then_some(at));
+        }
         Some(self.nodes.binary_search(&target).ok().map(|at| at as u32))
     }
 }
@@ -538,6 +594,34 @@ mod tests {
             }
             named.sort_unstable();
             proptest::prop_assert_eq!(named, on_cycle);
+        }
+
+        /// The search starts in name order however the names are keyed for the sort: names
+        /// that begin alike past eight bytes, a long beginning every name shares, and the
+        /// same order as short distinct numbers all find the same cycles.
+        #[test]
+        fn the_cycles_follow_name_order(
+            nodes in 1usize..24,
+            raw in proptest::collection::vec((0u32..24, 0u32..24), 0..48),
+            names in proptest::collection::vec("(aaaaaaaa|abababab)?[abc]{0,3}", 24),
+        ) {
+            let edges: Vec<(u32, u32)> = raw
+                .iter()
+                .map(|&(a, b)| (a % nodes as u32, b % nodes as u32))
+                .collect();
+            let name = |n: usize| RecordName::Text(names[n].as_str());
+            let found = find_cycles(nodes, edges.clone(), &name);
+            let shared: Vec<String> = names.iter().map(|n| format!("org.example/records/{n}")).collect();
+            let name = |n: usize| RecordName::Text(shared[n].as_str());
+            proptest::prop_assert_eq!(&find_cycles(nodes, edges.clone(), &name), &found);
+            let mut sorted = names.clone();
+            sorted.sort();
+            let ranks: Vec<String> = names
+                .iter()
+                .map(|n| format!("{:02}", sorted.partition_point(|s| s < n)))
+                .collect();
+            let name = |n: usize| RecordName::Text(ranks[n].as_str());
+            proptest::prop_assert_eq!(&find_cycles(nodes, edges, &name), &found);
         }
     }
 }

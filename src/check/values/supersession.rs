@@ -8,12 +8,13 @@ use super::super::table::{self, Bits};
 use super::super::warnings::Warnings;
 use super::cycles::{find_cycles, Cycles, Graph};
 use super::id_text::RecordName;
-use super::ids::{small, FoundInOrder, Ids, Matched, Target};
+use super::ids::{small, FoundInOrder, Ids, Matched, ReadAhead, Target};
 use super::record_names::{RecordNames, AS_ID, NAMED};
 use super::sought::Sought;
 use super::{Code, Folding, Settled, Settling, ValueCheck, ValueRoles};
 use crate::store::{RecordView, RoleValue};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io;
 
@@ -184,9 +185,14 @@ impl Supersession {
     }
 
     /// The name of graph node `n` (see [`Self::node`]).
-    fn node_name<'n>(&self, names: &'n RecordNames, n: usize) -> RecordName<'n> {
+    fn node_name<'n>(
+        &self,
+        names: &'n RecordNames,
+        n: usize,
+        ahead: &mut ReadAhead,
+    ) -> RecordName<'n> {
         match n.checked_sub(names.ids.len()) {
-            None => names.ids.text(small(n)),
+            None => names.ids.text_ahead(small(n), ahead),
             Some(k) => self.nameless_named(names, k).0,
         }
     }
@@ -250,7 +256,10 @@ impl Supersession {
         self.superseding = Vec::new();
         self.targets = Vec::new();
         matched.forget_found();
-        let name = |n: usize| self.node_name(names, n);
+        // the search reads the names of the nodes that reach a cycle in their order, which is
+        // store order: read back from the temporary file a block ahead
+        let ahead = RefCell::new(ReadAhead::default());
+        let name = |n: usize| self.node_name(names, n, &mut ahead.borrow_mut());
         let cycles = graph.map_or_else(Cycles::default, |graph| find_cycles(graph, &name));
         // in store order (an id's number is its first record's place); each once already.
         // Not by line: a one-line array holds every record on line 1.
