@@ -418,11 +418,29 @@ pub struct ValueChecks {
 /// Bench's clean 1M store holds 48 MiB of them and its messy one 39: under it, nothing goes.
 const HELD_TOGETHER: usize = 56 << 20;
 
+/// What a supersedes pointer keeps until the pointers are followed, besides its text
+/// (`supersession.rs`: its record's entry and its target's partition, 13 bytes for a record
+/// with one pointer; then what matching finds of it, 4 more). The ids and the concepts held
+/// together make room for that much a pointer, so a store whose every record supersedes
+/// another peaks no higher than one whose records do not (bench's 1M stores have about
+/// 370,000 pointers, and still keep all of theirs).
+const POINTER_BYTES: usize = 16;
+
+/// How many bytes of ids and concepts are held together with `pointers` pointers: never
+/// less than a quarter of [`HELD_TOGETHER`], so that what goes to the temporary file goes in
+/// runs of some size.
+fn held_together(pointers: usize) -> usize {
+    HELD_TOGETHER
+        .saturating_sub(pointers.saturating_mul(POINTER_BYTES))
+        .max(HELD_TOGETHER / 4)
+}
+
 /// Supersedes pointers past which the concepts go to the temporary file before the pointers
 /// are followed (see [`ValueChecks::settle`]): what matching found takes 4 bytes a pointer
-/// and the graph 4 more, on top of the search, so a few million pointers need the room of the
-/// concepts (up to 40 MiB). Bench's 1M stores have about 370,000, and keep them.
-const MANY_POINTERS: usize = 1 << 20;
+/// and the graph 4 more, on top of the search and the repeated ids, so a million pointers
+/// need the room of the concepts (up to 40 MiB). Bench's 1M stores have about 370,000, and
+/// keep them.
+const MANY_POINTERS: usize = 1 << 19;
 
 impl ValueChecks {
     /// Read one record (no shared state: safe to run on many records at once); `line` is
@@ -502,7 +520,8 @@ impl ValueChecks {
         }
         let who = record.who;
         // the ids and the concepts held, each under a limit of its own, under one together
-        if self.names.ids.held() + self.concepts.held() > HELD_TOGETHER {
+        let together = held_together(self.checks.supersession.pointers());
+        if self.names.ids.held() + self.concepts.held() > together {
             match self.names.ids.held() > self.concepts.held() {
                 true => self.names.ids.write_out(),
                 false => self.concepts.write_out(),
