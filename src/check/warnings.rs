@@ -36,8 +36,10 @@ enum Kept {
 struct Entry {
     code: Code,
     kept: Kept,
-    /// Where its records start, among the records kept where it keeps them.
-    first_record: usize,
+    /// Where its records start, among the records kept where it keeps them (4 bytes: a
+    /// store has a quarter of a million warnings, and 4 bytes a record named cannot hold
+    /// past 2^32 of them in memory anyway).
+    first_record: u32,
     made: Made,
 }
 
@@ -204,11 +206,21 @@ impl Warnings {
         self.entries.push(Entry {
             code,
             kept,
-            first_record,
+            first_record: small(first_record),
             made: Made::Kept,
         });
         self.messages.push(message);
         self.subjects.push(subject);
+    }
+
+    /// Room for `warnings` more warnings naming `records` records by `who` in all: a check
+    /// that adds a warning for every few records sizes the lists once, rather than holding
+    /// each list twice over as it doubles.
+    pub fn reserve(&mut self, warnings: usize, records: usize) {
+        self.entries.reserve_exact(warnings);
+        self.messages.reserve(warnings, 0);
+        self.subjects.reserve(warnings, 0);
+        self.named.reserve_exact(records);
     }
 
     /// The names of the records the warnings name by `who`.
@@ -277,7 +289,7 @@ impl Warnings {
         let end = self.entries[i + 1..]
             .iter()
             .find(|e| e.kept == entry.kept)
-            .map_or(all, |e| e.first_record);
+            .map_or(all, |e| e.first_record as usize);
         Some(Warning {
             code: entry.code,
             message: self.messages.get(i),
@@ -285,7 +297,7 @@ impl Warnings {
             made: entry.made,
             owners: &self.owners,
             records,
-            range: (entry.first_record, end),
+            range: (entry.first_record as usize, end),
         })
     }
 

@@ -151,7 +151,9 @@ struct Pair {
 /// The conflicts of a store: the first pair of each concept that has one, in line order.
 #[derive(Debug)]
 pub struct Found {
-    pairs: Vec<Pair>,
+    /// Each pair's records (`a`, `b`), in line order: what sorted them is let go (a store can
+    /// have a conflict in every other record, and the warnings come after).
+    pairs: Vec<(u32, u32)>,
     /// The first pair's concept (its hash) and the instant its two records meet.
     concept: u64,
     at: (i64, u32),
@@ -165,7 +167,7 @@ impl Found {
 
     /// The two records of the first pair.
     pub fn first(&self) -> (u32, u32) {
-        (self.pairs[0].a, self.pairs[0].b)
+        self.pairs[0]
     }
 
     /// The warning's message, given the first pair's concept and the names of its records.
@@ -182,7 +184,7 @@ impl Found {
 
     /// Every pair's records, pair by pair.
     pub fn records(&self) -> impl Iterator<Item = u32> + '_ {
-        self.pairs.iter().flat_map(|p| [p.a, p.b])
+        self.pairs.iter().flat_map(|&(a, b)| [a, b])
     }
 }
 
@@ -299,6 +301,7 @@ impl ConflictEntries {
             return Ok(None);
         };
         pairs.sort_unstable_by_key(|p| p.order);
+        let pairs = pairs.into_iter().map(|p| (p.a, p.b)).collect();
         Ok(Some(Found { pairs, concept, at }))
     }
 }

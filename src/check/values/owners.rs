@@ -351,15 +351,18 @@ impl ConceptOwners {
         let mut parts = self.parts;
         parts.resize_with(PARTS, Part::default);
         let spill = self.spill;
-        let per_part: Vec<(PartShared, Vec<usize>)> = parts
-            .into_par_iter()
-            .enumerate()
-            .zip(asked_parts)
-            .map(|((p, part), asked_here)| {
-                let part = part.after_runs(&spill, p)?;
-                Ok(part.settle(&asked_here, asked))
-            })
-            .collect::<io::Result<_>>()?;
+        let settle = |((p, part), asked_here): ((usize, Part), Vec<(u32, usize)>)| {
+            let part = part.after_runs(&spill, p)?;
+            Ok(part.settle(&asked_here, asked))
+        };
+        let parts: Vec<_> = parts.into_iter().enumerate().zip(asked_parts).collect();
+        // With owners kept as text, what a partition makes can take as much as it held: one
+        // at a time, the next takes the memory the last let go, where on every core each
+        // core's allocator kept its own and the peak took both (bench/NOTES.md).
+        let per_part: Vec<(PartShared, Vec<usize>)> = match self.owners_as_text {
+            true => parts.into_iter().map(settle).collect::<io::Result<_>>()?,
+            false => parts.into_par_iter().map(settle).collect::<io::Result<_>>()?,
+        };
         drop(spill);
         let mut held = vec![false; asked.len()];
         for (_, part_held) in &per_part {
@@ -587,6 +590,8 @@ impl super::ValueCheck for Owners {
         let Some(book) = store.owners_book.take() else {
             return;
         };
+        let owners = book.concepts.iter().map(|(_, held_by)| held_by.len()).sum();
+        out.reserve(book.concepts.len(), owners);
         for (i, (_, held_by)) in book.concepts.iter().enumerate() {
             out.push_owners(i, held_by.iter().map(|o| o.who));
         }
