@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Adversarial 1M-record stores: the shapes that push check's memory and its settle hardest
+(standard library only). Each is messier than any real store on one axis, to find where a
+bound gives way before a user's store does.
+
+  adv-pairs.jsonl     500,000 concepts of two records each, every record owned by a name of its
+                      own (`owner-0000000@example.org`), long concepts
+                      (`org.example.knowledge/NNN/concept-NNNNNNN`), UUID ids, overlapping
+                      intervals: a concept with several owners and a conflict every other
+                      record, and as many owners kept as text as records.
+  adv-pointers.jsonl  a concept a record, each record superseding two others (one at random
+                      in the store, one that does not exist), a date that does not parse in
+                      three, every interval inverted, UUID ids: every record in a supersedes
+                      graph whose every node reaches a cycle, and two million pointers.
+  adv-dups.jsonl      every id written twice (31-byte paths), each record superseding the
+                      other id of its pair (cycles of two), eight owners on 125,000 concepts,
+                      a thousand conflict policies: half a million duplicate ids and a million
+                      pointers.
+
+The UUIDs are not random: `UUID(int=i * 0x9E3779B97F4A7C15 + 12345)`, so they share their
+first bytes (the ones a sort by name looks at first). The same kind always gives the same bytes.
+
+Usage: bench/gen_adversarial.py [--out DIR] [--force] [KIND ...]   (kinds: pairs pointers dups)
+"""
+
+import argparse
+import json
+import os
+import random
+import uuid
+
+N = 1_000_000
+KINDS = ("pairs", "pointers", "dups")
+
+
+def uid(i):
+    return str(uuid.UUID(int=(i * 0x9E3779B97F4A7C15 + 12345) % (1 << 128)))
+
+
+def record(kind, i, rng):
+    r = {"record_id": uid(i)}
+    if kind == "pairs":
+        c = i // 2
+        r.update(concept=f"org.example.knowledge/{c % 1000}/concept-{c:07d}", value="v" * 40,
+                 valid_from="2024-01-%02d" % (1 + i % 2), valid_to=None, source="s",
+                 concept_owner=f"owner-{i:07d}@example.org", owner_role="r")
+    elif kind == "pointers":
+        r.update(concept=f"org.example.knowledge/concept-{i:07d}", value="v" * 40,
+                 valid_from="2024-02-30" if i % 3 == 0 else "2024-01-01",
+                 valid_to="2023-01-01", source="s", concept_owner=f"p{i}@ex.org",
+                 supersedes=[uid(rng.randrange(N)), uid(N + i)], release_to=[f"r{i}"])
+    else:
+        j = i // 2
+        r["record_id"] = f"org.example/records/{j:09d}/x"
+        r.update(concept=f"c{i % 125000}", value="x", valid_from="2024-01-01",
+                 valid_to="2025-01-01", source="s", concept_owner=f"o{i % 8}",
+                 supersedes=f"org.example/records/{(j ^ 1):09d}/x",
+                 conflict_policy=f"policy {i % 1000}")
+    return r
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", default=os.path.join(here, "out"))
+    p.add_argument("--force", action="store_true", help="rewrite files that already exist")
+    p.add_argument("kinds", nargs="*", default=list(KINDS), choices=KINDS)
+    args = p.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for kind in args.kinds:
+        path = os.path.join(args.out, f"adv-{kind}.jsonl")
+        if os.path.exists(path) and not args.force:
+            print(f"exists {path}")
+            continue
+        rng = random.Random(7)
+        with open(path + ".tmp", "w") as f:
+            for i in range(N):
+                f.write(json.dumps(record(kind, i, rng)) + "\n")
+        os.replace(path + ".tmp", path)
+        print(f"wrote  {path} ({os.path.getsize(path)} bytes)")
+
+
+if __name__ == "__main__":
+    main()
