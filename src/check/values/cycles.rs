@@ -559,6 +559,12 @@ mod tests {
         reach
     }
 
+    /// Edges from `raw` between the first `nodes` nodes.
+    fn edges_among(nodes: usize, raw: &[(u32, u32)]) -> Vec<(u32, u32)> {
+        let n = nodes as u32;
+        raw.iter().map(|&(a, b)| (a % n, b % n)).collect()
+    }
+
     proptest::proptest! {
         /// Every node on a cycle is named once, in the cycle of its group: each listed path
         /// follows the edges and closes, and its group's other nodes (those that reach one
@@ -569,10 +575,7 @@ mod tests {
             raw in proptest::collection::vec((0u32..24, 0u32..24), 0..48),
             names in proptest::collection::vec("[abc]{1,2}", 24),
         ) {
-            let edges: Vec<(u32, u32)> = raw
-                .iter()
-                .map(|&(a, b)| (a % nodes as u32, b % nodes as u32))
-                .collect();
+            let edges = edges_among(nodes, &raw);
             let name = |n: usize| RecordName::Text(names[n].as_str());
             let cycles = find_cycles(nodes, edges.clone(), &name);
             let reach = reach(nodes, &edges);
@@ -605,13 +608,11 @@ mod tests {
             raw in proptest::collection::vec((0u32..24, 0u32..24), 0..48),
             names in proptest::collection::vec("(aaaaaaaa|abababab)?[abc]{0,3}", 24),
         ) {
-            let edges: Vec<(u32, u32)> = raw
-                .iter()
-                .map(|&(a, b)| (a % nodes as u32, b % nodes as u32))
-                .collect();
+            let edges = edges_among(nodes, &raw);
             let name = |n: usize| RecordName::Text(names[n].as_str());
             let found = find_cycles(nodes, edges.clone(), &name);
-            let shared: Vec<String> = names.iter().map(|n| format!("org.example/records/{n}")).collect();
+            let shared: Vec<String> =
+                names.iter().map(|n| format!("org.example/records/{n}")).collect();
             let name = |n: usize| RecordName::Text(shared[n].as_str());
             proptest::prop_assert_eq!(&find_cycles(nodes, edges.clone(), &name), &found);
             let mut sorted = names.clone();
