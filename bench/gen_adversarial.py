@@ -64,10 +64,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=os.path.join(here, "out"))
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
-    p.add_argument("kinds", nargs="*", default=list(KINDS), choices=KINDS)
+    # kinds checked here: Python 3.11's argparse checks an empty list against `choices` as
+    # one value, and so refuses no kinds at all
+    p.add_argument("kinds", nargs="*", help="pairs, pointers or dups (default: all of them)")
     args = p.parse_args()
-    os.makedirs(args.out, exist_ok=True)
     for kind in args.kinds:
+        if kind not in KINDS:
+            p.error(f"unknown kind {kind!r}: choose from {', '.join(KINDS)}")
+    os.makedirs(args.out, exist_ok=True)
+    for kind in args.kinds or KINDS:
         path = os.path.join(args.out, f"adv-{kind}.jsonl")
         if os.path.exists(path) and not args.force:
             print(f"exists {path}")
