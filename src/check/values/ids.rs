@@ -177,8 +177,10 @@ impl FoundInOrder<'_> {
 }
 
 /// An index as kept in the tables (u32: past 4 billion ids, a store far beyond any memory
-/// this pass could have, an index saturates rather than fail).
+/// this pass could have, an index saturates rather than fail; a test build stops there, as
+/// what saturated would name the wrong records).
 pub fn small(i: usize) -> u32 {
+    debug_assert!(u32::try_from(i).is_ok(), "index {i} past u32");
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
