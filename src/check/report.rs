@@ -32,15 +32,17 @@ pub struct Report {
 }
 
 impl Report {
-    /// Fails when a name the report wrote was to be read back from the check's temporary
-    /// file and could not be: the report named that record empty.
+    /// Fails when a name or a concept the report wrote was to be read back from the check's
+    /// temporary file and could not be: the report named it empty.
     pub fn names_read_back(&self) -> crate::error::Result<()> {
         if !self.warnings.names_unreadable() {
             return Ok(());
         }
         Err(crate::error::VercyError::Read {
             path: "the check's temporary file".to_string(),
-            reason: "a record's name could not be read back: the report names it empty".to_string(),
+            reason:
+                "a record's name or a concept could not be read back: the report names it empty"
+                    .to_string(),
         })
     }
 

@@ -16,6 +16,7 @@
 use super::table::Names;
 use super::values::id_text::RecordName;
 use super::values::ids::small;
+use super::values::owners::BookAhead;
 use super::values::record_names::{NamesAhead, RecordNames};
 use super::values::supersession::cycle_words;
 use super::values::{Code, OwnersBook};
@@ -100,10 +101,16 @@ enum Records<'a> {
 impl<'a> Warning<'a> {
     /// What the warning says.
     pub fn message(&self) -> Cow<'a, str> {
+        self.message_through(None)
+    }
+
+    /// [`Self::message`], for one of many warnings written in order: what is read back from
+    /// a temporary file is read through `ahead`.
+    pub fn message_through(&self, ahead: Option<&mut BookAhead>) -> Cow<'a, str> {
         match self.made {
             Made::Kept => Cow::Borrowed(self.message),
             Made::Owners(i) => {
-                let (concept, owners) = self.owners.concept(i as usize);
+                let (concept, owners) = self.owners.concept_through(i as usize, ahead);
                 Cow::Owned(format!(
                     "concept {concept:?} has {} owners: {owners}",
                     self.count()
@@ -233,9 +240,10 @@ impl Warnings {
         Arc::clone(&self.names)
     }
 
-    /// A name the report wrote could not be read back (see `Ids::unreadable`).
+    /// A name or a concept the report wrote could not be read back (see `Ids::unreadable`,
+    /// `OwnersBook::unreadable`).
     pub fn names_unreadable(&self) -> bool {
-        self.names.unreadable()
+        self.names.unreadable() || self.owners.unreadable()
     }
 
     /// Add the warning that the `concept`th concept of the owners book (given with

@@ -17,6 +17,7 @@
 
 use super::super::report::Report;
 use super::super::rules::Finding;
+use super::super::values::owners::BookAhead;
 use super::super::values::record_names::NamesAhead;
 use super::super::warnings::{Warning, Warnings};
 use crate::profile::Profile;
@@ -402,13 +403,15 @@ impl Json<'_> {
         };
         self.pieces(pieces, |json, (from, to)| {
             let mut names = warnings.names_ahead();
+            let mut book = BookAhead::default();
             // `to` may be just past the last warning: `get` ends the loop there
             for i in from.0..=to.0 {
                 let Some(w) = warnings.get(i) else { break };
                 let first = if i == from.0 { from.1 } else { 0 };
                 let end = if i == to.0 { to.1 } else { w.count() + 2 };
                 for step in first..end {
-                    json.warning_step(&w, i, step, k, &mut names, &frame);
+                    let ahead = (&mut names, &mut book);
+                    json.warning_step(&w, i, step, k, ahead, &frame);
                 }
             }
         })?;
@@ -418,14 +421,15 @@ impl Json<'_> {
 
     /// One step of the warning `w` (the `i`th, on a line at `level`): 0 its opening, up to
     /// its list of records; 1 to its count, each record (its name the next of `names`); one
-    /// more, its end. `frame` is what goes around each record.
+    /// more, its end. `frame` is what goes around each record; `book` reads its message's
+    /// concept, for the warnings of a concept's owners.
     fn warning_step<'a>(
         &mut self,
         w: &Warning<'a>,
         i: usize,
         step: usize,
         level: usize,
-        names: &mut NamesAhead<'a>,
+        (names, book): (&mut NamesAhead<'a>, &mut BookAhead),
         frame: &RecordFrame,
     ) {
         let k = level + 1;
@@ -438,7 +442,7 @@ impl Json<'_> {
             self.key(false, k, "field");
             self.string(w.code.field());
             self.key(false, k, "message");
-            self.string(&w.message());
+            self.string(&w.message_through(Some(book)));
             self.key(false, k, "caps_level");
             self.number(w.code.caps_level().into());
             self.key(false, k, "count");

@@ -591,10 +591,7 @@ impl ValueChecks {
                 records: self.records,
                 names: &self.names,
                 matched: &matched,
-                owners_book: Some(OwnersBook {
-                    concepts: shared,
-                    names: owners,
-                }),
+                owners_book: Some(OwnersBook::new(shared, owners)),
             },
             &mut out,
         );
