@@ -40,6 +40,17 @@ pub fn release_pages<T>(buf: &Vec<T>) {
     let _ = buf;
 }
 
+/// Have every core's allocator give back to the system now what it holds freed, after work
+/// spread over every core let go of its memory. Each core's heap is its own: a core that
+/// goes idle after its share keeps the pages its share freed until it allocates again, and
+/// what came next on the other cores peaked with both.
+pub fn give_back_freed() {
+    rayon::broadcast(|_| {
+        // SAFETY: takes no pointer; frees only memory that no allocation holds.
+        unsafe { libmimalloc_sys::mi_collect(true) }
+    });
+}
+
 /// `madvise(advice)` over the whole pages of `page` bytes among the `len` bytes at `start`,
 /// inside an allocation this process owns. An error leaves the pages as they were.
 ///

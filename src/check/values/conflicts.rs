@@ -19,7 +19,7 @@ use super::super::table;
 use super::super::warnings::Warnings;
 use super::{Code, Folding, Reading, Settled, Settling, ValueCheck};
 use crate::time::NANOS_PER_DAY;
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use std::io;
 
 /// Concept partitions: the top bits of the concept's hash.
@@ -249,60 +249,124 @@ impl ConflictEntries {
     /// The first conflict of every concept that has one; `lines` gives records' lines (by
     /// `who`, a batch at a time, appended in order). Fails only when the temporary file cannot
     /// be read back.
-    pub fn settle(mut self, lines: impl Fn(&[u32], &mut Vec<u64>)) -> io::Result<Option<Found>> {
-        let mut pairs = Vec::new();
-        // the first pair's place, concept and instant
-        let mut first: Option<(Order, u64, (i64, u32))> = None;
-        let mut group_scratch = Scratch::default();
-        let mut bytes = Vec::new();
-        let (mut sorted, mut counts) = (Vec::new(), Vec::new());
-        // a partition's first conflicts, and their records' lines
-        let (mut met, mut who, mut met_lines) = (Vec::new(), Vec::new(), Vec::new());
-        for p in 0..self.parts.len() {
-            let mut entries = std::mem::take(&mut self.parts[p]);
-            entries.reserve_exact(self.spill.count(p));
-            for &run in self.spill.runs(p) {
-                self.spill.read(run, &mut bytes)?;
-                entries.extend(bytes.chunks_exact(ENTRY_BYTES).map(Entry::decode));
+    pub fn settle(
+        mut self,
+        lines: impl Fn(&[u32], &mut Vec<u64>) + Sync,
+    ) -> io::Result<Option<Found>> {
+        let parts = std::mem::take(&mut self.parts);
+        let count = |p: usize| parts[p].len() + self.spill.count(p);
+        // Partitions on every core, one a core, when each is small; a store of a few concepts
+        // has partitions of hundreds of thousands of entries, each read back and sorted alone
+        // (see [`SORT_IN_PLACE`]), so that one is held at a time. After the parallel run each
+        // core's allocator gives back what its partitions freed, which the owners book made
+        // next would otherwise find held beside its own.
+        let small = (0..parts.len()).all(|p| count(p) <= SORT_IN_PLACE);
+        let spill = &self.spill;
+        let parts = parts.into_iter().enumerate();
+        let settled: Vec<PartFound> = match small {
+            true => parts
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map_init(PartWork::default, |work, (p, entries)| {
+                    work.settle(spill, p, entries, &lines)
+                })
+                .collect::<io::Result<_>>()
+                .inspect(|_| table::give_back_freed())?,
+            false => {
+                let mut work = PartWork::default();
+                parts
+                    .map(|(p, entries)| work.settle(spill, p, entries, &lines))
+                    .collect::<io::Result<_>>()?
             }
-            if entries.len() > SORT_IN_PLACE {
-                entries.par_sort_unstable_by_key(order_key);
-                sorted = entries;
-            } else {
-                sort_entries(&entries, &mut sorted, &mut counts);
-                drop(entries);
-            }
-            for group in sorted.chunk_by_mut(|x, y| x.concept == y.concept) {
-                met.extend(group_scratch.first_conflict(group));
-            }
-            // each record's line is a read at a random place among the ids: the partition's
-            // are read together, so their cache misses overlap
-            who.clear();
-            who.extend(
-                met.iter()
-                    .flat_map(|(a, b, _): &(Entry, Entry, _)| [a.who, b.who]),
-            );
-            met_lines.clear();
-            lines(&who, &mut met_lines);
-            for ((a, b, at), pair_lines) in met.drain(..).zip(met_lines.chunks_exact(2)) {
-                let (la, lb) = (pair_lines[0], pair_lines[1]);
-                let order = (la.max(lb), la.min(lb), a.seq.max(b.seq), a.seq.min(b.seq));
-                if first.is_none_or(|(o, _, _)| order < o) {
-                    first = Some((order, a.concept, at));
-                }
-                pairs.push(Pair {
-                    order,
-                    a: a.who,
-                    b: b.who,
-                });
-            }
-        }
+        };
+        let first = settled.iter().filter_map(|part| part.first).min_by_key(|f| f.0);
         let Some((_, concept, at)) = first else {
             return Ok(None);
         };
+        let mut pairs: Vec<Pair> = Vec::with_capacity(settled.iter().map(|p| p.pairs.len()).sum());
+        for part in settled {
+            pairs.extend(part.pairs);
+        }
         pairs.sort_unstable_by_key(|p| p.order);
         let pairs = pairs.into_iter().map(|p| (p.a, p.b)).collect();
         Ok(Some(Found { pairs, concept, at }))
+    }
+}
+
+/// One partition's first conflicts: each concept's pair, and the first of them (its place,
+/// concept and instant).
+struct PartFound {
+    pairs: Vec<Pair>,
+    first: Option<(Order, u64, (i64, u32))>,
+}
+
+/// Buffers one core reuses from one partition to the next.
+#[derive(Default)]
+struct PartWork {
+    group_scratch: Scratch,
+    bytes: Vec<u8>,
+    sorted: Vec<Entry>,
+    counts: Vec<u32>,
+    /// A partition's first conflicts, and their records' lines.
+    met: Vec<(Entry, Entry, (i64, u32))>,
+    who: Vec<u32>,
+    met_lines: Vec<u64>,
+}
+
+impl PartWork {
+    /// Partition `p`: the entries held (`entries`) after its runs in `spill`, sorted, and the
+    /// first conflict of each of its concepts.
+    fn settle(
+        &mut self,
+        spill: &spill::Spill<IN_MEMORY>,
+        p: usize,
+        mut entries: Vec<Entry>,
+        lines: &(impl Fn(&[u32], &mut Vec<u64>) + Sync),
+    ) -> io::Result<PartFound> {
+        entries.reserve_exact(spill.count(p));
+        for &run in spill.runs(p) {
+            spill.read(run, &mut self.bytes)?;
+            entries.extend(self.bytes.chunks_exact(ENTRY_BYTES).map(Entry::decode));
+        }
+        let mut sorted = std::mem::take(&mut self.sorted);
+        if entries.len() > SORT_IN_PLACE {
+            entries.par_sort_unstable_by_key(order_key);
+            sorted = entries;
+        } else {
+            sort_entries(&entries, &mut sorted, &mut self.counts);
+            drop(entries);
+        }
+        for group in sorted.chunk_by_mut(|x, y| x.concept == y.concept) {
+            self.met.extend(self.group_scratch.first_conflict(group));
+        }
+        self.sorted = sorted;
+        // each record's line is a read at a random place among the ids: the partition's
+        // are read together, so their cache misses overlap
+        self.who.clear();
+        self.who.extend(
+            self.met
+                .iter()
+                .flat_map(|(a, b, _): &(Entry, Entry, _)| [a.who, b.who]),
+        );
+        self.met_lines.clear();
+        lines(&self.who, &mut self.met_lines);
+        let mut found = PartFound {
+            pairs: Vec::with_capacity(self.met.len()),
+            first: None,
+        };
+        for ((a, b, at), pair_lines) in self.met.drain(..).zip(self.met_lines.chunks_exact(2)) {
+            let (la, lb) = (pair_lines[0], pair_lines[1]);
+            let order = (la.max(lb), la.min(lb), a.seq.max(b.seq), a.seq.min(b.seq));
+            if found.first.is_none_or(|(o, _, _)| order < o) {
+                found.first = Some((order, a.concept, at));
+            }
+            found.pairs.push(Pair {
+                order,
+                a: a.who,
+                b: b.who,
+            });
+        }
+        Ok(found)
     }
 }
 
