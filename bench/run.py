@@ -14,7 +14,8 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                the messy one with UUID ids (gen_messy.py --long-ids) and with ids and
                concepts named by path (--path-ids) and with an owner a record
                (--person-owners), and the messy one as a JSON array and as a pretty-printed
-               envelope object, and the engrama dump gen_store.py writes, side by side with
+               envelope object, and the engrama dump gen_store.py writes, and a store
+               written apart from those generators (bench/gen_spanish.py), side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
                count, the GitHub annotations and the SARIF results
 
@@ -289,6 +290,10 @@ def formats_row(vercy, ref, size, args):
     for names in ([], ["--long-ids"], ["--path-ids"], ["--person-owners"]):
         subprocess.run([sys.executable, os.path.join(HERE, "gen_messy.py"), "--out", OUT, label]
                        + names + (["--force"] if args.fresh else []), check=True)
+    spanish = os.path.join(OUT, "spanish-%s.jsonl" % label)
+    if args.fresh or not os.path.exists(spanish):
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_spanish.py"), spanish, str(n)],
+                       check=True)
     messy = os.path.join(OUT, "messy-%s.jsonl" % label)
     reshaped(messy, os.path.join(OUT, "messy-array-%s.json" % label), False, args.fresh)
     reshaped(messy, os.path.join(OUT, "messy-envelope-%s.json" % label), True, args.fresh)
@@ -304,7 +309,8 @@ def formats_row(vercy, ref, size, args):
                          ("messy, an owner a record", "messy-people-%s.jsonl" % label),
                          ("messy, a JSON array", "messy-array-%s.json" % label),
                          ("messy, a pretty envelope", "messy-envelope-%s.json" % label),
-                         ("an engrama dump", "engrama-%s.ndjson" % label)):
+                         ("an engrama dump", "engrama-%s.ndjson" % label),
+                         ("Spanish, unlike the others", "spanish-%s.jsonl" % label)):
         store = os.path.join(OUT, store)
         print("\n%s %s store: %.0f MB, %d runs" % (label, shape, os.path.getsize(store) / 1e6, runs),
               flush=True)
