@@ -572,26 +572,80 @@ impl ConceptOwners {
                 held[n] = true;
             }
         }
-        // every shared concept sorted by its text: each partition's come sorted, and are
-        // merged here (a text is in one partition only, so no two are equal), reading each
-        // partition's texts in order
         let parts: Vec<PartShared> = per_part.into_iter().map(|(part, _)| part).collect();
-        let text = |p: usize, i: usize| parts[p].texts.bytes(i);
-        let mut order = Vec::with_capacity(parts.iter().map(|part| part.ends.len()).sum());
-        let mut heads: BinaryHeap<Reverse<(&[u8], usize, usize)>> = (0..parts.len())
-            .filter(|&p| !parts[p].ends.is_empty())
-            .map(|p| Reverse((text(p, 0), p, 0)))
-            .collect();
-        while let Some(Reverse((_, p, i))) = heads.pop() {
-            order.push((p as u32, i as u32));
-            if i + 1 < parts[p].ends.len() {
-                heads.push(Reverse((text(p, i + 1), p, i + 1)));
-            }
-        }
-        drop(heads);
+        let order = in_text_order(&parts);
         let shared = SharedConcepts { parts, order };
         Ok((shared, held, self.owners))
     }
+}
+
+/// Every shared concept sorted by its text, as (partition, place): each partition's come
+/// sorted, and are merged (a text is in one partition only, so no two are equal). The texts
+/// are cut into ranges at texts of the largest partition, found in every partition by a
+/// binary search, and the ranges merged on every core; within a range each partition's texts
+/// are read in order.
+fn in_text_order(parts: &[PartShared]) -> Vec<(u32, u32)> {
+    let text = |p: usize, i: usize| parts[p].texts.bytes(i);
+    let largest = (0..parts.len()).max_by_key(|&p| parts[p].ends.len());
+    let Some(largest) = largest else {
+        return Vec::new();
+    };
+    let ranges = 4 * rayon::current_num_threads();
+    let len = parts[largest].ends.len();
+    // the texts that begin each range but the first, and where each partition reaches them
+    let cuts: Vec<&[u8]> = (1..ranges)
+        .map(|r| r * len / ranges)
+        .filter(|&i| i > 0 && i < len)
+        .map(|i| text(largest, i))
+        .collect();
+    let reach: Vec<Vec<usize>> = (0..parts.len())
+        .map(|p| {
+            let count = parts[p].ends.len();
+            let at = |cut: &[u8]| partition_point(count, |i| text(p, i) < cut);
+            std::iter::once(0)
+                .chain(cuts.iter().map(|&cut| at(cut)))
+                .chain([count])
+                .collect()
+        })
+        .collect();
+    let span = |r: usize, p: usize| reach[p][r]..reach[p][r + 1];
+    // each range merged straight into its place in the one list
+    let mut order = vec![(0, 0); parts.iter().map(|part| part.ends.len()).sum()];
+    let mut places = Vec::with_capacity(cuts.len() + 1);
+    let mut rest = order.as_mut_slice();
+    for r in 0..=cuts.len() {
+        let (place, after) = rest.split_at_mut((0..parts.len()).map(|p| span(r, p).len()).sum());
+        places.push((r, place));
+        rest = after;
+    }
+    places.into_par_iter().for_each(|(r, place)| {
+        let mut heads: BinaryHeap<Reverse<(&[u8], usize, usize)>> = (0..parts.len())
+            .filter(|&p| !span(r, p).is_empty())
+            .map(|p| Reverse((text(p, span(r, p).start), p, span(r, p).start)))
+            .collect();
+        for slot in place {
+            let Some(Reverse((_, p, i))) = heads.pop() else { break };
+            *slot = (p as u32, i as u32);
+            if i + 1 < span(r, p).end {
+                heads.push(Reverse((text(p, i + 1), p, i + 1)));
+            }
+        }
+    });
+    order
+}
+
+/// The first of `0..count` for which `before` is false, `before` being true up to some point
+/// and false after it.
+fn partition_point(count: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, count);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        match before(mid) {
+            true => low = mid + 1,
+            false => high = mid,
+        }
+    }
+    low
 }
 
 impl Part {
@@ -872,6 +926,28 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The shared concepts of partitions of any sizes (some empty, one much larger), each
+        /// sorted, come out merged in text order whatever ranges the merge cuts them into.
+        #[test]
+        fn partitions_merge_in_text_order(
+            texts in proptest::collection::btree_set("[a-e]{0,6}", 0..400),
+            into in proptest::collection::vec(0usize..5, 0..400),
+        ) {
+            let mut parts: Vec<PartShared> = (0..5).map(|_| PartShared::default()).collect();
+            // the texts go to partitions in text order, so each partition's are sorted
+            for (n, text) in texts.iter().enumerate() {
+                let p = into.get(n).copied().unwrap_or(0);
+                parts[p].texts.push(text);
+                parts[p].ends.push(0);
+            }
+            let merged: Vec<&str> = in_text_order(&parts)
+                .into_iter()
+                .map(|(p, i)| parts[p as usize].texts.get(i as usize))
+                .collect();
+            let sorted: Vec<&str> = texts.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(merged, sorted);
+        }
+
         /// Matched up by partition, the owners agree with one map of every concept seen: all
         /// in memory and spilling every few concepts, with every owner interned and with
         /// owners past the first few kept as text.
