@@ -262,11 +262,10 @@ impl ConflictEntries {
         // next would otherwise find held beside its own.
         let small = (0..parts.len()).all(|p| count(p) <= SORT_IN_PLACE);
         let spill = &self.spill;
-        let parts = parts.into_iter().enumerate();
         let settled: Vec<PartFound> = match small {
             true => parts
-                .collect::<Vec<_>>()
                 .into_par_iter()
+                .enumerate()
                 .map_init(PartWork::default, |work, (p, entries)| {
                     work.settle(spill, p, entries, &lines)
                 })
@@ -275,6 +274,8 @@ impl ConflictEntries {
             false => {
                 let mut work = PartWork::default();
                 parts
+                    .into_iter()
+                    .enumerate()
                     .map(|(p, entries)| work.settle(spill, p, entries, &lines))
                     .collect::<io::Result<_>>()?
             }

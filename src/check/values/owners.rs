@@ -595,7 +595,7 @@ fn in_text_order(parts: &[PartShared]) -> Vec<(u32, u32)> {
     // the texts that begin each range but the first, and where each partition reaches them
     let cuts: Vec<&[u8]> = (1..ranges)
         .map(|r| r * len / ranges)
-        .filter(|&i| i > 0 && i < len)
+        .filter(|&i| i > 0)
         .map(|i| text(largest, i))
         .collect();
     let reach: Vec<Vec<usize>> = (0..parts.len())
