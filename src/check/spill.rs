@@ -172,6 +172,63 @@ impl<const LIMIT: usize> Spill<LIMIT> {
         }
         Err(io::ErrorKind::UnexpectedEof.into())
     }
+
+    /// The bytes of many `spans` of partition `part` (as [`Self::read_span`] takes them),
+    /// sorted by where they start: read in long reads, each taking in the gaps of up to
+    /// `gap` bytes between spans of one run and ending by `most` bytes, and each span's bytes
+    /// given to `each` with its place in `spans`. A thing read alone costs a call; things
+    /// close together cost one call for all of them.
+    pub fn read_spans(
+        &self,
+        part: usize,
+        spans: &[(u64, u64)],
+        (gap, most): (u64, u64),
+        buf: &mut Vec<u8>,
+        mut each: impl FnMut(usize, &[u8]),
+    ) -> io::Result<()> {
+        let runs = self.runs(part);
+        let (mut run, mut run_start) = (0, 0);
+        let mut k = 0;
+        while let Some(&(from, to)) = spans.get(k) {
+            // the run that holds this span (spans are sorted: runs come in order)
+            while runs.get(run).is_some_and(|r| to > run_start + r.len) {
+                run_start += runs[run].len;
+                run += 1;
+            }
+            let Some(&r) = runs.get(run) else {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            };
+            let run_end = run_start + r.len;
+            if from < run_start || to > run_end || from > to {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            // the spans after it that this read takes in
+            let (mut last, mut end) = (k, to);
+            while let Some(&(f, t)) = spans.get(last + 1) {
+                if f < from
+                    || f.saturating_sub(end) > gap
+                    || t > run_end
+                    || t.saturating_sub(from) > most
+                {
+                    break;
+                }
+                last += 1;
+                end = end.max(t);
+            }
+            let read = Run {
+                at: r.at + (from - run_start),
+                count: 0,
+                len: end - from,
+            };
+            self.read(read, buf)?;
+            for (i, &(f, t)) in spans.iter().enumerate().take(last + 1).skip(k) {
+                let got = buf.get((f - from) as usize..(t - from) as usize);
+                each(i, got.ok_or(io::ErrorKind::UnexpectedEof)?);
+            }
+            k = last + 1;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -218,6 +275,26 @@ mod tests {
             "across two runs"
         );
         assert!(spill.read_span(1, (0, 1), 0, &mut buf).is_err(), "no runs");
+        // many spans at once, in reads that take in short gaps and stop at a run's end
+        let spans = [(0, 1), (1, 3), (1, 3), (4, 4), (4, 5)];
+        for limits in [(0, 0), (0, 9), (1, 2), (9, 9)] {
+            let mut got = Vec::new();
+            let read = spill.read_spans(2, &spans, limits, &mut buf, |k, bytes| {
+                got.push((k, bytes.to_vec()));
+            });
+            assert!(read.is_ok(), "{limits:?}");
+            let expected = [(0, "a"), (1, "bc"), (2, "bc"), (3, ""), (4, "e")];
+            assert_eq!(
+                got,
+                expected.map(|(k, b)| (k, b.as_bytes().to_vec())),
+                "{limits:?}"
+            );
+        }
+        let mut given = 0;
+        let across = spill.read_spans(2, &[(0, 1), (3, 5)], (9, 9), &mut buf, |_, _| given += 1);
+        assert!(across.is_err() && given == 1, "a span across two runs");
+        let past = spill.read_spans(0, &[(2, 4)], (9, 9), &mut buf, |_, _| given += 1);
+        assert!(past.is_err() && given == 1, "past the partition's end");
         spill.stop();
         assert!(!spill.hold(100), "stopped: nothing more goes");
         assert_eq!(spill.held(), 0, "stopped: none of it can go");

@@ -161,6 +161,17 @@ impl<'a> Warning<'a> {
         }
     }
 
+    /// Where its records `from..to` (as [`Self::record`] counts them) lie among the records
+    /// named by `who`, the places a `NamesAhead` reads them from; `None` for records named
+    /// otherwise.
+    pub fn who_range(&self, (from, to): (usize, usize)) -> Option<(usize, usize)> {
+        let to = to.min(self.count());
+        match self.records {
+            Records::Named(..) if from < to => Some((self.range.0 + from, self.range.0 + to)),
+            _ => None,
+        }
+    }
+
     /// The records it names: name and line (0: not known).
     pub fn records(&self) -> impl ExactSizeIterator<Item = (RecordName<'a>, u64)> + 'a {
         let records = self.records;

@@ -9,16 +9,18 @@
 //! rendered on every core, each into its own buffer, and written in order; strings without
 //! anything to escape are copied whole, and the records' names are looked up a batch ahead of
 //! writing, so the lookups into the ids (spread over the whole store) overlap instead of
-//! waiting one by one. The small values (the mapping, the register, what the next level
+//! waiting one by one. Names in the temporary file are read for a window of pieces at once,
+//! in the order they lie there (`record_names.rs`'s `read_together`). The small values (the mapping, the register, what the next level
 //! needs) still go through serde.
 //!
 //! Memory: the buffer holds a chunk (and at most one item more), and a window of pieces is in
-//! flight ([`WINDOW`] × [`PIECE`] items), whatever the report's size.
+//! flight ([`WINDOW`] × [`PIECE`] items, and their records' names when read together),
+//! whatever the report's size.
 
 use super::super::report::Report;
 use super::super::rules::Finding;
 use super::super::values::owners::BookAhead;
-use super::super::values::record_names::NamesAhead;
+use super::super::values::record_names::{read_together, NamesAhead};
 use super::super::warnings::{Warning, Warnings};
 use crate::profile::Profile;
 use rayon::prelude::*;
@@ -119,23 +121,41 @@ impl Json<'_> {
     /// and two cores wait out those cache misses side by side.
     ///
     /// Memory: a window of pieces, whatever the list's length.
-    fn pieces<P: Send>(
+    fn pieces<P: Send + Sync>(
         &mut self,
         pieces: impl Iterator<Item = P>,
         render: impl Fn(&mut Json, P) + Sync,
     ) -> io::Result<()> {
+        let ready = |_: &P| ();
+        self.pieces_readied(pieces, (ready, |_: &mut [()]| {}), |json, piece, ()| {
+            render(json, piece);
+        })
+    }
+
+    /// [`Self::pieces`], each window's pieces first readied on every core by `ready`, then
+    /// together by `together` (what the pieces of a window read from one place is read
+    /// once for all of them), and rendered with what they were readied with.
+    fn pieces_readied<P: Send + Sync, R: Send>(
+        &mut self,
+        pieces: impl Iterator<Item = P>,
+        (ready, mut together): (impl Fn(&P) -> R + Sync, impl FnMut(&mut [R])),
+        render: impl Fn(&mut Json, P, R) + Sync,
+    ) -> io::Result<()> {
         let mut pieces = pieces.peekable();
         while pieces.peek().is_some() {
             let window: Vec<P> = pieces.by_ref().take(WINDOW).collect();
+            let mut readied: Vec<R> = window.par_iter().map(&ready).collect();
+            together(&mut readied);
             let rendered: Vec<Vec<u8>> = window
                 .into_par_iter()
-                .map(|piece| {
+                .zip(readied)
+                .map(|(piece, readied)| {
                     let mut json = Json {
                         buf: Vec::new(),
                         out: None,
                         piece: self.piece,
                     };
-                    render(&mut json, piece);
+                    render(&mut json, piece, readied);
                     json.buf
                 })
                 .collect();
@@ -401,8 +421,17 @@ impl Json<'_> {
             at: (0, 0),
             steps: self.piece.max(1),
         };
-        self.pieces(pieces, |json, (from, to)| {
+        // the names of a piece's records are read before it is rendered, those in the
+        // temporary file with the rest of the window's
+        let ready = |&(from, to): &((usize, usize), (usize, usize))| {
             let mut names = warnings.names_ahead();
+            if let Some((lo, hi)) = who_range(warnings, (from, to)) {
+                names.hold(lo, hi);
+            }
+            names
+        };
+        let together = |names: &mut [NamesAhead]| read_together(names);
+        self.pieces_readied(pieces, (ready, together), |json, (from, to), mut names| {
             let mut book = BookAhead::default();
             // `to` may be just past the last warning: `get` ends the loop there
             for i in from.0..=to.0 {
@@ -462,6 +491,27 @@ impl Json<'_> {
             self.close(true, level, b'}');
         }
     }
+}
+
+/// Where the records the steps `from..to` of the warnings write (see
+/// [`Json::warning_step`]) lie among the records named by `who`: from the first to the last
+/// (the warnings between keep theirs there too, or none).
+fn who_range(
+    warnings: &Warnings,
+    (from, to): ((usize, usize), (usize, usize)),
+) -> Option<(usize, usize)> {
+    let (mut lo, mut hi) = (usize::MAX, 0);
+    for i in from.0..=to.0 {
+        let Some(w) = warnings.get(i) else { break };
+        let first = if i == from.0 { from.1 } else { 0 };
+        let end = if i == to.0 { to.1 } else { w.count() + 2 };
+        // step s writes record s - 1
+        if let Some((a, b)) = w.who_range((first.saturating_sub(1), end.saturating_sub(1))) {
+            lo = lo.min(a);
+            hi = hi.max(b);
+        }
+    }
+    (lo < hi).then_some((lo, hi))
 }
 
 /// The warnings cut into pieces of `steps` steps (see [`Json::warning_step`]: a warning's

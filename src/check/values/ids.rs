@@ -17,7 +17,8 @@
 //! where its kept form ends: linear in the store. The kept forms (`id_text.rs`: 17 bytes for
 //! a UUID, else the text) are held up to a fixed amount ([`IN_MEMORY`]); past it every
 //! partition's go to the temporary file of `spill.rs`. A partition is read back whole when
-//! it is matched up, and a name alone when a report writes it. The texts sought are kept
+//! it is matched up, and a name alone when a report writes it, or with the other names of
+//! a window of the JSON report (`Ids::read_spilled`). The texts sought are kept
 //! apart (`sought.rs`), and what matching found of them is 4 bytes a text until the
 //! pointers are followed.
 
@@ -95,6 +96,12 @@ struct Block {
 
 /// The bytes read after a name that comes a little after the last one read of its partition.
 const AHEAD: u64 = 4 << 10;
+
+/// Names read back together ([`Ids::read_spilled`]) share a read across gaps of up to
+/// [`READ_GAP`] bytes (about what a read call costs, in bytes copied), in reads of at most
+/// [`READ_MOST`].
+const READ_GAP: u64 = 8 << 10;
+const READ_MOST: u64 = 256 << 10;
 
 impl ReadAhead {
     /// Bytes `span` of the spill's partition `n`, from the block read last or read now.
@@ -287,6 +294,63 @@ impl Ids {
             self.unreadable.store(true, Ordering::Relaxed);
             RecordName::Text("")
         })
+    }
+
+    /// No ids yet, whose kept forms go to the temporary file past `limit` bytes held (tests
+    /// spill after a few).
+    #[cfg(test)]
+    pub fn spilling_past(limit: usize) -> Ids {
+        Ids {
+            spill: Spill::with_limit(limit),
+            ..Ids::default()
+        }
+    }
+
+    /// Some ids' kept forms went to the temporary file (then all of them did, once matched
+    /// up).
+    pub fn spilled(&self) -> bool {
+        self.spill.written() > 0
+    }
+
+    /// The id at `i` when it is held in memory (empty past the end), else where its kept
+    /// form lies in the temporary file: the spill's partition and the span there, to read
+    /// with others by [`Ids::read_spilled`].
+    pub fn held_or_spilled(&self, i: u32) -> Result<RecordName<'_>, (usize, (u64, u64))> {
+        let Some((n, texts, at)) = self.placed(i) else {
+            return Ok(RecordName::Text(""));
+        };
+        if texts.holds(at) {
+            return Ok(texts.get(at));
+        }
+        match texts.bounds(at) {
+            Some((start, end)) => Err((n, (start as u64, end as u64))),
+            None => Ok(RecordName::Text("")),
+        }
+    }
+
+    /// The ids whose kept forms lie at `spans` of the spill's partition `n` in the temporary
+    /// file (as [`Ids::held_or_spilled`] gives them), sorted by where they start: read back
+    /// together, in a few long reads rather than a read an id, each given to `each` with its
+    /// place in `spans`. An id that cannot be read back is not given, and is noted (see
+    /// [`Ids::unreadable`]).
+    ///
+    /// Memory: a read of at most [`READ_MOST`] bytes.
+    pub fn read_spilled(
+        &self,
+        n: usize,
+        spans: &[(u64, u64)],
+        mut each: impl FnMut(usize, RecordName<'static>),
+    ) {
+        let mut buf = Vec::new();
+        let read = self.spill.read_spans(n, spans, (READ_GAP, READ_MOST), &mut buf, |k, kept| {
+            match RecordName::of_read(kept.to_vec()) {
+                Some(name) => each(k, name),
+                None => self.unreadable.store(true, Ordering::Relaxed),
+            }
+        });
+        if read.is_err() {
+            self.unreadable.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Some record's name could not be read back from the temporary file: a report that
@@ -630,6 +694,23 @@ mod tests {
                 for i in order {
                     let name = gathered.text_ahead(i as u32, &mut ahead);
                     proptest::prop_assert_eq!(name.to_string(), ids[i].as_str());
+                }
+                // read together: what went to the file, sorted by where it lies
+                let mut spilled = Vec::new();
+                for (i, id) in ids.iter().enumerate() {
+                    match gathered.held_or_spilled(i as u32) {
+                        Ok(name) => proptest::prop_assert_eq!(name.to_string(), id.as_str()),
+                        Err(at) => spilled.push((at, i)),
+                    }
+                }
+                proptest::prop_assert_eq!(spilled.is_empty(), !gathered.spilled());
+                spilled.sort_unstable();
+                for part in spilled.chunk_by(|a, b| a.0 .0 == b.0 .0) {
+                    let spans: Vec<(u64, u64)> = part.iter().map(|&((_, span), _)| span).collect();
+                    let mut read = vec![String::new(); part.len()];
+                    gathered.read_spilled(part[0].0 .0, &spans, |k, name| read[k] = name.to_string());
+                    let expected: Vec<&str> = part.iter().map(|&(_, i)| ids[i].as_str()).collect();
+                    proptest::prop_assert_eq!(read, expected);
                 }
                 proptest::prop_assert!(!gathered.unreadable());
             }

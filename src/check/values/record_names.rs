@@ -7,6 +7,8 @@ use super::super::table::Names;
 use super::dangling::Dangling;
 use super::id_text::RecordName;
 use super::ids::{small, Ids, ReadAhead};
+use rayon::prelude::*;
+use std::sync::{Mutex, PoisonError};
 
 /// A record a warning may name, as the value checks keep it: the index of its id in `ids`
 /// (its name is its id), or with this bit, its index in `named`.
@@ -155,6 +157,9 @@ pub struct NamesAhead<'a> {
     batch: Vec<(RecordName<'a>, u64)>,
     /// Where each name of the batch is kept (see [`RecordNames::placed`]).
     places: Vec<u32>,
+    /// Names of the batch in the temporary file, to read with others' (see
+    /// [`NamesAhead::hold`]): where each lies, and its place in the batch.
+    wanted: Vec<Wanted>,
     /// What was read back of the ids that went to the temporary file, and of the dangling
     /// pointers' targets.
     ahead: ReadAhead,
@@ -173,6 +178,7 @@ impl<'a> NamesAhead<'a> {
             from: 0,
             batch: Vec::with_capacity(BATCH),
             places: Vec::with_capacity(BATCH),
+            wanted: Vec::new(),
             ahead: ReadAhead::default(),
             dangling_ahead: ReadAhead::default(),
         }
@@ -201,6 +207,53 @@ impl<'a> NamesAhead<'a> {
         }
     }
 
+    /// Make the batch the names of `who[from..to]`, for a run of [`Self::get`] over them,
+    /// when the ids went to the temporary file: the names held in memory read now, the ones
+    /// in the file left for [`read_together`] to read with those other readers leave. With
+    /// every id in memory it does nothing: [`Self::get`] reads a small batch as it goes,
+    /// whose names are still in the cache when they are written.
+    ///
+    /// Memory: a name and a line each (the names read back on their own heap).
+    pub fn hold(&mut self, from: usize, to: usize) {
+        let names = self.names;
+        let ids = &names.ids;
+        if !ids.spilled() {
+            return;
+        }
+        let who = self.who.get(from..to).unwrap_or_default();
+        self.from = from;
+        self.batch.clear();
+        self.wanted.clear();
+        // sized once: grown by doubling, a batch of a window's readers held twice its room
+        self.batch.reserve_exact(who.len());
+        for who in who.chunks(BATCH) {
+            self.places.clear();
+            self.places.extend(who.iter().map(|&w| names.placed(w)));
+            self.prefetch();
+            for &p in &self.places {
+                let slot = small(self.batch.len());
+                self.batch.push(if p & NAMED == 0 {
+                    let name = ids.held_or_spilled(p).unwrap_or_else(|at| {
+                        self.wanted.push(Wanted::new(at, slot));
+                        RecordName::Text("")
+                    });
+                    (name, ids.line(p))
+                } else {
+                    names.named_at((p & !NAMED) as usize)
+                });
+            }
+        }
+    }
+
+    /// Start loading the ids of the batch's places, a step at a time.
+    fn prefetch(&self) {
+        let ids = &self.names.ids;
+        let by_id = || self.places.iter().copied().filter(|p| p & NAMED == 0);
+        by_id().for_each(|i| ids.prefetch_place(i));
+        by_id().for_each(|i| ids.prefetch_bounds(i));
+        by_id().for_each(|i| ids.prefetch_text(i));
+    }
+
     /// Read the batch that starts at `who[k]`.
     fn read(&mut self, k: usize) {
         let names = self.names;
@@ -210,10 +263,7 @@ impl<'a> NamesAhead<'a> {
         self.from = k;
         self.places.clear();
         self.places.extend(who.iter().map(|&w| names.placed(w)));
-        let by_id = || self.places.iter().copied().filter(|p| p & NAMED == 0);
-        by_id().for_each(|i| ids.prefetch_place(i));
-        by_id().for_each(|i| ids.prefetch_bounds(i));
-        by_id().for_each(|i| ids.prefetch_text(i));
+        self.prefetch();
         self.batch.clear();
         let ahead = &mut self.ahead;
         self.batch.extend(self.places.iter().map(|&p| {
@@ -223,5 +273,145 @@ impl<'a> NamesAhead<'a> {
                 names.named_at((p & !NAMED) as usize)
             }
         }));
+    }
+}
+
+/// A name of a batch that lies in the temporary file (see [`NamesAhead::hold`]), in 16
+/// bytes: a window of readers leaves tens of thousands.
+#[derive(Clone, Copy)]
+struct Wanted {
+    /// The spill's partition in the top byte (there are fewer than 256), the start of the
+    /// name's span in that partition below it (a temporary file of 2^56 bytes is out of
+    /// reach): one key that sorts the names as they lie.
+    at: u64,
+    len: u32,
+    /// Its place in its reader's batch, then in all the batches one after the other.
+    slot: u32,
+}
+
+impl Wanted {
+    fn new((n, (start, end)): (usize, (u64, u64)), slot: u32) -> Wanted {
+        debug_assert!(n < 256 && start < 1 << 56);
+        Wanted {
+            at: (n as u64) << 56 | start,
+            len: u32::try_from(end.saturating_sub(start)).unwrap_or(u32::MAX),
+            slot,
+        }
+    }
+
+    fn part(&self) -> usize {
+        (self.at >> 56) as usize
+    }
+
+    fn span(&self) -> (u64, u64) {
+        let start = self.at & ((1 << 56) - 1);
+        (start, start + u64::from(self.len))
+    }
+}
+
+/// Read the names that `aheads` left for later (see [`NamesAhead::hold`]) from the temporary
+/// file, all together, a partition on each core at a time, in the order they lie there: names
+/// a report writes by concept come from all over the file, and read one by one each cost a
+/// call; read together, those close to one another share one.
+///
+/// Memory: 16 bytes a name left, and the names of one partition a core before they go to
+/// their batch.
+pub fn read_together(aheads: &mut [NamesAhead<'_>]) {
+    let Some(names) = aheads.first().map(|a| a.names) else {
+        return;
+    };
+    // each reader's batch from its first place among all the batches
+    let mut firsts = Vec::with_capacity(aheads.len());
+    let mut wanted = Vec::with_capacity(aheads.iter().map(|a| a.wanted.len()).sum());
+    let mut first = 0u32;
+    for ahead in aheads.iter_mut() {
+        firsts.push(first);
+        let placed = ahead.wanted.drain(..).map(|w| Wanted {
+            slot: first.saturating_add(w.slot),
+            ..w
+        });
+        wanted.extend(placed);
+        first = first.saturating_add(small(ahead.batch.len()));
+    }
+    wanted.par_sort_unstable_by_key(|w| w.at);
+    let aheads = Mutex::new(aheads);
+    let parts: Vec<&[Wanted]> = wanted.chunk_by(|a, b| a.part() == b.part()).collect();
+    parts.into_par_iter().for_each(|part| {
+        let n = part.first().map_or(0, Wanted::part);
+        let spans: Vec<(u64, u64)> = part.iter().map(Wanted::span).collect();
+        let mut read = Vec::with_capacity(part.len());
+        names.ids.read_spilled(n, &spans, |k, name| {
+            if let Some(w) = part.get(k) {
+                read.push((w.slot, name));
+            }
+        });
+        let mut aheads = aheads.lock().unwrap_or_else(PoisonError::into_inner);
+        for (slot, name) in read {
+            // the reader whose batch holds this place
+            let a = firsts.partition_point(|&f| f <= slot).saturating_sub(1);
+            let held = aheads.get_mut(a).and_then(|ahead| {
+                let at = slot - firsts.get(a).copied().unwrap_or(0);
+                ahead.batch.get_mut(at as usize)
+            });
+            if let Some(held) = held {
+                held.0 = name;
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::table::hash;
+    use super::*;
+
+    proptest::proptest! {
+        /// Held a piece at a time and read from the temporary file together, every name is
+        /// the one the record has, as read alone: by id, by an id renamed, or kept aside.
+        #[test]
+        fn names_read_together_are_the_names_read_alone(
+            ids in proptest::collection::vec("[ab]{0,3}|[a-z/]{20,60}|[0a]{8}-0000-4000-8000-00000000000[0aA]", 1..80),
+            who in proptest::collection::vec(0u32..100, 0..200),
+            piece in 1usize..40,
+            limit in 1usize..400,
+        ) {
+            let mut names = RecordNames { ids: Ids::spilling_past(limit), ..RecordNames::default() };
+            for (i, id) in ids.iter().enumerate() {
+                names.ids.push(id, hash(id), i as u64 + 1, false);
+            }
+            // the first id renamed, and a name kept aside for a record without an id
+            names.rename(0, "renamed", 1);
+            let aside = names.name_aside("aside", 99) | NAMED;
+            let matched = names.ids.match_up();
+            proptest::prop_assert!(matched.is_ok());
+            let len = ids.len() as u32;
+            let who: Vec<u32> = who
+                .iter()
+                .map(|&w| match w {
+                    w if w < len => w,
+                    w if w == len => aside,
+                    w => (w % len) | AS_ID,
+                })
+                .collect();
+            let pieces: Vec<(usize, usize)> = (0..who.len())
+                .step_by(piece)
+                .map(|from| (from, who.len().min(from + piece)))
+                .collect();
+            let mut aheads: Vec<NamesAhead> = pieces
+                .iter()
+                .map(|&(from, to)| {
+                    let mut ahead = NamesAhead::new(&names, &who);
+                    ahead.hold(from, to);
+                    ahead
+                })
+                .collect();
+            read_together(&mut aheads);
+            for (ahead, &(from, to)) in aheads.iter_mut().zip(&pieces) {
+                for (k, &w) in who.iter().enumerate().take(to).skip(from) {
+                    proptest::prop_assert_eq!(ahead.get(k), names.name(w));
+                }
+            }
+            proptest::prop_assert!(!names.unreadable());
+        }
     }
 }
