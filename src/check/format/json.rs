@@ -142,16 +142,24 @@ impl Json<'_> {
         render: impl Fn(&mut Json, P, R) + Sync,
     ) -> io::Result<()> {
         let mut pieces = pieces.peekable();
+        // the buffers of the last window's pieces, rendered into again: new ones for every
+        // window were grown from nothing and their pages taken afresh from the system
+        let mut spare: Vec<Vec<u8>> = Vec::new();
         while pieces.peek().is_some() {
             let window: Vec<P> = pieces.by_ref().take(WINDOW).collect();
             let mut readied: Vec<R> = window.par_iter().map(&ready).collect();
             together(&mut readied);
+            let bufs: Vec<Vec<u8>> = window
+                .iter()
+                .map(|_| spare.pop().unwrap_or_default())
+                .collect();
             let rendered: Vec<Vec<u8>> = window
                 .into_par_iter()
                 .zip(readied)
-                .map(|(piece, readied)| {
+                .zip(bufs)
+                .map(|((piece, readied), buf)| {
                     let mut json = Json {
-                        buf: Vec::new(),
+                        buf,
                         out: None,
                         piece: self.piece,
                     };
@@ -159,7 +167,7 @@ impl Json<'_> {
                     json.buf
                 })
                 .collect();
-            for piece in rendered {
+            for mut piece in rendered {
                 match &mut self.out {
                     // a large piece goes out as it is, not copied into the buffer first
                     Some(out) if piece.len() >= CHUNK / 2 => {
@@ -172,6 +180,8 @@ impl Json<'_> {
                         self.spill()?;
                     }
                 }
+                piece.clear();
+                spare.push(piece);
             }
         }
         Ok(())
