@@ -151,12 +151,13 @@ impl<'a> Warning<'a> {
 
     /// The `k`th record it names (`k` < [`Self::count`]), as [`Self::records`] gives it; a
     /// record named by `who` is read from `ahead` ([`Warnings::names_ahead`]), which reads
-    /// names a batch ahead when the records of warning after warning are read in order.
+    /// names a batch ahead when the records of warning after warning are read in order, and
+    /// lends the name until it is asked again.
     #[inline]
-    pub fn record(&self, k: usize, ahead: &mut NamesAhead<'a>) -> (RecordName<'a>, u64) {
+    pub fn record<'s>(&self, k: usize, ahead: &'s mut NamesAhead<'a>) -> (RecordName<'s>, u64) {
         let i = self.range.0 + k;
         match self.records {
-            Records::Named(..) => ahead.get(i),
+            Records::Named(..) => ahead.lend(i),
             Records::Dangling(_) => ahead.dangling(i),
         }
     }
@@ -443,7 +444,12 @@ mod tests {
         // read a batch ahead, and out of order, the records are the same
         let mut ahead = w.names_ahead();
         for warning in w.iter().collect::<Vec<_>>().into_iter().rev() {
-            let read = shown((0..warning.count()).map(|k| warning.record(k, &mut ahead)));
+            let read: Vec<String> = (0..warning.count())
+                .map(|k| {
+                    let (name, line) = warning.record(k, &mut ahead);
+                    format!("{name}:{line}")
+                })
+                .collect();
             assert_eq!(read, shown(warning.records()));
         }
         let mut lines = vec![7];

@@ -339,12 +339,12 @@ impl Ids {
         &self,
         n: usize,
         spans: &[(u64, u64)],
-        mut each: impl FnMut(usize, RecordName<'static>),
+        mut each: impl FnMut(usize, &str),
     ) {
         let mut buf = Vec::new();
         let read = self.spill.read_spans(n, spans, (READ_GAP, READ_MOST), &mut buf, |k, kept| {
-            match RecordName::of_read(kept.to_vec()) {
-                Some(name) => each(k, name),
+            match RecordName::of_kept_read(kept) {
+                Some(name) => each(k, name.as_str()),
                 None => self.unreadable.store(true, Ordering::Relaxed),
             }
         });
@@ -708,7 +708,7 @@ mod tests {
                 for part in spilled.chunk_by(|a, b| a.0 .0 == b.0 .0) {
                     let spans: Vec<(u64, u64)> = part.iter().map(|&((_, span), _)| span).collect();
                     let mut read = vec![String::new(); part.len()];
-                    gathered.read_spilled(part[0].0 .0, &spans, |k, name| read[k] = name.to_string());
+                    gathered.read_spilled(part[0].0 .0, &spans, |k, name| read[k] = name.to_owned());
                     let expected: Vec<&str> = part.iter().map(|&(_, i)| ids[i].as_str()).collect();
                     proptest::prop_assert_eq!(read, expected);
                 }

@@ -160,11 +160,18 @@ pub struct NamesAhead<'a> {
     /// Names of the batch in the temporary file, to read with others' (see
     /// [`NamesAhead::hold`]): where each lies, and its place in the batch.
     wanted: Vec<Wanted>,
+    /// The names [`read_together`] read for the batch, one after the other in `read`, and
+    /// by place in the batch where each lies there ([`UNREAD`]: none, the batch has it).
+    read: String,
+    read_at: Vec<(u32, u32)>,
     /// What was read back of the ids that went to the temporary file, and of the dangling
     /// pointers' targets.
     ahead: ReadAhead,
     dangling_ahead: ReadAhead,
 }
+
+/// In `NamesAhead::read_at`: not read together.
+const UNREAD: u32 = u32::MAX;
 
 /// Names read together: enough misses to overlap, few enough that the first are still in the
 /// cache when the last are read.
@@ -179,6 +186,8 @@ impl<'a> NamesAhead<'a> {
             batch: Vec::with_capacity(BATCH),
             places: Vec::with_capacity(BATCH),
             wanted: Vec::new(),
+            read: String::new(),
+            read_at: Vec::new(),
             ahead: ReadAhead::default(),
             dangling_ahead: ReadAhead::default(),
         }
@@ -195,16 +204,54 @@ impl<'a> NamesAhead<'a> {
     /// `k` comes in order.
     #[inline]
     pub fn get(&mut self, k: usize) -> (RecordName<'a>, u64) {
-        match self.batch.get(k.wrapping_sub(self.from)) {
-            Some(name) => name.clone(),
-            None => {
-                self.read(k);
-                self.batch
-                    .first()
-                    .cloned()
-                    .unwrap_or((RecordName::Text(""), 0))
-            }
+        let at = self.place(k);
+        match self.read_text(at) {
+            Some(text) => (RecordName::Read(text.into()), self.line_at(at)),
+            None => self
+                .batch
+                .get(at)
+                .cloned()
+                .unwrap_or((RecordName::Text(""), 0)),
         }
+    }
+
+    /// [`Self::get`], the name lent until the next call rather than given: a name read
+    /// back from the temporary file is not copied.
+    #[inline]
+    pub fn lend(&mut self, k: usize) -> (RecordName<'_>, u64) {
+        let at = self.place(k);
+        match self.read_text(at) {
+            Some(text) => (RecordName::Text(text), self.line_at(at)),
+            None => self
+                .batch
+                .get(at)
+                .cloned()
+                .unwrap_or((RecordName::Text(""), 0)),
+        }
+    }
+
+    /// The place of `who[k]` in the batch, read now when the batch does not have it.
+    #[inline]
+    fn place(&mut self, k: usize) -> usize {
+        let at = k.wrapping_sub(self.from);
+        if at < self.batch.len() {
+            return at;
+        }
+        self.read(k);
+        0
+    }
+
+    /// The name at place `at` of the batch as [`read_together`] read it, if it did.
+    #[inline]
+    fn read_text(&self, at: usize) -> Option<&str> {
+        match self.read_at.get(at) {
+            Some(&(start, end)) if start != UNREAD => self.read.get(start as usize..end as usize),
+            _ => None,
+        }
+    }
+
+    fn line_at(&self, at: usize) -> u64 {
+        self.batch.get(at).map_or(0, |&(_, line)| line)
     }
 
     /// Make the batch the names of `who[from..to]`, for a run of [`Self::get`] over them,
@@ -213,7 +260,7 @@ impl<'a> NamesAhead<'a> {
     /// every id in memory it does nothing: [`Self::get`] reads a small batch as it goes,
     /// whose names are still in the cache when they are written.
     ///
-    /// Memory: a name and a line each (the names read back on their own heap).
+    /// Memory: a name and a line each, and the text of the names read back together.
     pub fn hold(&mut self, from: usize, to: usize) {
         let names = self.names;
         let ids = &names.ids;
@@ -224,6 +271,8 @@ impl<'a> NamesAhead<'a> {
         self.from = from;
         self.batch.clear();
         self.wanted.clear();
+        self.read.clear();
+        self.read_at.clear();
         // sized once: grown by doubling, a batch of a window's readers held twice its room
         self.batch.reserve_exact(who.len());
         for who in who.chunks(BATCH) {
@@ -265,6 +314,7 @@ impl<'a> NamesAhead<'a> {
         self.places.extend(who.iter().map(|&w| names.placed(w)));
         self.prefetch();
         self.batch.clear();
+        self.read_at.clear();
         let ahead = &mut self.ahead;
         self.batch.extend(self.places.iter().map(|&p| {
             if p & NAMED == 0 {
@@ -339,22 +389,32 @@ pub fn read_together(aheads: &mut [NamesAhead<'_>]) {
     parts.into_par_iter().for_each(|part| {
         let n = part.first().map_or(0, Wanted::part);
         let spans: Vec<(u64, u64)> = part.iter().map(Wanted::span).collect();
+        // the partition's names, one after the other, and where each lies and goes
+        let mut text = String::new();
         let mut read = Vec::with_capacity(part.len());
         names.ids.read_spilled(n, &spans, |k, name| {
             if let Some(w) = part.get(k) {
-                read.push((w.slot, name));
+                let start = text.len();
+                text.push_str(name);
+                read.push((w.slot, start, text.len()));
             }
         });
         let mut aheads = aheads.lock().unwrap_or_else(PoisonError::into_inner);
-        for (slot, name) in read {
+        for (slot, start, end) in read {
             // the reader whose batch holds this place
             let a = firsts.partition_point(|&f| f <= slot).saturating_sub(1);
-            let held = aheads.get_mut(a).and_then(|ahead| {
-                let at = slot - firsts.get(a).copied().unwrap_or(0);
-                ahead.batch.get_mut(at as usize)
-            });
-            if let Some(held) = held {
-                held.0 = name;
+            let first = firsts.get(a).copied().unwrap_or(0);
+            let (Some(ahead), Some(name)) = (aheads.get_mut(a), text.get(start..end)) else {
+                continue;
+            };
+            let at = (slot - first) as usize;
+            if ahead.read_at.len() < ahead.batch.len() {
+                ahead.read_at.resize(ahead.batch.len(), (UNREAD, UNREAD));
+            }
+            if let Some(place) = ahead.read_at.get_mut(at) {
+                let start = small(ahead.read.len());
+                ahead.read.push_str(name);
+                *place = (start, small(ahead.read.len()));
             }
         }
     });
@@ -408,7 +468,9 @@ mod tests {
             read_together(&mut aheads);
             for (ahead, &(from, to)) in aheads.iter_mut().zip(&pieces) {
                 for (k, &w) in who.iter().enumerate().take(to).skip(from) {
-                    proptest::prop_assert_eq!(ahead.get(k), names.name(w));
+                    let alone = names.name(w);
+                    proptest::prop_assert_eq!(ahead.lend(k), alone.clone());
+                    proptest::prop_assert_eq!(ahead.get(k), alone);
                 }
             }
             proptest::prop_assert!(!names.unreadable());
