@@ -204,54 +204,34 @@ impl<'a> NamesAhead<'a> {
     /// `k` comes in order.
     #[inline]
     pub fn get(&mut self, k: usize) -> (RecordName<'a>, u64) {
-        let at = self.place(k);
-        match self.read_text(at) {
-            Some(text) => (RecordName::Read(text.into()), self.line_at(at)),
-            None => self
-                .batch
-                .get(at)
-                .cloned()
-                .unwrap_or((RecordName::Text(""), 0)),
-        }
+        let (read, (name, line)) = self.look_up(k);
+        let name = read.map_or_else(|| name.clone(), |text| RecordName::Read(text.into()));
+        (name, *line)
     }
 
     /// [`Self::get`], the name lent until the next call rather than given: a name read
     /// back from the temporary file is not copied.
     #[inline]
     pub fn lend(&mut self, k: usize) -> (RecordName<'_>, u64) {
-        let at = self.place(k);
-        match self.read_text(at) {
-            Some(text) => (RecordName::Text(text), self.line_at(at)),
-            None => self
-                .batch
-                .get(at)
-                .cloned()
-                .unwrap_or((RecordName::Text(""), 0)),
-        }
+        let (read, (name, line)) = self.look_up(k);
+        (read.map_or_else(|| name.clone(), RecordName::Text), *line)
     }
 
-    /// The place of `who[k]` in the batch, read now when the batch does not have it.
+    /// The batch's entry for `who[k]` (read now when the batch does not have it), and the
+    /// name [`read_together`] read for it, if it did (the entry's name is then empty).
     #[inline]
-    fn place(&mut self, k: usize) -> usize {
-        let at = k.wrapping_sub(self.from);
-        if at < self.batch.len() {
-            return at;
+    fn look_up(&mut self, k: usize) -> (Option<&str>, &(RecordName<'a>, u64)) {
+        static NONE: (RecordName<'static>, u64) = (RecordName::Text(""), 0);
+        let mut at = k.wrapping_sub(self.from);
+        if at >= self.batch.len() {
+            self.read(k);
+            at = 0;
         }
-        self.read(k);
-        0
-    }
-
-    /// The name at place `at` of the batch as [`read_together`] read it, if it did.
-    #[inline]
-    fn read_text(&self, at: usize) -> Option<&str> {
-        match self.read_at.get(at) {
+        let read = match self.read_at.get(at) {
             Some(&(start, end)) if start != UNREAD => self.read.get(start as usize..end as usize),
             _ => None,
-        }
-    }
-
-    fn line_at(&self, at: usize) -> u64 {
-        self.batch.get(at).map_or(0, |&(_, line)| line)
+        };
+        (read, self.batch.get(at).unwrap_or(&NONE))
     }
 
     /// Make the batch the names of `who[from..to]`, for a run of [`Self::get`] over them,
