@@ -617,6 +617,25 @@ mod tests {
         assert!(ids.unreadable());
     }
 
+    /// Names read together that cannot be read back are not given, and the loss is noted.
+    #[test]
+    fn names_read_together_that_cannot_be_read_back_are_noted() {
+        let mut ids = Ids::spilling_past(8);
+        for (n, id) in ["first-id", "second-id"].iter().enumerate() {
+            ids.push(id, hash(id), n as u64 + 1, false);
+        }
+        let spilled: Vec<(usize, (u64, u64))> = (0..2)
+            .filter_map(|i| ids.held_or_spilled(i).err())
+            .collect();
+        assert!(!spilled.is_empty() && ids.spilled());
+        ids.spill = Spill::with_limit(usize::MAX);
+        let (n, span) = spilled[0];
+        let mut given = 0;
+        ids.read_spilled(n, &[span], |_, _| given += 1);
+        assert_eq!(given, 0);
+        assert!(ids.unreadable());
+    }
+
     #[test]
     fn repeats_and_targets_match_the_first_id_of_their_text() {
         let mut ids = Ids::default();
