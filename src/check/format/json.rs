@@ -10,8 +10,8 @@
 //! anything to escape are copied whole, and the records' names are looked up a batch ahead of
 //! writing, so the lookups into the ids (spread over the whole store) overlap instead of
 //! waiting one by one. Names in the temporary file are read for a window of pieces at once,
-//! in the order they lie there (`record_names.rs`'s `read_together`). The small values (the mapping, the register, what the next level
-//! needs) still go through serde.
+//! in the order they lie there (`record_names.rs`'s `read_together`). The small values (the
+//! mapping, the register, what the next level needs) still go through serde.
 //!
 //! Memory: the buffer holds a chunk (and at most one item more), and a window of pieces is in
 //! flight ([`WINDOW`] × [`PIECE`] items, and their records' names when read together),

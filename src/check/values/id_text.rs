@@ -128,10 +128,7 @@ impl<'a> RecordName<'a> {
         }
     }
 
-    /// The name an id's kept form read back stands for; `None` when the bytes are no kept
-    /// form (the file they were read from changed).
-    /// The name a kept form read back stands for, borrowed from it (`None`: not a kept form,
-    /// the bytes did not read back as written).
+    /// [`Self::of_read`], borrowed from the bytes read back rather than taking them.
     pub fn of_kept_read(kept: &[u8]) -> Option<RecordName<'_>> {
         match UuidText::of_kept(kept) {
             Some(uuid) => Some(RecordName::Uuid(uuid)),
@@ -139,6 +136,8 @@ impl<'a> RecordName<'a> {
         }
     }
 
+    /// The name an id's kept form read back stands for; `None` when the bytes are no kept
+    /// form (the file they were read from changed).
     pub fn of_read(kept: Vec<u8>) -> Option<RecordName<'static>> {
         match UuidText::of_kept(&kept) {
             Some(uuid) => Some(RecordName::Uuid(uuid)),

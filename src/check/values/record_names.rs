@@ -161,7 +161,8 @@ pub struct NamesAhead<'a> {
     /// [`NamesAhead::hold`]): where each lies, and its place in the batch.
     wanted: Vec<Wanted>,
     /// The names [`read_together`] read for the batch, one after the other in `read`, and
-    /// by place in the batch where each lies there ([`UNREAD`]: none, the batch has it).
+    /// by place in the batch where each lies there ([`UNREAD`]: none, the batch has it);
+    /// sized by [`NamesAhead::hold`] when it leaves names for later, else empty.
     read: String,
     read_at: Vec<(u32, u32)>,
     /// What was read back of the ids that went to the temporary file, and of the dangling
@@ -271,6 +272,9 @@ impl<'a> NamesAhead<'a> {
                     names.named_at((p & !NAMED) as usize)
                 });
             }
+        }
+        if !self.wanted.is_empty() {
+            self.read_at.resize(self.batch.len(), (UNREAD, UNREAD));
         }
     }
 
@@ -388,9 +392,6 @@ pub fn read_together(aheads: &mut [NamesAhead<'_>]) {
                 continue;
             };
             let at = (slot - first) as usize;
-            if ahead.read_at.len() < ahead.batch.len() {
-                ahead.read_at.resize(ahead.batch.len(), (UNREAD, UNREAD));
-            }
             if let Some(place) = ahead.read_at.get_mut(at) {
                 let start = small(ahead.read.len());
                 ahead.read.push_str(name);
