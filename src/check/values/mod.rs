@@ -27,6 +27,7 @@ mod cycles;
 mod dangling;
 mod id_lines;
 pub(super) mod id_text;
+mod owners_book;
 pub(super) mod record_names;
 mod sought;
 
