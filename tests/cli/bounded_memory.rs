@@ -211,6 +211,47 @@ fn an_envelope_is_checked_in_a_fraction_of_its_bytes() {
     }
 }
 
+/// 50,000 records, two a concept, each concept 3,000 bytes long, owned by `owners` teams in
+/// turn: with two, every concept has two owners, and the book the report reads them from
+/// holds 75 MB of concept texts.
+fn long_concepts_store(path: &Path, owners: usize) {
+    let mut text = String::new();
+    for k in 0..50_000 {
+        let concept = format!("{:06}{}", k / 2, "c".repeat(2994));
+        text.push_str(&format!(
+            "{{\"record_id\": \"r{k}\", \"concept\": \"{concept}\", \"value\": \"v\", \
+             \"valid_from\": \"2024-01-01\", \"valid_to\": null, \"concept_owner\": \"team-{}\"}}\n",
+            k % owners
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// The book of concepts with several owners is written out while it is made, past its
+/// limit: a store whose every concept has two owners peaks no higher than the same store
+/// with one owner a concept (no book at all), where a book made whole in memory first took
+/// its 75 MB of texts.
+#[test]
+fn a_book_of_long_concepts_is_not_held_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    long_concepts_store(&dir.path().join("one.jsonl"), 1);
+    long_concepts_store(&dir.path().join("two.jsonl"), 2);
+    let (code, _, base) = run_measured(dir.path(), &["check", "one.jsonl"], Vec::new());
+    assert_eq!(code, 0);
+    let (code, out, peak) = run_measured(dir.path(), &["check", "two.jsonl"], Vec::new());
+    assert_eq!(code, 0);
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("25,000 concepts have more than one owner"),
+        "{out}"
+    );
+    let extra = peak.saturating_sub(base);
+    assert!(
+        extra <= 12 << 20,
+        "a book of 75 MB of texts took {extra} bytes more than no book (peak {peak})"
+    );
+}
+
 /// A `tools/call` of `check_records` whose records take about `bytes` bytes.
 fn big_request(id: u64, bytes: usize) -> Vec<u8> {
     let mut records = String::from("[");

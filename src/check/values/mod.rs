@@ -576,7 +576,7 @@ impl ValueChecks {
             matched: &mut matched,
             concepts: &self.concepts,
         })?;
-        let (shared, held, owners) = std::mem::take(&mut self.concepts).settle(&register)?;
+        let (book, held) = std::mem::take(&mut self.concepts).settle(&register)?;
         let expected = (!register.is_empty()).then(|| {
             let missing = register
                 .iter()
@@ -592,7 +592,7 @@ impl ValueChecks {
                 records: self.records,
                 names: &self.names,
                 matched: &matched,
-                owners_book: Some(OwnersBook::new(shared, owners)),
+                owners_book: Some(book),
             },
             &mut out,
         );

@@ -21,8 +21,8 @@ use super::super::table::{
 };
 use super::super::warnings::Warnings;
 use super::ids::small;
-pub use super::owners_book::{BookAhead, OwnersBook, SharedConcepts};
-use super::owners_book::{in_text_order, PartShared};
+pub use super::owners_book::{BookAhead, OwnersBook};
+use super::owners_book::{BookMaker, PartShared, BOOK_IN_MEMORY};
 use crate::bytes::same;
 use rayon::prelude::*;
 use std::io;
@@ -86,6 +86,9 @@ pub struct ConceptOwners {
     owners: Interner,
     /// How many owners are interned at most ([`INTERNED`]; fewer in tests).
     interned: usize,
+    /// Bytes of texts the book of shared concepts holds before they go to a temporary file
+    /// ([`BOOK_IN_MEMORY`]; fewer in tests).
+    book_limit: usize,
     /// Some owner was kept as text (see [`OWNER_TEXT`]).
     owners_as_text: bool,
     /// The bytes the partitions hold (texts and [`HELD_BYTES`] each), and their runs in the
@@ -103,6 +106,7 @@ impl Default for ConceptOwners {
             parts: Vec::new(),
             owners: Interner::default(),
             interned: INTERNED,
+            book_limit: BOOK_IN_MEMORY,
             owners_as_text: false,
             spill: Spill::default(),
             heads: Vec::new(),
@@ -227,12 +231,23 @@ impl ConceptOwners {
         Ok(None)
     }
 
-    /// The concepts with more than one owner, by concept; for each of `asked`, whether a
-    /// record holds it; and the owners' names, by the numbers [`SharedConcepts`] gives them. One
-    /// partition at a time, on every core, each let go once matched up, so the concepts and
-    /// what is made from them are never all kept at once.
-    /// Fails only when the temporary file cannot be read back.
-    pub fn settle(self, asked: &[String]) -> io::Result<(SharedConcepts, Vec<bool>, Interner)> {
+    /// No concepts yet, the book's texts written out past `book_limit` bytes of them, and
+    /// no more than `interned` owners interned (tests).
+    #[cfg(test)]
+    pub fn with_limits(book_limit: usize, interned: usize) -> ConceptOwners {
+        ConceptOwners {
+            book_limit,
+            interned,
+            ..ConceptOwners::default()
+        }
+    }
+
+    /// The book of concepts with more than one owner, and for each of `asked`, whether a
+    /// record holds it. A partition at a time (on every core when they are small), each let
+    /// go once matched up and its share of the book made, so the concepts and what is made
+    /// from them are never all kept at once. Fails only when a temporary file cannot be
+    /// written or read back.
+    pub fn settle(self, asked: &[String]) -> io::Result<(OwnersBook, Vec<bool>)> {
         let mut asked_parts: Vec<Vec<(u32, usize)>> = vec![Vec::new(); PARTS];
         for (n, concept) in asked.iter().enumerate() {
             let hash = super::super::table::hash(concept);
@@ -241,29 +256,34 @@ impl ConceptOwners {
         let mut parts = self.parts;
         parts.resize_with(PARTS, Part::default);
         let spill = self.spill;
+        let book = std::sync::Mutex::new(BookMaker::new(self.owners, self.book_limit));
         let settle = |((p, part), asked_here): ((usize, Part), Vec<(u32, usize)>)| {
             let part = part.after_runs(&spill, p)?;
-            Ok(part.settle(&asked_here, asked))
+            let (shared, held) = part.settle(&asked_here, asked);
+            let mut book = book.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            book.add(p, shared);
+            Ok(held)
         };
         let parts: Vec<_> = parts.into_iter().enumerate().zip(asked_parts).collect();
-        // With owners kept as text, what a partition makes can take as much as it held: one
-        // at a time, the next takes the memory the last let go, where on every core each
-        // core's allocator kept its own and the peak took both (bench/NOTES.md).
-        let per_part: Vec<(PartShared, Vec<usize>)> = match self.owners_as_text {
+        // With owners kept as text, what a partition makes can take as much as it held; with
+        // concepts in the temporary file (long ones, or many), each partition read back is
+        // large, and so is its share of the book. One at a time, the next takes the memory the
+        // last let go, where on every core each core's allocator kept its own and the peak
+        // took both (bench/NOTES.md).
+        let one_at_a_time = self.owners_as_text || spill.written() > 0;
+        let per_part: Vec<Vec<usize>> = match one_at_a_time {
             true => parts.into_iter().map(settle).collect::<io::Result<_>>()?,
             false => parts.into_par_iter().map(settle).collect::<io::Result<_>>()?,
         };
         drop(spill);
         let mut held = vec![false; asked.len()];
-        for (_, part_held) in &per_part {
+        for part_held in &per_part {
             for &n in part_held {
                 held[n] = true;
             }
         }
-        let parts: Vec<PartShared> = per_part.into_iter().map(|(part, _)| part).collect();
-        let order = in_text_order(&parts);
-        let shared = SharedConcepts { parts, order };
-        Ok((shared, held, self.owners))
+        let book = book.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok((book.finish()?, held))
     }
 }
 
@@ -499,21 +519,12 @@ mod tests {
             concepts.note(concept, hash(concept), owner, who as u32);
         }
         let asked = ["budget", "travel", "hiring"].map(String::from);
-        let (shared, held, owner_names) = concepts.settle(&asked).unwrap();
-        let shared: Vec<(&str, Vec<(&str, u32)>)> = shared
-            .iter()
-            .map(|(concept, owners)| {
-                let owners = owners
-                    .iter()
-                    .map(|o| (owner_names.get(o.owner as usize), o.who));
-                (concept, owners.collect())
-            })
-            .collect();
+        let (book, held) = concepts.settle(&asked).unwrap();
         assert_eq!(
-            shared,
+            book.listed(),
             [
-                ("hiring", vec![("people", 1), ("legal", 8)]),
-                ("pricing", vec![("sales", 0), ("finance", 3)])
+                ("hiring".into(), "people, legal".into(), vec![1, 8]),
+                ("pricing".into(), "sales, finance".into(), vec![0, 3])
             ]
         );
         assert_eq!(held, vec![true, false, true]);
@@ -547,59 +558,47 @@ mod tests {
             let expected: Vec<(&str, Vec<(&str, u32)>)> =
                 model.into_iter().filter(|(_, owners)| owners.len() > 1).collect();
             let expected_held: Vec<bool> = asked.iter().map(|c| seen.contains(c.as_str())).collect();
-            // all in memory, and in the temporary file a few concepts at a time
+            // each concept, its owners' names as a report writes them, their first records
+            let listed: Vec<(String, String, Vec<u32>)> = expected
+                .iter()
+                .map(|(concept, owners)| {
+                    let names: Vec<&str> = owners.iter().map(|(o, _)| *o).collect();
+                    let who = owners.iter().map(|&(_, who)| who).collect();
+                    (concept.to_string(), names.join(", "), who)
+                })
+                .collect();
+            // all in memory, and in the temporary files a few concepts at a time
             let cases = [usize::MAX, limit].into_iter().flat_map(|limit| {
                 [INTERNED, interned].map(|interned| (limit, interned))
             });
             for (limit, interned) in cases {
-                let spill = Spill::with_limit(limit);
-                let mut concepts = ConceptOwners { spill, interned, ..ConceptOwners::default() };
-                for (who, (concept, owner)) in held.iter().enumerate() {
-                    let with_hash = owner.as_deref().map(|o| (o, hash(o)));
-                    concepts.note(concept, hash(concept), with_hash, who as u32);
+                // from every partition written out (0) to a few held beside the runs
+                for book_limit in [usize::MAX, limit % 8] {
+                    let spill = Spill::with_limit(limit);
+                    let mut concepts =
+                        ConceptOwners { spill, interned, book_limit, ..ConceptOwners::default() };
+                    for (who, (concept, owner)) in held.iter().enumerate() {
+                        let with_hash = owner.as_deref().map(|o| (o, hash(o)));
+                        concepts.note(concept, hash(concept), with_hash, who as u32);
+                    }
+                    for concept in &seen {
+                        let text = concepts.text(hash(concept)).unwrap();
+                        proptest::prop_assert_eq!(text.as_deref(), Some(*concept));
+                    }
+                    proptest::prop_assert_eq!(concepts.text(hash("absent")).unwrap(), None);
+                    let (book, held_asked) = concepts.settle(&asked).unwrap();
+                    proptest::prop_assert_eq!(&book.listed(), &listed);
+                    proptest::prop_assert_eq!(&held_asked, &expected_held);
+                    // read ahead: in order, then back to front with the same block
+                    let mut ahead = BookAhead::default();
+                    let order = (0..listed.len()).chain((0..listed.len()).rev());
+                    for i in order {
+                        let (concept, owners) = book.concept_through(i, Some(&mut ahead));
+                        proptest::prop_assert_eq!(concept, listed[i].0.as_str());
+                        proptest::prop_assert_eq!(owners, listed[i].1.as_str());
+                    }
+                    proptest::prop_assert!(!book.unreadable());
                 }
-                for concept in &seen {
-                    let text = concepts.text(hash(concept)).unwrap();
-                    proptest::prop_assert_eq!(text.as_deref(), Some(*concept));
-                }
-                proptest::prop_assert_eq!(concepts.text(hash("absent")).unwrap(), None);
-                let (shared, held_asked, owner_names) = concepts.settle(&asked).unwrap();
-                let got: Vec<(&str, Vec<(&str, u32)>)> = shared
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (concept, owners))| {
-                        let owners = owners
-                            .iter()
-                            .map(|o| (shared.owner_name(i, o.owner, &owner_names), o.who));
-                        (concept, owners.collect())
-                    })
-                    .collect();
-                proptest::prop_assert_eq!(&got, &expected);
-                proptest::prop_assert_eq!(&held_asked, &expected_held);
-                // the words a report reads, with the texts held and written out
-                let words: Vec<(String, String)> = expected
-                    .iter()
-                    .map(|(concept, owners)| {
-                        let names: Vec<&str> = owners.iter().map(|(o, _)| *o).collect();
-                        (concept.to_string(), names.join(", "))
-                    })
-                    .collect();
-                let book = OwnersBook::with_limit(shared, owner_names, limit.min(40));
-                let read: Vec<(String, String)> = (0..book.concepts.len())
-                    .map(|i| {
-                        let (concept, owners) = book.concept(i);
-                        (concept.into_owned(), owners)
-                    })
-                    .collect();
-                proptest::prop_assert_eq!(&read, &words);
-                // read ahead: in order, then back to front with the same block
-                let mut ahead = BookAhead::default();
-                let order = (0..words.len()).chain((0..words.len()).rev());
-                for i in order {
-                    let (concept, owners) = book.concept_through(i, Some(&mut ahead));
-                    proptest::prop_assert_eq!((concept.into_owned(), owners), words[i].clone());
-                }
-                proptest::prop_assert!(!book.unreadable());
             }
         }
     }

@@ -1,6 +1,7 @@
-//! The book of concepts with several owners, as `owners.rs` settles it: what the
-//! `value.owners` warnings are read from when a report writes them, their texts in memory or,
-//! past a fixed amount, in a temporary file of their own.
+//! The book of concepts with several owners, made a partition at a time as `owners.rs`
+//! settles them: what the `value.owners` warnings are read from when a report writes them,
+//! their texts in memory or, past a fixed amount, in a temporary file of their own (written
+//! while the book is made, never held whole).
 
 use super::super::table::{Interner, Names};
 use super::owners::{text_owner, Owner};
@@ -33,50 +34,17 @@ impl SharedConcepts {
         Some((self.parts.get(p as usize)?, at as usize))
     }
 
-    /// The `i`th concept (by text) and its owners (empty past the end), while the texts are
-    /// held.
-    fn get(&self, i: usize) -> (&str, &[Owner]) {
-        let text = self.placed(i).map_or("", |(part, at)| part.texts.get(at));
-        (text, self.owners(i))
-    }
-
-    /// Each concept and its owners.
-    #[cfg(test)]
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &[Owner])> + '_ {
-        (0..self.len()).map(|i| self.get(i))
-    }
-
     /// The owners of the `i`th concept (empty past the end): kept in memory whatever
     /// happens to the texts.
     pub fn owners(&self, i: usize) -> &[Owner] {
-        self.placed(i).map_or(&[][..], |(part, at)| {
-            let start = at.checked_sub(1).map_or(0, |before| part.ends[before]);
-            &part.owners[start as usize..part.ends[at] as usize]
-        })
+        self.placed(i)
+            .map_or(&[][..], |(part, at)| part.owners_at(at))
     }
 
     /// The bytes of the concepts' texts and of the owners' kept as text.
+    #[cfg(test)]
     fn text_len(&self) -> usize {
-        let part = |p: &PartShared| p.texts.text_len() + p.owner_texts.text_len();
-        self.parts.iter().map(part).sum()
-    }
-
-    /// Let go of the texts (once written out): only the owners are read from here after.
-    fn let_go_of_texts(&mut self) {
-        for part in &mut self.parts {
-            (part.texts, part.owner_texts) = Default::default();
-        }
-    }
-
-    /// The name of `owner`, an owner of the `i`th concept: interned in `names`, or kept as
-    /// text beside the concept.
-    pub(super) fn owner_name<'b>(&'b self, i: usize, owner: u32, names: &'b Interner) -> &'b str {
-        match text_owner(owner) {
-            None => names.get(owner as usize),
-            Some(at) => self
-                .placed(i)
-                .map_or("", |(part, _)| part.owner_texts.get(at)),
-        }
+        self.parts.iter().map(PartShared::text_len).sum()
     }
 }
 
@@ -93,12 +61,14 @@ pub struct OwnersBook {
     written: Option<BookTexts>,
 }
 
-/// Bytes of concept and owner texts a book keeps in memory through the report. The book is
-/// held from the settle to the last line of the report, when the report's own memory (names
-/// read back, rendered pieces of JSON) comes on top: a store with a concept every two records
-/// and an owner a record makes a book of 45 MB of texts, and its JSON report peaked past
-/// 128 MiB with them. Bench's messy stores make books of 3.5 to 29 MB, and keep them.
-const BOOK_IN_MEMORY: usize = 32 << 20;
+/// Bytes of concept and owner texts a book holds in memory, while it is made and through
+/// the report. The book is made while the settle holds what the report reads (the names of
+/// records, the warnings' lists), and held to the last line of the report, when the report's
+/// own memory (names read back, rendered pieces of JSON) comes on top: a store with a concept
+/// every two records and an owner a record makes a book of 45 MB of texts, and its JSON report
+/// peaked past 128 MiB with them. Bench's messy stores make books of 3.5 to 29 MB; the ones
+/// past this go to the temporary file.
+pub(super) const BOOK_IN_MEMORY: usize = 16 << 20;
 
 /// A book's texts in a temporary file: each concept's text and its owners' names as a report
 /// writes them (`a, b, c`), one concept after the other in the book's order, each read back
@@ -113,34 +83,6 @@ struct BookTexts {
 }
 
 impl BookTexts {
-    /// The texts of `book`'s concepts, written to a new temporary file a buffer at a time.
-    fn write(book: &OwnersBook) -> io::Result<BookTexts> {
-        use std::io::Write;
-        const BUFFER: usize = 1 << 20;
-        let mut file = tempfile::tempfile()?;
-        let mut ends = Vec::with_capacity(book.concepts.len());
-        let (mut buf, mut written) = (Vec::with_capacity(BUFFER + (BUFFER >> 2)), 0u64);
-        for i in 0..book.concepts.len() {
-            let (concept, owners) = book.concepts.get(i);
-            let len = u32::try_from(concept.len()).map_err(|_| io::ErrorKind::InvalidInput)?;
-            buf.extend_from_slice(&len.to_le_bytes());
-            buf.extend_from_slice(concept.as_bytes());
-            book.owner_names(i, owners, |name| buf.extend_from_slice(name.as_bytes()));
-            ends.push(written + buf.len() as u64);
-            if buf.len() >= BUFFER {
-                file.write_all(&buf)?;
-                written += buf.len() as u64;
-                buf.clear();
-            }
-        }
-        file.write_all(&buf)?;
-        Ok(BookTexts {
-            file,
-            ends,
-            unreadable: Default::default(),
-        })
-    }
-
     /// The `i`th concept's text and its owners' names, read back through `ahead` when given
     /// (both empty, and noted, when they cannot be).
     fn read(&self, i: usize, ahead: Option<&mut BookAhead>) -> (String, String) {
@@ -210,33 +152,6 @@ impl BookAhead {
 }
 
 impl OwnersBook {
-    /// The book of `concepts` and the interned owners' `names`: its texts written out past
-    /// `BOOK_IN_MEMORY` bytes of them (kept in memory when they cannot be).
-    pub fn new(concepts: SharedConcepts, names: Interner) -> OwnersBook {
-        OwnersBook::with_limit(concepts, names, BOOK_IN_MEMORY)
-    }
-
-    /// [`Self::new`], the texts written out past `limit` bytes (tests write a few).
-    pub(super) fn with_limit(
-        concepts: SharedConcepts,
-        names: Interner,
-        limit: usize,
-    ) -> OwnersBook {
-        let mut book = OwnersBook {
-            concepts,
-            names,
-            written: None,
-        };
-        if book.concepts.text_len() > limit {
-            // what cannot be written stays in memory, with the same answers
-            if let Ok(texts) = BookTexts::write(&book) {
-                book.written = Some(texts);
-                book.concepts.let_go_of_texts();
-            }
-        }
-        book
-    }
-
     /// The `i`th concept, and its owners' names in the order first seen (`a, b, c`).
     pub fn concept(&self, i: usize) -> (Cow<'_, str>, String) {
         self.concept_through(i, None)
@@ -262,21 +177,12 @@ impl OwnersBook {
 
     /// [`Self::concept`] from the texts held in memory.
     fn held_concept(&self, i: usize) -> (&str, String) {
-        let (concept, owners) = self.concepts.get(i);
         let mut names = String::new();
-        self.owner_names(i, owners, |name| names.push_str(name));
-        (concept, names)
-    }
-
-    /// The names of `owners`, the owners of the `i`th concept, to `put` in turn as a report
-    /// writes them (`a`, `, `, `b`), while the texts are held.
-    fn owner_names<'b>(&'b self, i: usize, owners: &[Owner], mut put: impl FnMut(&'b str)) {
-        for (n, o) in owners.iter().enumerate() {
-            if n > 0 {
-                put(", ");
-            }
-            put(self.concepts.owner_name(i, o.owner, &self.names));
-        }
+        let Some((part, at)) = self.concepts.placed(i) else {
+            return ("", names);
+        };
+        part.owner_names(at, &self.names, |name| names.push_str(name));
+        (part.texts.get(at), names)
     }
 
     /// Some concept's texts could not be read back from the temporary file: a report that
@@ -293,8 +199,13 @@ impl OwnersBook {
     /// The book of `concepts`, each with its owners in the order first seen (one record an
     /// owner), as settling makes it.
     pub fn of(concepts: &[(&str, &[&str])]) -> OwnersBook {
+        OwnersBook::of_past(concepts, BOOK_IN_MEMORY)
+    }
+
+    /// [`Self::of`], its texts written out past `limit` bytes of them.
+    fn of_past(concepts: &[(&str, &[&str])], limit: usize) -> OwnersBook {
         use super::super::table::hash;
-        let mut held = super::owners::ConceptOwners::default();
+        let mut held = super::owners::ConceptOwners::with_limits(limit, usize::MAX);
         let mut who = 0;
         for (concept, owners) in concepts {
             for owner in owners.iter() {
@@ -302,8 +213,19 @@ impl OwnersBook {
                 who += 1;
             }
         }
-        let (concepts, _, names) = held.settle(&[]).expect("in memory");
-        OwnersBook::new(concepts, names)
+        held.settle(&[]).expect("in memory").0
+    }
+
+    /// Each concept, its owners' names as a report writes them (`a, b`), and the records
+    /// where each first owns it.
+    pub fn listed(&self) -> Vec<(String, String, Vec<u32>)> {
+        (0..self.concepts.len())
+            .map(|i| {
+                let (concept, names) = self.concept(i);
+                let who = self.concepts.owners(i).iter().map(|o| o.who).collect();
+                (concept.into_owned(), names, who)
+            })
+            .collect()
     }
 }
 
@@ -324,6 +246,336 @@ pub(super) struct PartShared {
     pub(super) owners: Vec<Owner>,
     /// The owners kept as text (see [`OWNER_TEXT`]).
     pub(super) owner_texts: Names,
+}
+
+impl PartShared {
+    /// The owners of the concept at `at` (empty past the end).
+    fn owners_at(&self, at: usize) -> &[Owner] {
+        let start = at.checked_sub(1).map_or(0, |before| self.ends[before]) as usize;
+        let end = self.ends.get(at).map_or(start, |&end| end as usize);
+        self.owners.get(start..end).unwrap_or_default()
+    }
+
+    /// The name of `owner`, an owner of one of this partition's concepts: interned in
+    /// `names`, or kept as text here.
+    fn owner_name<'b>(&'b self, owner: u32, names: &'b Interner) -> &'b str {
+        match text_owner(owner) {
+            None => names.get(owner as usize),
+            Some(at) => self.owner_texts.get(at),
+        }
+    }
+
+    /// The names of the owners of the concept at `at`, to `put` in turn as a report writes
+    /// them (`a`, `, `, `b`), while the texts are held.
+    fn owner_names<'b>(&'b self, at: usize, names: &'b Interner, mut put: impl FnMut(&'b str)) {
+        for (n, o) in self.owners_at(at).iter().enumerate() {
+            if n > 0 {
+                put(", ");
+            }
+            put(self.owner_name(o.owner, names));
+        }
+    }
+
+    /// The bytes of the concepts' texts and of the owners' kept as text.
+    fn text_len(&self) -> usize {
+        self.texts.text_len() + self.owner_texts.text_len()
+    }
+}
+
+/// The book made a partition at a time, as settling gives them (from any core, in any
+/// order). Each partition's texts are held until the texts held pass the limit; then every
+/// partition held goes to a temporary file as a run, its concepts in its order (by text),
+/// and its texts are let go. Finished, the runs and the partitions still held are merged
+/// into the book's texts in text order ([`BookTexts`]).
+///
+/// Why: a store with an owner a record, or long concepts, makes a book larger than the
+/// concepts the settle holds at once; made whole in memory and written out after, a million
+/// records of 160-byte owners (or of 175-byte concepts, two a concept) peaked at 240 MiB
+/// (190 MiB). Memory now: at most `limit` bytes of texts, plus the partition being added;
+/// the owners and where they end, as before; and while merging, a block of [`RUN_BLOCK`]
+/// a partition.
+pub(super) struct BookMaker {
+    names: Interner,
+    limit: usize,
+    /// By partition, as added (the ones written out without their texts).
+    parts: Vec<PartShared>,
+    /// The bytes of texts held.
+    held: usize,
+    runs: Option<Runs>,
+    /// A run could not be written: what is held from then on stays held.
+    stopped: bool,
+    /// A run's bytes, made before they are written.
+    buf: Vec<u8>,
+}
+
+/// Partitions' texts in a temporary file while the book is made: each concept as its text's
+/// length and its owners' names' length (4 bytes each), then the two.
+struct Runs {
+    file: std::fs::File,
+    len: u64,
+    /// By partition, where its run lies (none: held).
+    spans: Vec<Option<(u64, u64)>>,
+}
+
+/// Bytes read at a time of each run while merging.
+const RUN_BLOCK: usize = 64 << 10;
+/// Bytes of a run or of the book's texts made before they are written.
+const WRITE_BUFFER: usize = 1 << 20;
+
+impl BookMaker {
+    /// No partitions yet; the owners' interned `names`; texts written out past `limit`
+    /// bytes held.
+    pub(super) fn new(names: Interner, limit: usize) -> BookMaker {
+        BookMaker {
+            names,
+            limit,
+            parts: Vec::new(),
+            held: 0,
+            runs: None,
+            stopped: false,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Add partition `p`'s concepts with several owners.
+    pub(super) fn add(&mut self, p: usize, part: PartShared) {
+        if self.parts.len() <= p {
+            self.parts.resize_with(p + 1, PartShared::default);
+        }
+        self.held += part.text_len();
+        self.parts[p] = part;
+        if self.held > self.limit && !self.stopped {
+            self.write_held();
+        }
+    }
+
+    /// Write every partition held with texts as a run, and let its texts go.
+    fn write_held(&mut self) {
+        for p in 0..self.parts.len() {
+            let bytes = self.parts[p].text_len();
+            if bytes == 0 {
+                continue;
+            }
+            if let Err(_unwritable) = self.write_run(p) {
+                self.stopped = true;
+                return;
+            }
+            let part = &mut self.parts[p];
+            (part.texts, part.owner_texts) = Default::default();
+            self.held -= bytes;
+        }
+    }
+
+    /// Write partition `p`'s concepts and their owners' names as a run.
+    fn write_run(&mut self, p: usize) -> io::Result<()> {
+        use std::io::Write;
+        let runs = match &mut self.runs {
+            Some(runs) => runs,
+            None => self.runs.insert(Runs {
+                file: tempfile::tempfile()?,
+                len: 0,
+                spans: Vec::new(),
+            }),
+        };
+        let (part, buf) = (&self.parts[p], &mut self.buf);
+        let from = runs.len;
+        buf.clear();
+        for at in 0..part.ends.len() {
+            let concept = part.texts.bytes(at);
+            let head = buf.len();
+            buf.extend_from_slice(&[0; 8]);
+            buf.extend_from_slice(concept);
+            part.owner_names(at, &self.names, |name| {
+                buf.extend_from_slice(name.as_bytes())
+            });
+            let names = buf.len() - head - 8 - concept.len();
+            for (i, len) in [concept.len(), names].into_iter().enumerate() {
+                let len = u32::try_from(len).map_err(|_| io::ErrorKind::InvalidInput)?;
+                buf[head + 4 * i..head + 4 * i + 4].copy_from_slice(&len.to_le_bytes());
+            }
+            if buf.len() >= WRITE_BUFFER {
+                runs.file.write_all(buf)?;
+                runs.len += buf.len() as u64;
+                buf.clear();
+            }
+        }
+        runs.file.write_all(buf)?;
+        runs.len += buf.len() as u64;
+        buf.clear();
+        if runs.spans.len() <= p {
+            runs.spans.resize(p + 1, None);
+        }
+        runs.spans[p] = Some((from, runs.len));
+        Ok(())
+    }
+
+    /// The book: held whole when no partition went to the temporary file, else its texts
+    /// merged into a file of their own. Fails only when a temporary file cannot be written
+    /// or read back.
+    pub(super) fn finish(mut self) -> io::Result<OwnersBook> {
+        let Some(runs) = self.runs.take() else {
+            let order = in_text_order(&self.parts);
+            return Ok(OwnersBook {
+                concepts: SharedConcepts {
+                    parts: self.parts,
+                    order,
+                },
+                names: self.names,
+                written: None,
+            });
+        };
+        let (order, texts) = self.merge(&runs)?;
+        drop(runs);
+        for part in &mut self.parts {
+            (part.texts, part.owner_texts) = Default::default();
+        }
+        Ok(OwnersBook {
+            concepts: SharedConcepts {
+                parts: self.parts,
+                order,
+            },
+            names: self.names,
+            written: Some(texts),
+        })
+    }
+
+    /// Every partition's concepts, from its run or held, merged by text (a text is in one
+    /// partition only, so no two are equal): the book's order, and its texts written out in
+    /// that order.
+    fn merge(&self, runs: &Runs) -> io::Result<(Vec<(u32, u32)>, BookTexts)> {
+        use std::io::Write;
+        let mut sources: Vec<Source> = (0..self.parts.len())
+            .filter(|&p| !self.parts[p].ends.is_empty())
+            .map(|p| Source {
+                p,
+                next: 0,
+                run: runs.spans.get(p).copied().flatten().map(RunReader::new),
+                concept: Vec::new(),
+                names: Vec::new(),
+            })
+            .collect();
+        let mut heads = BinaryHeap::with_capacity(sources.len());
+        for (s, source) in sources.iter_mut().enumerate() {
+            if source.advance(self, &runs.file)? {
+                heads.push(Reverse((std::mem::take(&mut source.concept), s)));
+            }
+        }
+        let count = self.parts.iter().map(|part| part.ends.len()).sum();
+        let (mut order, mut ends) = (Vec::with_capacity(count), Vec::with_capacity(count));
+        let mut file = tempfile::tempfile()?;
+        let (mut buf, mut written) = (Vec::with_capacity(WRITE_BUFFER + RUN_BLOCK), 0u64);
+        while let Some(Reverse((concept, s))) = heads.pop() {
+            let source = &mut sources[s];
+            let len = u32::try_from(concept.len()).map_err(|_| io::ErrorKind::InvalidInput)?;
+            buf.extend_from_slice(&len.to_le_bytes());
+            buf.extend_from_slice(&concept);
+            buf.extend_from_slice(&source.names);
+            ends.push(written + buf.len() as u64);
+            order.push((source.p as u32, (source.next - 1) as u32));
+            if buf.len() >= WRITE_BUFFER {
+                file.write_all(&buf)?;
+                written += buf.len() as u64;
+                buf.clear();
+            }
+            source.concept = concept;
+            if source.advance(self, &runs.file)? {
+                heads.push(Reverse((std::mem::take(&mut source.concept), s)));
+            }
+        }
+        file.write_all(&buf)?;
+        let texts = BookTexts {
+            file,
+            ends,
+            unreadable: Default::default(),
+        };
+        Ok((order, texts))
+    }
+}
+
+/// One partition's concepts as the merge reads them, in its order: the next one's place, and
+/// the last one read (its text and its owners' names), from its run or from memory.
+struct Source {
+    p: usize,
+    next: usize,
+    run: Option<RunReader>,
+    concept: Vec<u8>,
+    names: Vec<u8>,
+}
+
+impl Source {
+    /// Read the partition's next concept into `concept` and `names`: false past its last.
+    fn advance(&mut self, maker: &BookMaker, file: &std::fs::File) -> io::Result<bool> {
+        let part = &maker.parts[self.p];
+        if self.next >= part.ends.len() {
+            return Ok(false);
+        }
+        self.concept.clear();
+        self.names.clear();
+        match &mut self.run {
+            Some(run) => {
+                let head = run.take(file, 8)?;
+                let len = |i: usize| {
+                    let bytes = head[4 * i..4 * i + 4].try_into().unwrap_or_default();
+                    u32::from_le_bytes(bytes) as usize
+                };
+                let (concept_len, names_len) = (len(0), len(1));
+                let texts = run.take(file, concept_len + names_len)?;
+                self.concept.extend_from_slice(&texts[..concept_len]);
+                self.names.extend_from_slice(&texts[concept_len..]);
+            }
+            None => {
+                self.concept.extend_from_slice(part.texts.bytes(self.next));
+                let names = &mut self.names;
+                part.owner_names(self.next, &maker.names, |name| {
+                    names.extend_from_slice(name.as_bytes())
+                });
+            }
+        }
+        self.next += 1;
+        Ok(true)
+    }
+}
+
+/// A run read a block at a time.
+struct RunReader {
+    /// Where the bytes not yet read from the file start, and where the run ends.
+    at: u64,
+    end: u64,
+    buf: Vec<u8>,
+    /// The bytes of `buf` already taken.
+    taken: usize,
+}
+
+impl RunReader {
+    fn new((from, end): (u64, u64)) -> RunReader {
+        RunReader {
+            at: from,
+            end,
+            buf: Vec::new(),
+            taken: 0,
+        }
+    }
+
+    /// The run's next `n` bytes (`UnexpectedEof` past its end).
+    fn take(&mut self, file: &std::fs::File, n: usize) -> io::Result<&[u8]> {
+        if self.buf.len() - self.taken < n {
+            self.buf.drain(..self.taken);
+            self.taken = 0;
+            let short = (n - self.buf.len()) as u64;
+            let left = self.end - self.at;
+            if short > left {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            let read = short.max(RUN_BLOCK as u64).min(left) as usize;
+            let old = self.buf.len();
+            self.buf.resize(old + read, 0);
+            crate::file_at::read_at(file, self.at, &mut self.buf[old..])?;
+            self.at += read as u64;
+        }
+        let bytes = &self.buf[self.taken..self.taken + n];
+        self.taken += n;
+        Ok(bytes)
+    }
 }
 
 /// Every shared concept sorted by its text, as (partition, place): each partition's come
@@ -399,6 +651,7 @@ fn partition_point(count: usize, before: impl Fn(usize) -> bool) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::table::hash;
     use super::*;
 
     #[test]
@@ -407,9 +660,11 @@ mod tests {
             ("pricing", &["sales", "finance"][..]),
             ("hiring", &["people", "legal"]),
         ];
-        let in_memory = OwnersBook::of(&held);
-        let (concepts, names) = (in_memory.concepts, in_memory.names);
-        let book = OwnersBook::with_limit(concepts, names, 0);
+        assert!(
+            OwnersBook::of(&held).written.is_none(),
+            "under the limit: held"
+        );
+        let book = OwnersBook::of_past(&held, 0);
         assert!(book.written.is_some(), "past the limit: written out");
         assert!(book.concepts.text_len() == 0, "texts let go");
         assert_eq!(
@@ -437,6 +692,38 @@ mod tests {
             ("".into(), String::new()),
             "past the end: empty"
         );
+    }
+
+    #[test]
+    fn runs_longer_than_a_block_merge_into_the_same_book() {
+        // concepts of up to 150 KB, two owners kept as text each: a partition's run is read
+        // in several blocks, and some concepts are longer than a block
+        let concepts: Vec<String> = (0..300)
+            .map(|i: usize| format!("{i:03}{}", "c".repeat(i * 7919 % 150_000)))
+            .collect();
+        let owners: Vec<[String; 2]> = (0..300)
+            .map(|i| [format!("owner {i} a"), format!("owner {i} b")])
+            .collect();
+        let book = |limit| {
+            // every owner kept as text
+            let mut held = super::super::owners::ConceptOwners::with_limits(limit, 0);
+            let mut who = 0;
+            for (concept, owners) in concepts.iter().zip(&owners) {
+                for owner in owners {
+                    let hashes = (hash(concept), hash(owner));
+                    held.note(concept, hashes.0, Some((owner, hashes.1)), who);
+                    who += 1;
+                }
+            }
+            held.settle(&[]).unwrap().0
+        };
+        let (in_memory, written) = (book(usize::MAX), book(1 << 20));
+        assert!(in_memory.written.is_none() && written.written.is_some());
+        let listed = in_memory.listed();
+        assert_eq!(listed.len(), 300);
+        assert_eq!(listed[7].0, concepts[7]);
+        assert_eq!(listed[7].1, "owner 7 a, owner 7 b");
+        assert_eq!(written.listed(), listed);
     }
 
     proptest::proptest! {
