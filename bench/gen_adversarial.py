@@ -16,11 +16,17 @@ bound gives way before a user's store does.
                       other id of its pair (cycles of two), eight owners on 125,000 concepts,
                       a thousand conflict policies: half a million duplicate ids and a million
                       pointers.
+  adv-owners.jsonl    200,000 concepts of five records, every record owned by a name of its own
+                      160 bytes long: more owners than are interned, so each is kept as text,
+                      and a book of shared concepts holding 160 MB of owners' names.
+  adv-concepts.jsonl  500,000 concepts of two records, 175 bytes each, two owners taking turns:
+                      concepts past what the pass holds, and a book of 87 MB of concepts.
 
 The UUIDs are not random: `UUID(int=i * 0x9E3779B97F4A7C15 + 12345)`, so they share their
 first bytes (the ones a sort by name looks at first). The same kind always gives the same bytes.
 
-Usage: bench/gen_adversarial.py [--out DIR] [--force] [KIND ...]   (kinds: pairs pointers dups)
+Usage: bench/gen_adversarial.py [--out DIR] [--force] [KIND ...]
+       (kinds: pairs pointers dups owners concepts)
 """
 
 import argparse
@@ -30,7 +36,7 @@ import random
 import uuid
 
 N = 1_000_000
-KINDS = ("pairs", "pointers", "dups")
+KINDS = ("pairs", "pointers", "dups", "owners", "concepts")
 
 
 def uid(i):
@@ -49,6 +55,14 @@ def record(kind, i, rng):
                  valid_from="2024-02-30" if i % 3 == 0 else "2024-01-01",
                  valid_to="2023-01-01", source="s", concept_owner=f"p{i}@ex.org",
                  supersedes=[uid(rng.randrange(N)), uid(N + i)], release_to=[f"r{i}"])
+    elif kind == "owners":
+        r.update(concept=f"c{i % 200000}", value=f"v{i % 7}", valid_from="2024-01-01",
+                 valid_to=None, source="s", owner_role="r",
+                 concept_owner=f"owner {i} of a concept, with a long name for the owner" * 3)
+    elif kind == "concepts":
+        r.update(concept=f"org.example/long/concept/name/{i // 2:07d}/" * 5, value=f"v{i % 7}",
+                 valid_from="2024-01-01", valid_to=None, source="s", owner_role="r",
+                 concept_owner=f"team-{i % 2}")
     else:
         j = i // 2
         r["record_id"] = f"org.example/records/{j:09d}/x"
@@ -66,7 +80,7 @@ def main():
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
     # kinds checked here: Python 3.11's argparse checks an empty list against `choices` as
     # one value, and so refuses no kinds at all
-    p.add_argument("kinds", nargs="*", help="pairs, pointers or dups (default: all of them)")
+    p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners or concepts (default: all of them)")
     args = p.parse_args()
     for kind in args.kinds:
         if kind not in KINDS:
