@@ -288,12 +288,11 @@ impl PartShared {
 /// and its texts are let go. Finished, the runs and the partitions still held are merged
 /// into the book's texts in text order ([`BookTexts`]).
 ///
-/// Why: a store with an owner a record, or long concepts, makes a book larger than the
-/// concepts the settle holds at once; made whole in memory and written out after, a million
-/// records of 160-byte owners (or of 175-byte concepts, two a concept) peaked at 240 MiB
-/// (190 MiB). Memory now: at most `limit` bytes of texts, plus the partition being added;
-/// the owners and where they end, as before; and while merging, a block of [`RUN_BLOCK`]
-/// a partition.
+/// Why: a store with long owners on every record, or long concepts, makes a book larger
+/// than all the concepts the settle holds at once, and made whole in memory before it was
+/// written out, it took a check past its bound (bench/NOTES.md). Memory now: at most `limit`
+/// bytes of texts, plus the partition being added; the owners and where they end, as
+/// before; and while merging, a block of [`RUN_BLOCK`] a partition.
 pub(super) struct BookMaker {
     names: Interner,
     limit: usize,
