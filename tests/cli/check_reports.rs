@@ -66,6 +66,10 @@ fn a_report_with_every_code_still_fits_on_one_screen() {
         .split_once("  profile")
         .expect("the footer");
     assert!(last.trim_end().ends_with("176 records"), "{last}");
+    // every line within the width (a dangling pointer's two ids wrap between them)
+    for line in text.lines() {
+        assert!(line.chars().count() <= 100, "{line:?} in\n{text}");
+    }
     // a UUID is 36 characters: never cut by a wrap
     for token in text.split(|c: char| c.is_whitespace() || ",():→".contains(c)) {
         if token.len() > 8

@@ -117,9 +117,14 @@ impl Wrapped {
         let mut line = self.lead.clone();
         let mut used = visible;
         // at the start of a continuation line: no space before the piece, and the piece goes
-        // here whatever its length (a piece is never split)
+        // here whatever its length (a piece is never split but between the items it lists)
         let mut fresh = false;
-        for (i, piece) in self.pieces.iter().enumerate() {
+        let room = width.saturating_sub(hang);
+        let pieces = self
+            .pieces
+            .iter()
+            .flat_map(|piece| listed_items(piece, room));
+        for (i, piece) in pieces.enumerate() {
             let len = piece.chars().count();
             if i > 0 && !fresh && used + 1 + len > width {
                 lines.push(std::mem::replace(&mut line, " ".repeat(hang)));
@@ -150,6 +155,29 @@ impl Wrapped {
         }
         Ok(())
     }
+}
+
+/// `piece` as the parts it may wrap between: whole when it fits in `room` columns, else cut
+/// between the items it lists (after a `,` or a `→`, before a `(`), so that a concept with
+/// many owners or a long cycle wraps between names, never inside one (the terminal would
+/// wrap a line too wide anywhere).
+fn listed_items(piece: &str, room: usize) -> Vec<&str> {
+    if piece.chars().count() <= room {
+        return vec![piece];
+    }
+    let mut items = Vec::new();
+    let mut start = 0;
+    for (at, _) in piece.match_indices(' ') {
+        let before = &piece[start..at];
+        let word = before.rsplit(' ').next().unwrap_or(before);
+        if word.ends_with(',') || word == "→" || piece[at + 1..].starts_with('(') {
+            items.push(before);
+            start = at + 1;
+        }
+    }
+    items.push(&piece[start..]);
+    items.retain(|item| !item.is_empty());
+    items
 }
 
 /// The first of `tries` (most records shown first) that wraps into at most `lines` lines,
@@ -510,7 +538,49 @@ mod tests {
         });
         let lines = fitted(tries, ITEM_LINES, 26, 31, 100).lines(26, 31, 100);
         assert_eq!(lines.len(), 3, "{lines:#?}");
-        assert!(lines[1].contains(&id(0)) && lines[2].contains("… and 199 more"));
+        // cut between its ids, the cycle starts on the first line and fits the width
+        assert!(lines[0].contains(&id(0)) && lines[2].contains("… and 199 more"));
+        assert!(lines.iter().all(|l| l.chars().count() <= 100), "{lines:#?}");
+    }
+
+    #[test]
+    fn a_piece_wider_than_a_line_wraps_between_its_items_only() {
+        let owners: Vec<String> = (0..17).map(|i| format!("agent-{i}")).collect();
+        let mut w = Wrapped::new("    value.owners".into());
+        w.words("30,000 concepts have more than one owner:");
+        w.whole(format!("KNOWS_10007 ({}),", owners.join(", ")));
+        w.whole("… and 29,999 more".into());
+        let lines = w.lines(16, 31, 80);
+        assert!(lines.iter().all(|l| l.chars().count() <= 80), "{lines:#?}");
+        let text = lines.join("\n");
+        // every owner whole, in order, the concept with its first
+        assert!(lines[0].ends_with("KNOWS_10007 (agent-0,"), "{text}");
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for owner in &owners {
+            assert!(
+                words
+                    .iter()
+                    .any(|w| w.trim_matches([',', '(', ')']) == owner),
+                "{owner}: {text}"
+            );
+        }
+        // an id wider than the room stays whole, its line after it
+        let id = "org.example.knowledge.base/records/2025/R-0000000".repeat(2);
+        let mut w = Wrapped::new("    value.date".into());
+        w.whole(format!("{id} (line 7),"));
+        w.whole("… and 3 more".into());
+        let lines = w.lines(14, 31, 80);
+        assert!(lines[0].ends_with(&format!(" {id}")), "{lines:#?}");
+        assert_eq!(lines[1].trim(), "(line 7), … and 3 more");
+        // a cycle cut after its arrows
+        assert_eq!(listed_items("a → b → c", 3), ["a →", "b →", "c"]);
+        assert_eq!(listed_items("a → b → c", 9), ["a → b → c"]);
+        // a long concept and its owners: cut before the list too
+        assert_eq!(
+            listed_items("concept (x, y),", 8),
+            ["concept", "(x,", "y),"]
+        );
+        assert_eq!(listed_items("R-1 (line 5),", 8), ["R-1", "(line 5),"]);
     }
 
     #[test]
