@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::io;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 
 /// The concepts with more than one owner, by concept text, each with its owners in the
 /// order first seen: each partition's texts and owners as settling made them, and the order
@@ -74,7 +75,7 @@ pub(super) const BOOK_IN_MEMORY: usize = 16 << 20;
 /// writes them (`a, b, c`), one concept after the other in the book's order, each read back
 /// when a warning is written. What stays in memory is where each concept's ends.
 struct BookTexts {
-    file: std::fs::File,
+    file: File,
     /// Where each concept's bytes end: a concept's are its text's length (4 bytes), its
     /// text, then its owners' names.
     ends: Vec<u64>,
@@ -280,6 +281,17 @@ impl PartShared {
     fn text_len(&self) -> usize {
         self.texts.text_len() + self.owner_texts.text_len()
     }
+
+    /// Let go of the texts (once written out): only the owners are read from here after.
+    fn let_go_of_texts(&mut self) {
+        (self.texts, self.owner_texts) = Default::default();
+    }
+}
+
+/// A text's length as the book's files keep it: 4 bytes, little-endian.
+fn text_len(text: &[u8]) -> io::Result<[u8; 4]> {
+    let len = u32::try_from(text.len()).map_err(|_| io::ErrorKind::InvalidInput)?;
+    Ok(len.to_le_bytes())
 }
 
 /// The book made a partition at a time, as settling gives them (from any core, in any
@@ -298,19 +310,18 @@ pub(super) struct BookMaker {
     limit: usize,
     /// By partition, as added (the ones written out without their texts).
     parts: Vec<PartShared>,
-    /// The bytes of texts held.
-    held: usize,
     runs: Option<Runs>,
     /// A run could not be written: what is held from then on stays held.
     stopped: bool,
-    /// A run's bytes, made before they are written.
-    buf: Vec<u8>,
+    /// A concept's owners' names, joined before they are written.
+    names_buf: Vec<u8>,
 }
 
 /// Partitions' texts in a temporary file while the book is made: each concept as its text's
 /// length and its owners' names' length (4 bytes each), then the two.
 struct Runs {
-    file: std::fs::File,
+    /// Each run is flushed whole before its partition's texts are let go.
+    file: BufWriter<File>,
     len: u64,
     /// By partition, where its run lies (none: held).
     spans: Vec<Option<(u64, u64)>>,
@@ -318,7 +329,7 @@ struct Runs {
 
 /// Bytes read at a time of each run while merging.
 const RUN_BLOCK: usize = 64 << 10;
-/// Bytes of a run or of the book's texts made before they are written.
+/// Bytes the runs and the book's texts are buffered in on their way to their files.
 const WRITE_BUFFER: usize = 1 << 20;
 
 impl BookMaker {
@@ -329,10 +340,9 @@ impl BookMaker {
             names,
             limit,
             parts: Vec::new(),
-            held: 0,
             runs: None,
             stopped: false,
-            buf: Vec::new(),
+            names_buf: Vec::new(),
         }
     }
 
@@ -341,9 +351,9 @@ impl BookMaker {
         if self.parts.len() <= p {
             self.parts.resize_with(p + 1, PartShared::default);
         }
-        self.held += part.text_len();
         self.parts[p] = part;
-        if self.held > self.limit && !self.stopped {
+        let held: usize = self.parts.iter().map(PartShared::text_len).sum();
+        if held > self.limit && !self.stopped {
             self.write_held();
         }
     }
@@ -351,56 +361,42 @@ impl BookMaker {
     /// Write every partition held with texts as a run, and let its texts go.
     fn write_held(&mut self) {
         for p in 0..self.parts.len() {
-            let bytes = self.parts[p].text_len();
-            if bytes == 0 {
+            if self.parts[p].text_len() == 0 {
                 continue;
             }
             if let Err(_unwritable) = self.write_run(p) {
                 self.stopped = true;
                 return;
             }
-            let part = &mut self.parts[p];
-            (part.texts, part.owner_texts) = Default::default();
-            self.held -= bytes;
+            self.parts[p].let_go_of_texts();
         }
     }
 
     /// Write partition `p`'s concepts and their owners' names as a run.
     fn write_run(&mut self, p: usize) -> io::Result<()> {
-        use std::io::Write;
         let runs = match &mut self.runs {
             Some(runs) => runs,
             None => self.runs.insert(Runs {
-                file: tempfile::tempfile()?,
+                file: BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile()?),
                 len: 0,
                 spans: Vec::new(),
             }),
         };
-        let (part, buf) = (&self.parts[p], &mut self.buf);
+        let (part, names) = (&self.parts[p], &mut self.names_buf);
         let from = runs.len;
-        buf.clear();
         for at in 0..part.ends.len() {
             let concept = part.texts.bytes(at);
-            let head = buf.len();
-            buf.extend_from_slice(&[0; 8]);
-            buf.extend_from_slice(concept);
+            names.clear();
             part.owner_names(at, &self.names, |name| {
-                buf.extend_from_slice(name.as_bytes())
+                names.extend_from_slice(name.as_bytes())
             });
-            let names = buf.len() - head - 8 - concept.len();
-            for (i, len) in [concept.len(), names].into_iter().enumerate() {
-                let len = u32::try_from(len).map_err(|_| io::ErrorKind::InvalidInput)?;
-                buf[head + 4 * i..head + 4 * i + 4].copy_from_slice(&len.to_le_bytes());
-            }
-            if buf.len() >= WRITE_BUFFER {
-                runs.file.write_all(buf)?;
-                runs.len += buf.len() as u64;
-                buf.clear();
-            }
+            runs.file.write_all(&text_len(concept)?)?;
+            runs.file.write_all(&text_len(names)?)?;
+            runs.file.write_all(concept)?;
+            runs.file.write_all(names)?;
+            runs.len += (8 + concept.len() + names.len()) as u64;
         }
-        runs.file.write_all(buf)?;
-        runs.len += buf.len() as u64;
-        buf.clear();
+        runs.file.flush()?;
         if runs.spans.len() <= p {
             runs.spans.resize(p + 1, None);
         }
@@ -412,78 +408,69 @@ impl BookMaker {
     /// merged into a file of their own. Fails only when a temporary file cannot be written
     /// or read back.
     pub(super) fn finish(mut self) -> io::Result<OwnersBook> {
-        let Some(runs) = self.runs.take() else {
-            let order = in_text_order(&self.parts);
-            return Ok(OwnersBook {
-                concepts: SharedConcepts {
-                    parts: self.parts,
-                    order,
-                },
-                names: self.names,
-                written: None,
-            });
+        let (order, written) = match self.runs.take() {
+            None => (in_text_order(&self.parts), None),
+            Some(runs) => {
+                // every run was flushed whole; what a run that failed left is not read
+                let (file, _unwritten) = runs.file.into_parts();
+                let (order, texts) = self.merge(&file, &runs.spans)?;
+                self.parts.iter_mut().for_each(PartShared::let_go_of_texts);
+                (order, Some(texts))
+            }
         };
-        let (order, texts) = self.merge(&runs)?;
-        drop(runs);
-        for part in &mut self.parts {
-            (part.texts, part.owner_texts) = Default::default();
-        }
         Ok(OwnersBook {
             concepts: SharedConcepts {
                 parts: self.parts,
                 order,
             },
             names: self.names,
-            written: Some(texts),
+            written,
         })
     }
 
     /// Every partition's concepts, from its run or held, merged by text (a text is in one
     /// partition only, so no two are equal): the book's order, and its texts written out in
     /// that order.
-    fn merge(&self, runs: &Runs) -> io::Result<(Vec<(u32, u32)>, BookTexts)> {
-        use std::io::Write;
+    fn merge(
+        &self,
+        runs: &File,
+        spans: &[Option<(u64, u64)>],
+    ) -> io::Result<(Vec<(u32, u32)>, BookTexts)> {
         let mut sources: Vec<Source> = (0..self.parts.len())
             .filter(|&p| !self.parts[p].ends.is_empty())
             .map(|p| Source {
                 p,
                 next: 0,
-                run: runs.spans.get(p).copied().flatten().map(RunReader::new),
+                run: spans.get(p).copied().flatten().map(RunReader::new),
                 concept: Vec::new(),
                 names: Vec::new(),
             })
             .collect();
         let mut heads = BinaryHeap::with_capacity(sources.len());
         for (s, source) in sources.iter_mut().enumerate() {
-            if source.advance(self, &runs.file)? {
+            if source.advance(self, runs)? {
                 heads.push(Reverse((std::mem::take(&mut source.concept), s)));
             }
         }
         let count = self.parts.iter().map(|part| part.ends.len()).sum();
         let (mut order, mut ends) = (Vec::with_capacity(count), Vec::with_capacity(count));
-        let mut file = tempfile::tempfile()?;
-        let (mut buf, mut written) = (Vec::with_capacity(WRITE_BUFFER + RUN_BLOCK), 0u64);
+        let mut file = BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile()?);
+        let mut written = 0u64;
         while let Some(Reverse((concept, s))) = heads.pop() {
             let source = &mut sources[s];
-            let len = u32::try_from(concept.len()).map_err(|_| io::ErrorKind::InvalidInput)?;
-            buf.extend_from_slice(&len.to_le_bytes());
-            buf.extend_from_slice(&concept);
-            buf.extend_from_slice(&source.names);
-            ends.push(written + buf.len() as u64);
+            file.write_all(&text_len(&concept)?)?;
+            file.write_all(&concept)?;
+            file.write_all(&source.names)?;
+            written += (4 + concept.len() + source.names.len()) as u64;
+            ends.push(written);
             order.push((source.p as u32, (source.next - 1) as u32));
-            if buf.len() >= WRITE_BUFFER {
-                file.write_all(&buf)?;
-                written += buf.len() as u64;
-                buf.clear();
-            }
             source.concept = concept;
-            if source.advance(self, &runs.file)? {
+            if source.advance(self, runs)? {
                 heads.push(Reverse((std::mem::take(&mut source.concept), s)));
             }
         }
-        file.write_all(&buf)?;
         let texts = BookTexts {
-            file,
+            file: file.into_inner().map_err(io::IntoInnerError::into_error)?,
             ends,
             unreadable: Default::default(),
         };
@@ -503,7 +490,7 @@ struct Source {
 
 impl Source {
     /// Read the partition's next concept into `concept` and `names`: false past its last.
-    fn advance(&mut self, maker: &BookMaker, file: &std::fs::File) -> io::Result<bool> {
+    fn advance(&mut self, maker: &BookMaker, file: &File) -> io::Result<bool> {
         let part = &maker.parts[self.p];
         if self.next >= part.ends.len() {
             return Ok(false);
@@ -556,7 +543,7 @@ impl RunReader {
     }
 
     /// The run's next `n` bytes (`UnexpectedEof` past its end).
-    fn take(&mut self, file: &std::fs::File, n: usize) -> io::Result<&[u8]> {
+    fn take(&mut self, file: &File, n: usize) -> io::Result<&[u8]> {
         if self.buf.len() - self.taken < n {
             self.buf.drain(..self.taken);
             self.taken = 0;
