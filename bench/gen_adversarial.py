@@ -21,12 +21,17 @@ bound gives way before a user's store does.
                       and a book of shared concepts holding 160 MB of owners' names.
   adv-concepts.jsonl  500,000 concepts of two records, 175 bytes each, two owners taking turns:
                       concepts past what the pass holds, and a book of 87 MB of concepts.
+  adv-ids.jsonl       every record named by a path of 255 bytes (255 MB of ids), a tenth by the
+                      next record's, a third superseding one (half of them dangling), four
+                      owners a concept, a date that does not parse in fifty: ids past what the
+                      pass holds, read back to be matched, and a JSON report naming them by
+                      the million.
 
 The UUIDs are not random: `UUID(int=i * 0x9E3779B97F4A7C15 + 12345)`, so they share their
 first bytes (the ones a sort by name looks at first). The same kind always gives the same bytes.
 
 Usage: bench/gen_adversarial.py [--out DIR] [--force] [KIND ...]
-       (kinds: pairs pointers dups owners concepts)
+       (kinds: pairs pointers dups owners concepts ids)
 """
 
 import argparse
@@ -36,7 +41,7 @@ import random
 import uuid
 
 N = 1_000_000
-KINDS = ("pairs", "pointers", "dups", "owners", "concepts")
+KINDS = ("pairs", "pointers", "dups", "owners", "concepts", "ids")
 
 
 def uid(i):
@@ -63,6 +68,16 @@ def record(kind, i, rng):
         r.update(concept=f"org.example/long/concept/name/{i // 2:07d}/" * 5, value=f"v{i % 7}",
                  valid_from="2024-01-01", valid_to=None, source="s", owner_role="r",
                  concept_owner=f"team-{i % 2}")
+    elif kind == "ids":
+        def path(k):
+            return f"store://tenant-{k % 97}/" + "segment/" * 28 + f"record-{k:07d}"
+        r["record_id"] = path(i + 1 if i % 10 == 0 else i)
+        r.update(concept=f"c{i // 4}", value=f"v{i % 3}",
+                 valid_from="2024-13-01" if i % 50 == 0 else "2024-01-%02d" % (1 + i % 28),
+                 valid_to="2023-01-01" if i % 3 == 0 else None, source="s",
+                 concept_owner=f"o{i % 4}", owner_role="r")
+        if i % 3 == 0:
+            r["supersedes"] = [path(rng.randrange(N) if i % 2 else N + i)]
     else:
         j = i // 2
         r["record_id"] = f"org.example/records/{j:09d}/x"
@@ -80,7 +95,7 @@ def main():
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
     # kinds checked here: Python 3.11's argparse checks an empty list against `choices` as
     # one value, and so refuses no kinds at all
-    p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners or concepts (default: all of them)")
+    p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners, concepts or ids (default: all of them)")
     args = p.parse_args()
     for kind in args.kinds:
         if kind not in KINDS:

@@ -10,6 +10,7 @@
 //! hold and counts what it holds in its own unit (entries, bytes).
 
 use crate::file_at::read_at;
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
 
@@ -135,16 +136,27 @@ impl<const LIMIT: usize> Spill<LIMIT> {
         read_at(file, run.at, buf)
     }
 
-    /// Every run of partition `part`, one after the other, appended to `buf`.
-    pub fn read_all(&self, part: usize, buf: &mut Vec<u8>) -> io::Result<()> {
-        let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
-        for run in self.runs(part) {
-            let start = buf.len();
-            let len = usize::try_from(run.len).map_err(|_| io::ErrorKind::InvalidData)?;
-            buf.resize(start + len, 0);
-            read_at(file, run.at, &mut buf[start..])?;
+    /// Partition `part` whole: its runs one after the other, then `held` (what the caller
+    /// still holds of it). Borrowed when nothing went to the file; else read into one buffer
+    /// sized for all of it at once, as a buffer grown run by run would end up to twice the
+    /// partition's size (and copy it on each growth).
+    pub fn whole<'h>(&self, part: usize, held: &'h [u8]) -> io::Result<Cow<'h, [u8]>> {
+        let runs = self.runs(part);
+        if runs.is_empty() {
+            return Ok(Cow::Borrowed(held));
         }
-        Ok(())
+        let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
+        let in_file: u64 = runs.iter().map(|run| run.len).sum();
+        let in_file = usize::try_from(in_file).map_err(|_| io::ErrorKind::InvalidData)?;
+        let mut all = Vec::with_capacity(in_file.saturating_add(held.len()));
+        for run in runs {
+            let start = all.len();
+            let len = usize::try_from(run.len).map_err(|_| io::ErrorKind::InvalidData)?;
+            all.resize(start + len, 0);
+            read_at(file, run.at, &mut all[start..])?;
+        }
+        all.extend_from_slice(held);
+        Ok(Cow::Owned(all))
     }
 
     /// Bytes `from..to` of partition `part`'s runs taken one after the other, and up to
@@ -261,9 +273,15 @@ mod tests {
         assert_eq!(read(&spill, 0, &mut buf), [b"xyz".to_vec()]);
         assert!(spill.runs(1).is_empty() && spill.runs(9).is_empty());
         assert_eq!((spill.count(2), spill.count(0), spill.count(1)), (3, 1, 0));
-        let mut all = b"held".to_vec();
-        spill.read_all(2, &mut all).unwrap();
-        assert_eq!(all, b"heldabcde", "appended, runs in order");
+        let Cow::Owned(all) = spill.whole(2, b"held").unwrap() else {
+            panic!("partition 2 has runs to read back");
+        };
+        assert_eq!(all, b"abcdeheld", "runs in order, then what is held");
+        assert_eq!(all.capacity(), all.len(), "sized once");
+        assert!(matches!(
+            spill.whole(1, b"held").unwrap(),
+            Cow::Borrowed(b"held")
+        ));
         spill.read_span(2, (1, 3), 0, &mut buf).unwrap();
         assert_eq!(buf, b"bc");
         spill.read_span(2, (1, 2), 9, &mut buf).unwrap();

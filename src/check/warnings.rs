@@ -292,6 +292,11 @@ impl Warnings {
         self.entries.is_empty()
     }
 
+    /// How long the name of a record named by `who` is, on average, in bytes.
+    pub fn mean_name_len(&self) -> usize {
+        self.names.mean_len()
+    }
+
     /// The names of the records named by `who`, read ahead (see [`Warning::record`]).
     pub fn names_ahead(&self) -> NamesAhead<'_> {
         NamesAhead::new(&self.names, &self.named)

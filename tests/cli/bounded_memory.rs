@@ -315,3 +315,54 @@ fn an_mcp_message_over_the_limit_is_refused_in_bounded_memory() {
     assert_eq!(reply["id"], 3);
     assert!(reply["result"].is_object(), "{reply}");
 }
+
+/// 30,000 records named by 3,000-byte ids (90 MB of them, past what the pass holds), every
+/// one without a source and with a date that does not parse, every other one superseding
+/// another.
+fn long_ids_store(path: &Path) {
+    let id = |k: usize| format!("{k:06}{}", "i".repeat(2994));
+    let mut text = String::new();
+    for k in 0..30_000 {
+        let supersedes = match k % 2 {
+            1 => format!(", \"supersedes\": [\"{}\"]", id(k * 7919 % 30_000)),
+            _ => String::new(),
+        };
+        text.push_str(&format!(
+            "{{\"record_id\": \"{}\", \"concept\": \"c{}\", \"value\": \"v\", \
+             \"valid_from\": \"2024-13-01\", \"valid_to\": null{supersedes}}}\n",
+            id(k),
+            k / 2
+        ));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+/// The JSON report names every record of a long list, a window of them rendered at a time:
+/// a window holds as many bytes of names whatever their length, so naming 30,000 records
+/// by their 3,000-byte ids twice (offenders, warnings) peaks about as high as the human
+/// report, which names a few. Windows of as many records as short names have held 200 MB.
+#[test]
+fn a_report_of_long_names_is_written_in_bounded_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    long_ids_store(&dir.path().join("long.jsonl"));
+    let (code, _, base) = run_measured(dir.path(), &["check", "long.jsonl"], Vec::new());
+    assert_eq!(code, 0, "level 1, as asked");
+    let args = ["check", "long.jsonl", "--format", "json"];
+    let (code, out, peak) = run_measured(dir.path(), &args, Vec::new());
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let source = &report["findings"][0];
+    assert_eq!(source["field"], "source");
+    assert_eq!(source["offenders"].as_array().unwrap().len(), 30_000);
+    let dates = report["warnings"].as_array().unwrap().iter();
+    let dates = dates
+        .filter(|w| w["code"] == "value.date")
+        .collect::<Vec<_>>();
+    assert_eq!(dates[0]["records"].as_array().unwrap().len(), 30_000);
+    let extra = peak.saturating_sub(base);
+    assert!(
+        extra <= 16 << 20,
+        "naming 30,000 records by 3,000-byte ids took {extra} bytes more in JSON than in the \
+         human report (peak {peak})"
+    );
+}

@@ -37,6 +37,20 @@ const PIECE: usize = 1 << 13;
 /// ... and the pieces rendered at once: a few a core, so a core that finishes early takes
 /// another.
 const WINDOW: usize = 8;
+/// What a window of pieces may hold, about, in bytes: each item's name read back and its
+/// rendering. Pieces of long names have fewer items (see [`piece_for`]): a window of
+/// records named by 250-byte ids held about 40 MB in pieces of [`PIECE`].
+const WINDOW_BYTES: usize = 8 << 20;
+/// An item's rendering besides its name, about (a warning's record: its braces, keys, line
+/// and indents).
+const ITEM_BYTES: usize = 64;
+
+/// The items a piece renders when its records' names take `mean` bytes on average: at most
+/// [`PIECE`], and fewer when a window of them would hold more than [`WINDOW_BYTES`].
+fn piece_for(mean: usize) -> usize {
+    let item = mean.saturating_mul(2).saturating_add(ITEM_BYTES);
+    (WINDOW_BYTES / WINDOW / item).clamp(1, PIECE)
+}
 
 /// Write `reports` as the `vercy-check/1` object (one report) or an array of them, then a
 /// newline.
@@ -120,7 +134,7 @@ impl Json<'_> {
     /// The names a list gives its records are read at random places over the whole store,
     /// and two cores wait out those cache misses side by side.
     ///
-    /// Memory: a window of pieces, whatever the list's length.
+    /// Memory: a window of pieces, whatever the list's length (see [`piece_for`]).
     fn pieces<P: Send + Sync>(
         &mut self,
         pieces: impl Iterator<Item = P>,
@@ -320,6 +334,7 @@ impl Json<'_> {
     /// reference's keys in the reference's order, then vercy's.
     fn report(&mut self, r: &Report, level: usize) -> io::Result<()> {
         let profile = Profile::embedded();
+        let piece = self.piece.min(piece_for(r.warnings.mean_name_len()));
         let k = level + 1;
         self.buf.push(b'{');
         self.key(true, k, "report");
@@ -348,7 +363,7 @@ impl Json<'_> {
         self.buf.push(b'[');
         for (i, f) in r.findings.iter().enumerate() {
             self.item(i == 0, k + 1);
-            self.finding(f, k + 1)?;
+            self.finding(f, k + 1, piece)?;
         }
         self.close(!r.findings.is_empty(), k, b']');
         self.key(false, k, "store");
@@ -360,7 +375,7 @@ impl Json<'_> {
         self.key(false, k, "reference_level");
         self.number(r.reference_level.into());
         self.key(false, k, "warnings");
-        self.warnings(r, k)?;
+        self.warnings(r, k, piece)?;
         self.key(false, k, "expected_concepts");
         match &r.expected_concepts {
             None => self.buf.extend_from_slice(b"null"),
@@ -387,8 +402,9 @@ impl Json<'_> {
         self.spill()
     }
 
-    /// A finding with every offender, as the reference writes it.
-    fn finding(&mut self, f: &Finding, level: usize) -> io::Result<()> {
+    /// A finding with every offender, as the reference writes it, `piece` of them rendered
+    /// together.
+    fn finding(&mut self, f: &Finding, level: usize, piece: usize) -> io::Result<()> {
         let k = level + 1;
         self.buf.push(b'{');
         self.key(true, k, "field");
@@ -402,7 +418,7 @@ impl Json<'_> {
         let mut before = b",\n".to_vec();
         before.extend(std::iter::repeat_n(b' ', k + 1));
         let count = f.offenders.len();
-        let piece = self.piece.max(1);
+        let piece = piece.max(1);
         let pieces = (0..count)
             .step_by(piece)
             .map(|from| from..count.min(from.saturating_add(piece)));
@@ -420,8 +436,8 @@ impl Json<'_> {
     }
 
     /// The list of warnings, each with its count and every record it names, the list opening
-    /// where the cursor is on a line at `level`.
-    fn warnings(&mut self, r: &Report, level: usize) -> io::Result<()> {
+    /// where the cursor is on a line at `level`; `piece` records rendered together.
+    fn warnings(&mut self, r: &Report, level: usize, piece: usize) -> io::Result<()> {
         let k = level + 1;
         let frame = RecordFrame::at(k + 3);
         self.buf.push(b'[');
@@ -429,7 +445,7 @@ impl Json<'_> {
         let pieces = WarningPieces {
             warnings,
             at: (0, 0),
-            steps: self.piece.max(1),
+            steps: piece.max(1),
         };
         // the names of a piece's records are read before it is rendered, those in the
         // temporary file with the rest of the window's
@@ -808,6 +824,28 @@ mod tests {
         for piece in [1, 2, 3, 5, 8, 64, PIECE] {
             assert!(written(piece) == whole, "cut every {piece}");
         }
+    }
+
+    /// A window holds about as many bytes whatever the length of its records' names: short
+    /// names fill whole pieces, long ones fewer items a piece, and a name past the window's
+    /// room one item a piece.
+    #[test]
+    fn a_window_holds_about_as_many_bytes_whatever_the_names() {
+        assert_eq!(piece_for(0), PIECE);
+        assert_eq!(piece_for("R-0000001".len()), PIECE);
+        for mean in [40, 73, 250, 3_000] {
+            let window = WINDOW * piece_for(mean) * (2 * mean + ITEM_BYTES);
+            assert!(
+                window <= WINDOW_BYTES,
+                "{mean}-byte names: {window} bytes a window"
+            );
+            assert!(
+                2 * window > WINDOW_BYTES,
+                "{mean}-byte names: {window} bytes a window"
+            );
+        }
+        assert_eq!(piece_for(WINDOW_BYTES), 1);
+        assert_eq!(piece_for(usize::MAX), 1);
     }
 
     proptest::proptest! {

@@ -271,13 +271,7 @@ impl Ids {
     /// Every kept form of the spill's partition `n` (see [`Ids::spill`]), the ones let go
     /// read back and then the ones `texts` holds: as [`IdTexts::kept_in`] reads them.
     fn all_kept<'t>(&self, n: usize, texts: &'t IdTexts) -> io::Result<Cow<'t, [u8]>> {
-        if self.spill.runs(n).is_empty() {
-            return Ok(Cow::Borrowed(texts.text()));
-        }
-        let mut all = Vec::new();
-        self.spill.read_all(n, &mut all)?;
-        all.extend_from_slice(texts.text());
-        Ok(Cow::Owned(all))
+        self.spill.whole(n, texts.text())
     }
 
     /// The id at `i` of the spill's partition `n`, from wherever it is kept (read back from
@@ -363,6 +357,12 @@ impl Ids {
         self.lines.len()
     }
 
+    /// The bytes of every id's kept form, held or in the temporary file.
+    pub fn kept_bytes(&self) -> usize {
+        let held: usize = self.id_parts.iter().map(|part| part.texts.text_len()).sum();
+        usize::try_from(self.spill.written()).map_or(usize::MAX, |written| written + held)
+    }
+
     pub fn text(&self, i: u32) -> RecordName<'_> {
         self.text_through(i, None)
     }
@@ -437,6 +437,13 @@ impl Ids {
     /// warnings that follow have their memory. Fails only when the temporary file cannot be
     /// read back.
     pub fn match_up(&mut self) -> io::Result<Matched> {
+        // once some went to the temporary file, the rest go too, before matching: a partition
+        // matched is read back whole on each core, and beside the ones held (as much as the
+        // pass held) that would peak with both; after, what follows (the settles, the report)
+        // has their memory, and reads the names it writes from there all alike
+        if self.spill.written() > 0 {
+            self.write_out();
+        }
         let no_ids = IdPart::default();
         let per_part: Vec<PartMatched> = (0..PARTS)
             .into_par_iter()
@@ -456,11 +463,6 @@ impl Ids {
         repeats.sort_unstable();
         for part in &mut self.id_parts {
             part.keys = Vec::new();
-        }
-        // once some went to the temporary file, the rest go too: what follows (the settles,
-        // the report) has their memory, and reads the names it writes from there all alike
-        if self.spill.written() > 0 {
-            self.write_out();
         }
         let mut repeated = Bits::new(self.len());
         for &(i, _) in &repeats {

@@ -68,6 +68,13 @@ impl RecordNames {
         j
     }
 
+    /// How long a record's name is, on average (its id's kept form, or the name kept aside),
+    /// in bytes.
+    pub fn mean_len(&self) -> usize {
+        let bytes = self.ids.kept_bytes().saturating_add(self.named.text_len());
+        bytes / (self.ids.len() + self.named.len()).max(1)
+    }
+
     /// Some name could not be read back from the temporary file: a report that named it is
     /// missing that name, and should not be trusted.
     pub fn unreadable(&self) -> bool {

@@ -109,13 +109,7 @@ impl SoughtTexts {
     /// held ([`entries`] reads them). Fails only when the temporary file cannot be read back.
     pub fn part(&self, p: usize) -> io::Result<Cow<'_, [u8]>> {
         let held = self.held.get(p).map_or(&[][..], Vec::as_slice);
-        if self.spill.runs(p).is_empty() {
-            return Ok(Cow::Borrowed(held));
-        }
-        let mut all = Vec::new();
-        self.spill.read_all(p, &mut all)?;
-        all.extend_from_slice(held);
-        Ok(Cow::Owned(all))
+        self.spill.whole(p, held)
     }
 }
 
