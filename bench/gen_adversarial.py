@@ -26,12 +26,14 @@ bound gives way before a user's store does.
                       owners a concept, a date that does not parse in fifty: ids past what the
                       pass holds, read back to be matched, and a JSON report naming them by
                       the million.
+  adv-targets.jsonl   every record superseding two records no record is, named by paths of
+                      255 bytes: two million dangling pointers, 520 MB of texts sought.
 
 The UUIDs are not random: `UUID(int=i * 0x9E3779B97F4A7C15 + 12345)`, so they share their
 first bytes (the ones a sort by name looks at first). The same kind always gives the same bytes.
 
 Usage: bench/gen_adversarial.py [--out DIR] [--force] [KIND ...]
-       (kinds: pairs pointers dups owners concepts ids)
+       (kinds: pairs pointers dups owners concepts ids targets)
 """
 
 import argparse
@@ -41,7 +43,7 @@ import random
 import uuid
 
 N = 1_000_000
-KINDS = ("pairs", "pointers", "dups", "owners", "concepts", "ids")
+KINDS = ("pairs", "pointers", "dups", "owners", "concepts", "ids", "targets")
 
 
 def uid(i):
@@ -68,9 +70,15 @@ def record(kind, i, rng):
         r.update(concept=f"org.example/long/concept/name/{i // 2:07d}/" * 5, value=f"v{i % 7}",
                  valid_from="2024-01-01", valid_to=None, source="s", owner_role="r",
                  concept_owner=f"team-{i % 2}")
-    elif kind == "ids":
+    elif kind in ("ids", "targets"):
         def path(k):
             return f"store://tenant-{k % 97}/" + "segment/" * 28 + f"record-{k:07d}"
+        if kind == "targets":
+            r.update(record_id=f"r{i}", concept=f"c{i // 4}", value=f"v{i % 3}",
+                     valid_from="2024-01-01", valid_to=None, source="s",
+                     concept_owner=f"o{i % 4}", owner_role="r",
+                     supersedes=[path(N + 2 * i), path(N + 2 * i + 1)])
+            return r
         r["record_id"] = path(i + 1 if i % 10 == 0 else i)
         r.update(concept=f"c{i // 4}", value=f"v{i % 3}",
                  valid_from="2024-13-01" if i % 50 == 0 else "2024-01-%02d" % (1 + i % 28),
@@ -95,7 +103,7 @@ def main():
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
     # kinds checked here: Python 3.11's argparse checks an empty list against `choices` as
     # one value, and so refuses no kinds at all
-    p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners, concepts or ids (default: all of them)")
+    p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners, concepts, ids or targets (default: all of them)")
     args = p.parse_args()
     for kind in args.kinds:
         if kind not in KINDS:

@@ -8,7 +8,7 @@
 //! and its target's kept form (`id_text.rs`), one after the other, and the name is made when
 //! a report writes it.
 //!
-//! Memory: a byte a pointer (its length; where every 64th starts, 8 bytes), and the pointers
+//! Memory: two bytes a pointer (its length; where every 64th starts, 8 bytes), and the pointers
 //! held up to [`IN_MEMORY`]; past it they go to the temporary file of `spill.rs`, and are read
 //! back as the names are written (in order: `ids.rs`'s `ReadAhead` reads the next ones with
 //! each).
@@ -34,16 +34,17 @@ const FROM: usize = 4;
 /// Every how many pointers where one starts is kept (see [`Dangling::bounds`]).
 const STRIDE: usize = 64;
 
-/// A pointer's length too long for a byte (see [`Dangling::lens`]).
-const LONG: u8 = u8::MAX;
+/// A pointer's length too long for two bytes (see [`Dangling::lens`]).
+const LONG: u16 = u16::MAX;
 
 #[derive(Default)]
 pub struct Dangling {
     /// Each pointer's length: its record (4 bytes, little-endian: its id's index, named by
     /// its id as the pointer names it, or with [`NAMED`] the place of its name aside, for a
     /// record without an id), then its target's kept form. [`LONG`] for the few longer than
-    /// a byte tells, kept in `long` by pointer.
-    lens: Vec<u8>,
+    /// two bytes tell, kept in `long` by pointer. Not one byte: a store can name targets of
+    /// 255 bytes and more by the million (paths), and `long` took 16 bytes for each.
+    lens: Vec<u16>,
     long: Vec<(usize, usize)>,
     /// Where every [`STRIDE`]th pointer starts, among all their bytes.
     starts: Vec<u64>,
@@ -70,8 +71,8 @@ impl Dangling {
             self.starts.push(self.gone + self.held.len() as u64);
         }
         let len = FROM + kept.len();
-        match u8::try_from(len) {
-            Ok(byte) if byte != LONG => self.lens.push(byte),
+        match u16::try_from(len) {
+            Ok(short) if short != LONG => self.lens.push(short),
             _ => {
                 self.lens.push(LONG);
                 self.long.push((k, len));
@@ -114,7 +115,7 @@ impl Dangling {
                 .long
                 .binary_search_by_key(&k, |&(at, _)| at)
                 .map_or(0, |at| self.long[at].1),
-            byte => byte as usize,
+            short => usize::from(short),
         }
     }
 
@@ -210,8 +211,13 @@ mod tests {
             assert_eq!(name, "record 2 → X-2");
             assert!(!dangling.unreadable());
         }
-        // past a stride, and longer than a byte tells: each comes back, held or read back
-        let targets: Vec<String> = (0..200).map(|k| "T".repeat(k % 7 * 60)).collect();
+        // past a stride, longer than a byte tells, and than two (the 130th): each comes back,
+        // held or read back
+        let target = |k: usize| match k {
+            130 => "L".repeat(70_000),
+            _ => "T".repeat(k % 7 * 60),
+        };
+        let targets: Vec<String> = (0..200).map(target).collect();
         for limit in [usize::MAX, 300] {
             let mut dangling = Dangling {
                 spill: Spill::with_limit(limit),

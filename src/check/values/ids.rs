@@ -29,7 +29,7 @@ use super::super::table::{
 use super::super::warnings::Warnings;
 use super::id_lines::IdLines;
 use super::id_text::{IdTexts, RecordName};
-use super::sought::{entries, Sought, SoughtReader, SoughtTexts};
+use super::sought::{Sought, SoughtReader, SoughtTexts};
 use super::Code;
 use crate::bytes::same;
 use rayon::prelude::*;
@@ -450,7 +450,7 @@ impl Ids {
             .map(|p| {
                 let ids = self.id_parts.get(p).unwrap_or(&no_ids);
                 let all_ids = self.all_kept(p, &ids.texts)?;
-                let sought = (self.sought.part(p)?, self.sought.count(p));
+                let sought = (&self.sought, p);
                 match_part((ids, &all_ids), sought)
             })
             .collect::<io::Result<_>>()?;
@@ -523,12 +523,12 @@ fn push_text(texts: &mut IdTexts, text: &str) -> (usize, usize) {
 }
 
 /// One partition: its ids in store order with all their kept forms ([`Ids::all_kept`]; an
-/// id equal to an earlier one is a repeat of it), then its sought texts' entries (see
-/// `sought.rs`) and how many; (the repeats, what was found of the sought texts). Fails when
-/// an entry or a text no id has does not read back whole.
+/// id equal to an earlier one is a repeat of it), then the texts sought in partition `p`
+/// (`sought.rs`); (the repeats, what was found of the sought texts). Fails when an entry or
+/// a text no id has does not read back whole.
 fn match_part(
     (ids, all_ids): (&IdPart, &[u8]),
-    (sought, count): (Cow<[u8]>, usize),
+    (sought, p): (&SoughtTexts, usize),
 ) -> io::Result<PartMatched> {
     let kept = |at: usize| ids.texts.kept_in(all_ids, at);
     // one slot pair per id of the partition, by its place there: linear
@@ -543,12 +543,11 @@ fn match_part(
             repeats.push((i, index(first)));
         }
     }
-    let mut found = Vec::with_capacity(count);
-    for entry in entries(&sought) {
-        let (key, text) = entry?;
+    let mut found = Vec::with_capacity(sought.count(p));
+    sought.each_entry(p, |(key, text)| {
         let first = table.find(spread(key), |other| same(kept(other), text));
         found.push(first.map_or(NONE, index));
-    }
+    })?;
     Ok((repeats, found))
 }
 

@@ -105,11 +105,25 @@ impl SoughtTexts {
         SoughtReader { texts: self, parts }
     }
 
-    /// Every entry of partition `p` in store order: the ones let go read back, then the ones
-    /// held ([`entries`] reads them). Fails only when the temporary file cannot be read back.
-    pub fn part(&self, p: usize) -> io::Result<Cow<'_, [u8]>> {
-        let held = self.held.get(p).map_or(&[][..], Vec::as_slice);
-        self.spill.whole(p, held)
+    /// Every entry of partition `p` in store order, given to `each`: the ones let go read
+    /// back a run at a time, then the ones held. Fails when the temporary file cannot be read
+    /// back, or an entry does not read back whole.
+    ///
+    /// Memory: a run. Not the partition whole: a store can seek hundreds of megabytes of
+    /// texts (two dangling 255-byte paths a record), and matching reads a partition on each
+    /// core.
+    pub fn each_entry(&self, p: usize, mut each: impl FnMut(Entry<'_>)) -> io::Result<()> {
+        let mut run_bytes = Vec::new();
+        for &run in self.spill.runs(p) {
+            self.spill.read(run, &mut run_bytes)?;
+            for entry in entries(&run_bytes) {
+                each(entry?);
+            }
+        }
+        for entry in entries(self.held.get(p).map_or(&[][..], Vec::as_slice)) {
+            each(entry?);
+        }
+        Ok(())
     }
 }
 
@@ -187,10 +201,10 @@ fn read_len(bytes: &[u8]) -> Option<(usize, &[u8])> {
     None
 }
 
-/// The entries of a partition (see [`SoughtTexts::part`]), in order: each one's key and kept
-/// form, then `Err` once if the bytes end in the middle of one (the file they were read
-/// from changed).
-pub fn entries(mut bytes: &[u8]) -> impl Iterator<Item = io::Result<Entry<'_>>> {
+/// The entries in `bytes` (a run of a partition, or what it holds), in order: each one's key
+/// and kept form, then `Err` once if the bytes end in the middle of one (the file they were
+/// read from changed).
+fn entries(mut bytes: &[u8]) -> impl Iterator<Item = io::Result<Entry<'_>>> {
     std::iter::from_fn(move || {
         if bytes.is_empty() {
             return None;
@@ -205,7 +219,7 @@ pub fn entries(mut bytes: &[u8]) -> impl Iterator<Item = io::Result<Entry<'_>>> 
 }
 
 /// An entry: its key, and its kept form.
-type Entry<'b> = (u32, &'b [u8]);
+pub type Entry<'b> = (u32, &'b [u8]);
 
 /// The entry at the start of `bytes`, and the bytes after it; `None` when it does not end
 /// there.
@@ -242,15 +256,15 @@ mod tests {
                 let mut sought = SoughtTexts { spill: Spill::with_limit(limit), ..Default::default() };
                 let parts: Vec<Sought> = texts.iter().map(|t| sought.push(t, hash(t))).collect();
                 for p in 0..PARTS {
-                    let bytes = sought.part(p).unwrap();
-                    let mut came_back = entries(&bytes);
-                    for (text, _) in texts.iter().zip(&parts).filter(|(_, s)| s.part() == p) {
-                        let (key, kept) = came_back.next().unwrap().unwrap();
+                    let mut came_back = Vec::new();
+                    sought.each_entry(p, |(key, kept)| came_back.push((key, kept.to_vec()))).unwrap();
+                    let sought_here = texts.iter().zip(&parts).filter(|(_, s)| s.part() == p);
+                    proptest::prop_assert_eq!(came_back.len(), sought_here.clone().count());
+                    for ((text, _), (key, kept)) in sought_here.zip(came_back) {
                         proptest::prop_assert_eq!(key, key_of(hash(text)));
-                        let name = RecordName::of_read(kept.to_vec()).unwrap();
+                        let name = RecordName::of_read(kept).unwrap();
                         proptest::prop_assert_eq!(name.to_string(), text.as_str());
                     }
-                    proptest::prop_assert!(came_back.next().is_none());
                 }
                 // read in the order sought, a partition's cursor at a time
                 let mut reader = sought.reader();
@@ -271,7 +285,7 @@ mod tests {
         let mut sought = SoughtTexts::default();
         sought.push("R-1", 0);
         sought.push("R-2", 0);
-        let bytes = sought.part(0).unwrap();
+        let bytes = &sought.held[0];
         let cut = &bytes[..bytes.len() - 1];
         let read: Vec<_> = entries(cut).map(|e| e.is_ok()).collect();
         assert_eq!(read, vec![true, false]);
