@@ -28,12 +28,15 @@ bound gives way before a user's store does.
                       the million.
   adv-targets.jsonl   every record superseding two records no record is, named by paths of
                       255 bytes: two million dangling pointers, 520 MB of texts sought.
+  adv-skew.jsonl      a tenth of the records named by ids of 3,000 bytes, and only they with
+                      a date that does not parse: short names on average, and a warning
+                      naming only the long ones.
 
 The UUIDs are not random: `UUID(int=i * 0x9E3779B97F4A7C15 + 12345)`, so they share their
 first bytes (the ones a sort by name looks at first). The same kind always gives the same bytes.
 
 Usage: bench/gen_adversarial.py [--out DIR] [--force] [KIND ...]
-       (kinds: pairs pointers dups owners concepts ids targets)
+       (kinds: pairs pointers dups owners concepts ids targets skew)
 """
 
 import argparse
@@ -43,7 +46,7 @@ import random
 import uuid
 
 N = 1_000_000
-KINDS = ("pairs", "pointers", "dups", "owners", "concepts", "ids", "targets")
+KINDS = ("pairs", "pointers", "dups", "owners", "concepts", "ids", "targets", "skew")
 
 
 def uid(i):
@@ -70,6 +73,11 @@ def record(kind, i, rng):
         r.update(concept=f"org.example/long/concept/name/{i // 2:07d}/" * 5, value=f"v{i % 7}",
                  valid_from="2024-01-01", valid_to=None, source="s", owner_role="r",
                  concept_owner=f"team-{i % 2}")
+    elif kind == "skew":
+        long = i % 10 == 0
+        r.update(record_id=f"{i:07d}" + "x" * 2993 if long else f"r{i}", concept=f"c{i // 4}",
+                 value=f"v{i % 3}", valid_from="2024-13-01" if long else "2024-01-01",
+                 valid_to=None, source="s", concept_owner="o", owner_role="r")
     elif kind in ("ids", "targets"):
         def path(k):
             return f"store://tenant-{k % 97}/" + "segment/" * 28 + f"record-{k:07d}"
@@ -103,7 +111,7 @@ def main():
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
     # kinds checked here: Python 3.11's argparse checks an empty list against `choices` as
     # one value, and so refuses no kinds at all
-    p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners, concepts, ids or targets (default: all of them)")
+    p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners, concepts, ids, targets or skew (default: all of them)")
     args = p.parse_args()
     for kind in args.kinds:
         if kind not in KINDS:

@@ -52,6 +52,22 @@ fn piece_for(mean: usize) -> usize {
     (WINDOW_BYTES / WINDOW / item).clamp(1, PIECE)
 }
 
+/// The pieces the next window takes, after one of `took` pieces rendered `bytes`: twice as
+/// many (up to [`WINDOW`]) while a window renders at most half [`WINDOW_BYTES`] (as much
+/// again is held of its names read back), half as many (one at the least) past all of it,
+/// as many between (a window of pieces sized by [`piece_for`] renders about half). Pieces are
+/// sized by the mean name, and the records a list names can all be the long ones of a store:
+/// a tenth of its records named by 3,000-byte ids, and the warning that names that tenth.
+fn next_window(took: usize, bytes: usize) -> usize {
+    if bytes > WINDOW_BYTES {
+        (took / 2).max(1)
+    } else if bytes <= WINDOW_BYTES / 2 {
+        took.saturating_mul(2).clamp(1, WINDOW)
+    } else {
+        took.clamp(1, WINDOW)
+    }
+}
+
 /// Write `reports` as the `vercy-check/1` object (one report) or an array of them, then a
 /// newline.
 pub fn write(reports: &[Report], out: &mut dyn Write) -> io::Result<()> {
@@ -159,8 +175,10 @@ impl Json<'_> {
         // the buffers of the last window's pieces, rendered into again: new ones for every
         // window were grown from nothing and their pages taken afresh from the system
         let mut spare: Vec<Vec<u8>> = Vec::new();
+        // a piece a core first, then as many as the bytes rendered allow (see `next_window`)
+        let mut take = next_window(1, 0);
         while pieces.peek().is_some() {
-            let window: Vec<P> = pieces.by_ref().take(WINDOW).collect();
+            let window: Vec<P> = pieces.by_ref().take(take).collect();
             let mut readied: Vec<R> = window.par_iter().map(&ready).collect();
             together(&mut readied);
             let bufs: Vec<Vec<u8>> = window
@@ -181,6 +199,7 @@ impl Json<'_> {
                     json.buf
                 })
                 .collect();
+            take = next_window(take, rendered.iter().map(Vec::len).sum());
             for mut piece in rendered {
                 match &mut self.out {
                     // a large piece goes out as it is, not copied into the buffer first
@@ -197,6 +216,8 @@ impl Json<'_> {
                 piece.clear();
                 spare.push(piece);
             }
+            // a smaller window: the buffers it will not use go, with the room they took
+            spare.truncate(take);
         }
         Ok(())
     }
@@ -846,6 +867,22 @@ mod tests {
         }
         assert_eq!(piece_for(WINDOW_BYTES), 1);
         assert_eq!(piece_for(usize::MAX), 1);
+    }
+
+    /// A window starts at a piece a core, grows to [`WINDOW`] pieces while they render
+    /// little, and shrinks to one when they render much (names far longer than the mean).
+    #[test]
+    fn a_window_takes_as_many_pieces_as_their_bytes_allow() {
+        let mut take = next_window(1, 0);
+        assert_eq!(take, 2);
+        let mut seen = vec![take];
+        let (little, about_half, much) = (1 << 20, 6 << 20, 40 << 20);
+        for bytes in [little, little, little, about_half, much, much, much, much] {
+            take = next_window(take, bytes);
+            seen.push(take);
+        }
+        seen.extend([next_window(1, about_half), next_window(1, little)]);
+        assert_eq!(seen, [2, 4, 8, 8, 8, 4, 2, 1, 1, 1, 2]);
     }
 
     proptest::proptest! {
