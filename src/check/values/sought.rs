@@ -257,7 +257,8 @@ mod tests {
                 let parts: Vec<Sought> = texts.iter().map(|t| sought.push(t, hash(t))).collect();
                 for p in 0..PARTS {
                     let mut came_back = Vec::new();
-                    sought.each_entry(p, |(key, kept)| came_back.push((key, kept.to_vec()))).unwrap();
+                    let back = |(key, kept): (u32, &[u8])| came_back.push((key, kept.to_vec()));
+                    sought.each_entry(p, back).unwrap();
                     let sought_here = texts.iter().zip(&parts).filter(|(_, s)| s.part() == p);
                     proptest::prop_assert_eq!(came_back.len(), sought_here.clone().count());
                     for ((text, _), (key, kept)) in sought_here.zip(came_back) {
