@@ -288,8 +288,8 @@ impl PartShared {
     }
 }
 
-/// A text's length as the book's files keep it: 4 bytes, little-endian.
-fn text_len(text: &[u8]) -> io::Result<[u8; 4]> {
+/// A text's length as the book's files keep it before the text: 4 bytes, little-endian.
+fn len_prefix(text: &[u8]) -> io::Result<[u8; 4]> {
     let len = u32::try_from(text.len()).map_err(|_| io::ErrorKind::InvalidInput)?;
     Ok(len.to_le_bytes())
 }
@@ -390,8 +390,8 @@ impl BookMaker {
             part.owner_names(at, &self.names, |name| {
                 names.extend_from_slice(name.as_bytes())
             });
-            runs.file.write_all(&text_len(concept)?)?;
-            runs.file.write_all(&text_len(names)?)?;
+            runs.file.write_all(&len_prefix(concept)?)?;
+            runs.file.write_all(&len_prefix(names)?)?;
             runs.file.write_all(concept)?;
             runs.file.write_all(names)?;
             runs.len += (8 + concept.len() + names.len()) as u64;
@@ -458,7 +458,7 @@ impl BookMaker {
         let mut written = 0u64;
         while let Some(Reverse((concept, s))) = heads.pop() {
             let source = &mut sources[s];
-            file.write_all(&text_len(&concept)?)?;
+            file.write_all(&len_prefix(&concept)?)?;
             file.write_all(&concept)?;
             file.write_all(&source.names)?;
             written += (4 + concept.len() + source.names.len()) as u64;
