@@ -53,6 +53,11 @@ def uid(i):
     return str(uuid.UUID(int=(i * 0x9E3779B97F4A7C15 + 12345) % (1 << 128)))
 
 
+def path(k):
+    """A record's name as a path of 255 or 256 bytes."""
+    return f"store://tenant-{k % 97}/" + "segment/" * 28 + f"record-{k:07d}"
+
+
 def record(kind, i, rng):
     r = {"record_id": uid(i)}
     if kind == "pairs":
@@ -78,15 +83,12 @@ def record(kind, i, rng):
         r.update(record_id=f"{i:07d}" + "x" * 2993 if long else f"r{i}", concept=f"c{i // 4}",
                  value=f"v{i % 3}", valid_from="2024-13-01" if long else "2024-01-01",
                  valid_to=None, source="s", concept_owner="o", owner_role="r")
-    elif kind in ("ids", "targets"):
-        def path(k):
-            return f"store://tenant-{k % 97}/" + "segment/" * 28 + f"record-{k:07d}"
-        if kind == "targets":
-            r.update(record_id=f"r{i}", concept=f"c{i // 4}", value=f"v{i % 3}",
-                     valid_from="2024-01-01", valid_to=None, source="s",
-                     concept_owner=f"o{i % 4}", owner_role="r",
-                     supersedes=[path(N + 2 * i), path(N + 2 * i + 1)])
-            return r
+    elif kind == "targets":
+        r.update(record_id=f"r{i}", concept=f"c{i // 4}", value=f"v{i % 3}",
+                 valid_from="2024-01-01", valid_to=None, source="s",
+                 concept_owner=f"o{i % 4}", owner_role="r",
+                 supersedes=[path(N + 2 * i), path(N + 2 * i + 1)])
+    elif kind == "ids":
         r["record_id"] = path(i + 1 if i % 10 == 0 else i)
         r.update(concept=f"c{i // 4}", value=f"v{i % 3}",
                  valid_from="2024-13-01" if i % 50 == 0 else "2024-01-%02d" % (1 + i % 28),
