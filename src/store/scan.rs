@@ -4,8 +4,8 @@
 //! most of its time here, so it is written for speed: strings are stepped over with `memchr`, and
 //! nothing is allocated.
 //!
-//! It takes only what it is sure serde_json takes, with the same result. Anything else — an
-//! escape `\u` (serde_json refuses a lone surrogate), a nesting deeper than
+//! It takes only what it is sure serde_json takes, with the same result. Anything else — a
+//! lone surrogate escaped (serde_json refuses it), an escaped key, a nesting deeper than
 //! [`MAX_DEPTH`], a number or literal it cannot place, any syntax error, a line over 4 GiB —
 //! is left to the serde_json path (`None`), which gives the canonical answer or error.
 //! A property test holds it to that (`tests` below).
@@ -180,14 +180,10 @@ impl<'a> ObjectScanner<'a> {
                     self.at += 1;
                     return Some(content);
                 }
-                // an escape: `\u` is left to serde_json (what a surrogate decodes to)
-                b'\\' => match self.bytes.get(self.at + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
-                        self.escaped = true;
-                        self.at += 2
-                    }
-                    _ => return None,
-                },
+                b'\\' => {
+                    self.at += escape_len(&self.bytes[self.at..])?;
+                    self.escaped = true;
+                }
                 // a control character unescaped is an error: serde_json's to report
                 _ => return None,
             }
@@ -255,6 +251,79 @@ impl<'a> ObjectScanner<'a> {
         self.digits();
         (self.at > start).then_some(())
     }
+}
+
+/// The length of the escape `bytes` starts with (at its backslash). A `\\u` escape is taken
+/// when it is a character of its own or a surrogate pair, which serde_json decodes however it
+/// reads the string; a lone surrogate is not (`None`), as serde_json refuses it in a value it
+/// builds and steps over it in one it skips. Python's `json.dumps` writes every character
+/// past ASCII as `\\u` escapes unless told not to, so stores written by Python hold them on
+/// most lines of text that is not English.
+fn escape_len(bytes: &[u8]) -> Option<usize> {
+    match *bytes.get(1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => match hex4(bytes.get(2..6)?)? {
+            0xD800..=0xDBFF => {
+                let low = bytes.get(6..12)?;
+                (low.starts_with(b"\\u") && matches!(hex4(&low[2..])?, 0xDC00..=0xDFFF))
+                    .then_some(12)
+            }
+            0xDC00..=0xDFFF => None,
+            _ => Some(6),
+        },
+        _ => None,
+    }
+}
+
+/// The text of a JSON string from its content between the quotes, escapes decoded; `None`
+/// unless serde_json reads the same content into a string (a quote or control character
+/// unescaped, an unknown escape, a lone surrogate).
+pub fn decode_string(inner: &str) -> Option<String> {
+    let bytes = inner.as_bytes();
+    let mut out = String::with_capacity(inner.len());
+    let mut at = 0;
+    loop {
+        // a run ends at an ASCII byte or the end: a boundary between characters
+        let run = plain_run(&bytes[at..]);
+        out.push_str(&inner[at..at + run]);
+        at += run;
+        let Some(&b) = bytes.get(at) else {
+            return Some(out);
+        };
+        if b != b'\\' {
+            return None;
+        }
+        let len = escape_len(&bytes[at..])?;
+        let decoded = match bytes[at + 1] {
+            b'u' => {
+                let first = u32::from(hex4(&bytes[at + 2..at + 6])?);
+                match len {
+                    12 => {
+                        let low = u32::from(hex4(&bytes[at + 8..at + 12])?);
+                        char::from_u32(0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00))?
+                    }
+                    _ => char::from_u32(first)?,
+                }
+            }
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            // `"`, `\\` and `/` stand for themselves
+            other => char::from(other),
+        };
+        out.push(decoded);
+        at += len;
+    }
+}
+
+/// Four hex digits (either case) as a number.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    digits.iter().try_fold(0u16, |n, &b| {
+        let digit = (b as char).to_digit(16)?;
+        Some(n << 4 | digit as u16)
+    })
 }
 
 /// How many bytes at the start of `bytes` are plain string content: not `"`, not `\\`, not
@@ -362,7 +431,13 @@ mod tests {
     fn leaves_to_serde_json_what_it_is_not_sure_of() {
         let deep = format!(r#"{{"a": {}{}}}"#, "[".repeat(100), "]".repeat(100));
         for line in [
-            r#"{"a": "\u00e9"}"#,
+            r#"{"a": "\ud800"}"#,
+            r#"{"a": "\udc00\ud800"}"#,
+            r#"{"a": "\ud83d\u0041"}"#,
+            r#"{"a": "\ud83d\"}"#,
+            r#"{"a": "\u00g9"}"#,
+            r#"{"a": "\u00e"}"#,
+            r#"{"\u0061": 1}"#,
             r#"{"a": "tab	inside"}"#,
             r#"{"a": "\q"}"#,
             r#"{"a": 01}"#,
@@ -446,6 +521,40 @@ mod tests {
                     proptest::prop_assert!(line.contains('\\'), "{}", line);
                 }
             }
+        }
+
+        /// A `\u` escape is taken exactly when serde_json builds its string: a character of
+        /// its own or a surrogate pair, in either case, never a lone surrogate or a short one.
+        #[test]
+        fn takes_the_unicode_escapes_serde_json_decodes(
+            pieces in proptest::collection::vec(
+                r#"\\u(0041|00e9|20AC|d83d|D83D|de00|DC00|dbff|dfff|d800|00)|x|é"#,
+                0..6,
+            ),
+        ) {
+            let line = format!(r#"{{"a": "{}", "b": 1}}"#, pieces.concat());
+            let whole = serde_json::from_str::<Map<String, Value>>(&line);
+            let got = spans_of(&line, &["a"]);
+            proptest::prop_assert_eq!(got.is_some(), whole.is_ok(), "{}", line);
+            if let (Some(got), Ok(whole)) = (got, whole) {
+                let raw = got[0].as_deref().expect("a is there");
+                let value: Value = serde_json::from_str(raw).expect("a value");
+                proptest::prop_assert_eq!(Some(&value), whole.get("a"), "{}", line);
+            }
+        }
+
+        /// A string's content decodes to what serde_json reads, and is refused where
+        /// serde_json refuses it.
+        #[test]
+        fn strings_decode_as_serde_json_decodes_them(
+            pieces in proptest::collection::vec(
+                r#"\\u(0041|00e9|20AC|d83d|de00|DC00|dbff|DFFF|0000|00)|\\[\\"/bfnrtqu]|["\t\x01]|[a-z é😀]"#,
+                0..8,
+            ),
+        ) {
+            let inner = pieces.concat();
+            let serde = serde_json::from_str::<String>(&format!(r#""{inner}""#)).ok();
+            proptest::prop_assert_eq!(decode_string(&inner), serde, "{}", inner);
         }
 
         /// Whatever line the scanner takes, serde_json takes too, and the values it notes are

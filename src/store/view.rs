@@ -36,6 +36,13 @@ impl<'a> RoleValue<'a> {
         if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {
             return RoleValue::Text(Cow::Borrowed(&text[1..text.len() - 1]));
         }
+        // an escaped string (Python writes every character past ASCII so) decoded here: what
+        // serde_json would decode it to, without building a value around it
+        if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+            if let Some(decoded) = super::scan::decode_string(inner) {
+                return RoleValue::Text(Cow::Owned(decoded));
+            }
+        }
         // the literals most records hold (an open valid_to is `null`), without a parser
         let literal = match text {
             "null" => Some(Value::Null),
@@ -205,13 +212,13 @@ impl<'a> RawRole<'a> {
             plain || (bytes.first() == Some(&b'"') && memchr::memchr(b'\\', bytes).is_none());
         match bytes.first() {
             // most strings start with a printable character: filled, nothing more to look at
+            // (an escaped one too, when its first character is not an escape)
             Some(b'"')
-                if plain
-                    && bytes
-                        .get(1)
-                        .is_some_and(|&b| b != b'"' && b.is_ascii_graphic()) =>
+                if bytes
+                    .get(1)
+                    .is_some_and(|&b| b != b'"' && b != b'\\' && b.is_ascii_graphic()) =>
             {
-                role(Presence::Truthy, true)
+                role(Presence::Truthy, plain)
             }
             Some(b'"') if plain && text.len() >= 2 => {
                 role(filled(!is_blank(&text[1..text.len() - 1])), true)
