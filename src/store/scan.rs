@@ -241,9 +241,7 @@ impl<'a> ObjectScanner<'a> {
     }
 
     fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.at += 1;
-        }
+        self.at += digit_run(&self.bytes[self.at..]);
     }
 
     fn some_digits(&mut self) -> Step {
@@ -324,6 +322,29 @@ fn hex4(digits: &[u8]) -> Option<u16> {
         let digit = (b as char).to_digit(16)?;
         Some(n << 4 | digit as u16)
     })
+}
+
+/// How many bytes at the start of `bytes` are ASCII digits, eight looked at together:
+/// stores that keep an embedding beside each record are mostly numbers.
+fn digit_run(bytes: &[u8]) -> usize {
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        // a digit is 0x30-0x39: its high nibble is 3, and six more than its low nibble
+        // stays below 16 (neither sum carries into the next byte)
+        let high = (word & HIGH_NIBBLES) ^ 0x3030_3030_3030_3030;
+        let low = ((word & !HIGH_NIBBLES) + 0x0606_0606_0606_0606) & HIGH_NIBBLES;
+        let other = high | low;
+        if other != 0 {
+            return at + (other.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at + bytes[at..]
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(bytes.len() - at)
 }
 
 /// How many bytes at the start of `bytes` are plain string content: not `"`, not `\\`, not
@@ -521,6 +542,13 @@ mod tests {
                     proptest::prop_assert!(line.contains('\\'), "{}", line);
                 }
             }
+        }
+
+        #[test]
+        fn digit_runs_agree_with_a_byte_loop(text in "[0-9]{0,20}[ -~\u{0}-\u{1f}é\u{80}-\u{ff}]{0,12}") {
+            let bytes = text.as_bytes();
+            let expected = bytes.iter().position(|b| !b.is_ascii_digit()).unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(digit_run(bytes), expected);
         }
 
         /// A `\u` escape is taken exactly when serde_json builds its string: a character of
