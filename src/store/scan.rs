@@ -251,11 +251,11 @@ impl<'a> ObjectScanner<'a> {
     }
 }
 
-/// The length of the escape `bytes` starts with (at its backslash). A `\\u` escape is taken
+/// The length of the escape `bytes` starts with (at its backslash). A `\u` escape is taken
 /// when it is a character of its own or a surrogate pair, which serde_json decodes however it
 /// reads the string; a lone surrogate is not (`None`), as serde_json refuses it in a value it
 /// builds and steps over it in one it skips. Python's `json.dumps` writes every character
-/// past ASCII as `\\u` escapes unless told not to, so stores written by Python hold them on
+/// past ASCII as `\u` escapes unless told not to, so stores written by Python hold them on
 /// most lines of text that is not English.
 fn escape_len(bytes: &[u8]) -> Option<usize> {
     match *bytes.get(1)? {
