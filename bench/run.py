@@ -15,7 +15,9 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                concepts named by path (--path-ids) and with an owner a record
                (--person-owners), and the messy one as a JSON array and as a pretty-printed
                envelope object, and the engrama dump gen_store.py writes, and a store
-               written apart from those generators (bench/gen_spanish.py), side by side with
+               written apart from those generators (bench/gen_spanish.py, as it is and with
+               every character past ASCII escaped, as json.dumps writes), and a mem0-shaped
+               export with embeddings (bench/gen_mem0.py), side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
                count, the GitHub annotations and the SARIF results
 
@@ -290,10 +292,13 @@ def formats_row(vercy, ref, size, args):
     for names in ([], ["--long-ids"], ["--path-ids"], ["--person-owners"]):
         subprocess.run([sys.executable, os.path.join(HERE, "gen_messy.py"), "--out", OUT, label]
                        + names + (["--force"] if args.fresh else []), check=True)
-    spanish = os.path.join(OUT, "spanish-%s.jsonl" % label)
-    if args.fresh or not os.path.exists(spanish):
-        subprocess.run([sys.executable, os.path.join(HERE, "gen_spanish.py"), spanish, str(n)],
-                       check=True)
+    for kind, flags in (("spanish", []), ("spanish-ascii", ["--ascii"])):
+        spanish = os.path.join(OUT, "%s-%s.jsonl" % (kind, label))
+        if args.fresh or not os.path.exists(spanish):
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_spanish.py")] + flags
+                           + [spanish, str(n)], check=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "gen_mem0.py"), "--out", OUT, label]
+                   + (["--force"] if args.fresh else []), check=True)
     messy = os.path.join(OUT, "messy-%s.jsonl" % label)
     reshaped(messy, os.path.join(OUT, "messy-array-%s.json" % label), False, args.fresh)
     reshaped(messy, os.path.join(OUT, "messy-envelope-%s.json" % label), True, args.fresh)
@@ -310,7 +315,10 @@ def formats_row(vercy, ref, size, args):
                          ("messy, a JSON array", "messy-array-%s.json" % label),
                          ("messy, a pretty envelope", "messy-envelope-%s.json" % label),
                          ("an engrama dump", "engrama-%s.ndjson" % label),
-                         ("Spanish, unlike the others", "spanish-%s.jsonl" % label)):
+                         ("Spanish, unlike the others", "spanish-%s.jsonl" % label),
+                         ("Spanish, escaped as json.dumps writes it",
+                          "spanish-ascii-%s.jsonl" % label),
+                         ("a mem0-shaped export (bench/gen_mem0.py)", "mem0-%s.jsonl" % label)):
         store = os.path.join(OUT, store)
         print("\n%s %s store: %.0f MB, %d runs" % (label, shape, os.path.getsize(store) / 1e6, runs),
               flush=True)
