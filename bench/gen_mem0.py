@@ -24,7 +24,6 @@ Usage: bench/gen_mem0.py [--out DIR] [--dims N] [--shuffled] [--ensure-ascii=no]
   bench/gen_mem0.py --dims 1536 20k     # mem0-d1536-20k.jsonl, 640 MB of vectors
 """
 
-import argparse
 import json
 import os
 import random
@@ -32,7 +31,7 @@ import sys
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_store import label, size_arg  # noqa: E402
+from gen_store import arguments, label, size_arg, write_once  # noqa: E402
 
 OWNERS = ["finance", "sales", "support", "people", "legal", "eng", "ops", "data"]
 PHRASES = ["prefiere el café", "über alles", "ünïcode — ✓", "réunion à 9 h", "休暇は金曜",
@@ -85,7 +84,7 @@ def record(k, n, ids, rng, dims):
 def write(path, n, dims, shuffled, ensure_ascii):
     rng = random.Random(20261204)
     ids = []
-    with open(path + ".tmp", "w", encoding="utf-8") as out:
+    with open(path, "w", encoding="utf-8") as out:
         for k in range(n):
             rec = record(k, n, ids, rng, dims)
             if shuffled:
@@ -93,18 +92,13 @@ def write(path, n, dims, shuffled, ensure_ascii):
                 rng.shuffle(keys)
                 rec = {key: rec[key] for key in keys}
             out.write(json.dumps(rec, ensure_ascii=ensure_ascii) + "\n")
-    os.replace(path + ".tmp", path)
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", default=os.path.join(here, "out"))
+    p = arguments(__doc__, ["1m"])
     p.add_argument("--dims", type=int, default=12)
     p.add_argument("--shuffled", action="store_true")
     p.add_argument("--ensure-ascii", choices=["yes", "no"], default="yes")
-    p.add_argument("--force", action="store_true", help="rewrite files that already exist")
-    p.add_argument("sizes", nargs="*", default=["1m"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     for size in args.sizes:
@@ -114,12 +108,9 @@ def main():
             "-shuffled" if args.shuffled else "",
             "-utf8" if args.ensure_ascii == "no" else "",
             label(n))
-        path = os.path.join(args.out, name)
-        if os.path.exists(path) and not args.force:
-            print("exists", path)
-            continue
-        write(path, n, args.dims, args.shuffled, args.ensure_ascii == "yes")
-        print("wrote ", path, "(%d bytes)" % os.path.getsize(path))
+        write_once(os.path.join(args.out, name),
+                   lambda tmp: write(tmp, n, args.dims, args.shuffled, args.ensure_ascii == "yes"),
+                   args.force)
 
 
 if __name__ == "__main__":

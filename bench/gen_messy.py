@@ -39,13 +39,13 @@ Usage: bench/gen_messy.py [--out DIR] [--force] [--long-ids | --path-ids | --per
        (sizes like 100k, 1m)
 """
 
-import argparse
 import hashlib
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_store import OWNERS, PARTIES, ROLES, Rng, date, label, sentence, size_arg, stamp  # noqa: E402
+from gen_store import (OWNERS, PARTIES, ROLES, Rng, arguments, date, label, sentence,  # noqa: E402
+                       size_arg, stamp, write_once)
 
 BAD_DATES = ["2021-13-45", "last tuesday", "31/02/2022", "2023-02-30T25:00:00Z", "soon"]
 POLICIES = ["latest valid_from wins", "owner decides", "newest record wins"]
@@ -136,10 +136,7 @@ def messy_store(path, n, seed=7, names="short"):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", default=os.path.join(here, "out"))
-    p.add_argument("--force", action="store_true", help="rewrite files that already exist")
+    p = arguments(__doc__, ["10k", "100k", "1m"])
     names = p.add_mutually_exclusive_group()
     names.add_argument("--long-ids", action="store_const", dest="names", const="uuid",
                        default="short",
@@ -148,20 +145,13 @@ def main():
                        help="ids and concepts named by path (messy-path-<N>.jsonl)")
     names.add_argument("--person-owners", action="store_const", dest="names", const="people",
                        help="a distinct owner a record (messy-people-<N>.jsonl)")
-    p.add_argument("sizes", nargs="*", default=["10k", "100k", "1m"])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     name = {"short": "messy-%s.jsonl", "uuid": "messy-uuid-%s.jsonl",
             "path": "messy-path-%s.jsonl", "people": "messy-people-%s.jsonl"}[args.names]
     for n in map(size_arg, args.sizes):
         path = os.path.join(args.out, name % label(n))
-        if os.path.exists(path) and not args.force:
-            print("kept   %s" % path, file=sys.stderr)
-            continue
-        tmp = path + ".tmp"
-        messy_store(tmp, n, names=args.names)
-        os.replace(tmp, path)
-        print("wrote  %s (%d bytes)" % (path, os.path.getsize(path)), file=sys.stderr)
+        write_once(path, lambda tmp: messy_store(tmp, n, names=args.names), args.force)
 
 
 if __name__ == "__main__":

@@ -16,14 +16,13 @@ The same N and seed always give the same bytes (Python's random.Random).
 Usage: bench/gen_other.py [--out DIR] [--seed N] [--force] [SIZE ...]   (sizes like 100k, 1m)
 """
 
-import argparse
 import json
 import os
 import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_store import label, size_arg  # noqa: E402
+from gen_store import arguments, label, size_arg, write_once  # noqa: E402
 
 OWNERS = ["team-%d" % i for i in range(40)]
 ROLES = ["Owner", "Steward", "Editor", None]
@@ -34,7 +33,7 @@ POLICIES = ["latest wins", "owner decides", "manual"]
 def write(path, n, seed):
     rng = random.Random(seed)
     ids = []
-    with open(path + ".tmp", "w", encoding="utf-8") as out:
+    with open(path, "w", encoding="utf-8") as out:
         for k in range(n):
             rid = "mem_%012x" % rng.getrandbits(48)
             if ids and rng.random() < 0.01:
@@ -72,25 +71,16 @@ def write(path, n, seed):
             if rng.random() < 0.05:
                 del rec["source"]
             out.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    os.replace(path + ".tmp", path)
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--out", default=os.path.join(here, "out"))
+    p = arguments(__doc__, ["1m"])
     p.add_argument("--seed", type=int, default=11)
-    p.add_argument("--force", action="store_true", help="rewrite files that already exist")
-    p.add_argument("sizes", nargs="*", type=size_arg, default=[1000000])
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    for n in args.sizes:
+    for n in map(size_arg, args.sizes):
         path = os.path.join(args.out, "other-%s.jsonl" % label(n))
-        if os.path.exists(path) and not args.force:
-            print("exists %s" % path)
-            continue
-        write(path, n, args.seed)
-        print("wrote  %s (%d bytes)" % (path, os.path.getsize(path)))
+        write_once(path, lambda tmp: write(tmp, n, args.seed), args.force)
 
 
 if __name__ == "__main__":

@@ -239,24 +239,36 @@ def label(n):
     return str(n)
 
 
-def main():
+def arguments(doc, sizes):
+    """The options every generator of bench/ takes (--out, --force, the sizes; `sizes` when
+    none are given), for a generator to add its own to."""
     here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--out", default=os.path.join(here, "out"))
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
-    p.add_argument("sizes", nargs="*", default=["10k", "100k", "1m"])
-    args = p.parse_args()
+    p.add_argument("sizes", nargs="*", default=sizes)
+    return p
+
+
+def write_once(path, write, force):
+    """Write the store at `path` by write(PATH) through a temporary file beside it, unless it
+    exists (and `force` is not given): a store is never left half written."""
+    if os.path.exists(path) and not force:
+        print("kept   %s" % path, file=sys.stderr)
+        return
+    tmp = path + ".tmp"
+    write(tmp)
+    os.replace(tmp, path)
+    print("wrote  %s (%d bytes)" % (path, os.path.getsize(path)), file=sys.stderr)
+
+
+def main():
+    args = arguments(__doc__, ["10k", "100k", "1m"]).parse_args()
     os.makedirs(args.out, exist_ok=True)
     for n in map(size_arg, args.sizes):
         for kind, fn, ext in (("store", profile_store, "jsonl"), ("engrama", engrama_dump, "ndjson")):
             path = os.path.join(args.out, "%s-%s.%s" % (kind, label(n), ext))
-            if os.path.exists(path) and not args.force:
-                print("kept   %s" % path, file=sys.stderr)
-                continue
-            tmp = path + ".tmp"
-            fn(tmp, n)
-            os.replace(tmp, path)
-            print("wrote  %s (%d bytes)" % (path, os.path.getsize(path)), file=sys.stderr)
+            write_once(path, lambda tmp: fn(tmp, n), args.force)
 
 
 if __name__ == "__main__":
