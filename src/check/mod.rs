@@ -287,6 +287,50 @@ mod tests {
         assert!(checked > 100, "{checked} records compared");
     }
 
+    proptest::proptest! {
+        /// Values written with escapes (as json.dumps writes every character past ASCII, a
+        /// surrogate pair, an escaped digit or quote) give the facts of a whole read: the
+        /// scanner takes those lines, and decodes what it takes as serde_json does.
+        #[test]
+        fn escaped_values_give_the_facts_of_a_whole_read(
+            values in proptest::collection::vec(
+                proptest::collection::vec(
+                    r#"\\u00e9|\\u0032|\\ud83d\\ude00|\\u00a0|\\"|\\n|\\u20ac|[a-z0-9 -]"#,
+                    0..5,
+                ),
+                7,
+            ),
+        ) {
+            let v: Vec<String> = values.iter().map(|pieces| pieces.concat()).collect();
+            // each value as written: a JSON string, escapes and all
+            let line = |id: &str, target: &str| {
+                let fields = [
+                    ("record_id", format!(r#""{id}""#)),
+                    ("concept", format!(r#""{}""#, v[1])),
+                    ("valid_from", format!(r#""{}""#, v[2])),
+                    ("valid_to", format!(r#""{}""#, v[3])),
+                    ("source", format!(r#""{}""#, v[4])),
+                    ("concept_owner", format!(r#""{}""#, v[5])),
+                    ("supersedes", format!(r#"["{target}"]"#)),
+                    ("release_to", format!(r#"["{}"]"#, v[6])),
+                    ("conflict_policy", format!(r#""{}""#, v[4])),
+                ];
+                let body: Vec<String> =
+                    fields.iter().map(|(k, v)| format!(r#""{k}": {v}"#)).collect();
+                format!("{{{}}}", body.join(", "))
+            };
+            let store = [line(&v[0], &v[6]), line(&v[6], &v[0]), line(&v[0], "x")].join("\n");
+            let file = tempfile::NamedTempFile::new().expect("a temporary file");
+            std::fs::write(file.path(), store).expect("written");
+            let name = file.path().to_string_lossy().to_string();
+            let pairs = facts_both_ways(&name, None).expect("a store both ways read");
+            proptest::prop_assert_eq!(pairs.len(), 3);
+            for (fast, general) in pairs {
+                proptest::prop_assert_eq!(fast, general);
+            }
+        }
+    }
+
     /// The roles one key inside an object (an engrama dump's node properties, a LangGraph
     /// item's value), read from the text at their places, give the facts a read through the
     /// map of every record built whole gives.
