@@ -8,8 +8,8 @@
 //! layout its own order.
 //!
 //! Taking a run of bytes equal to one the scanner read before is taking the same key: the run
-//! was a plain string (no escape, no control character), a colon and spaces, and equal bytes
-//! read the same. A layout is kept per thread and per [`KeySlots`] (slot numbers mean nothing
+//! was a string (escapes and all: equal escapes decode alike), a colon and spaces, and equal
+//! bytes read the same. A layout is kept per thread and per [`KeySlots`] (slot numbers mean nothing
 //! to another set), two sets at a time.
 
 use super::keep::KeySlots;
