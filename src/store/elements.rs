@@ -9,6 +9,7 @@
 
 use super::batch::{BlockLine, Blocks, BLOCK};
 use super::input::{leading_py_space, Source, MAX_LINE_BYTES};
+use super::nested::{self, Breaks, Nesting, Skip};
 use crate::error::{Position, Result, VercyError};
 
 /// Deeper than this is refused before parsing (the depth Python's json reads, about).
@@ -47,13 +48,15 @@ pub struct Elements<'s> {
 /// Where the cutting is, carried from block to block.
 #[derive(Default)]
 struct Scan {
-    /// Nesting within the current element (0 between elements, and in a scalar one).
-    depth: usize,
-    in_string: bool,
-    /// The block ended right after a backslash inside a string.
-    escaped: bool,
+    /// Nesting within the current element (depth 0 between elements, and in a scalar one),
+    /// and whether the block ended in a string, or right after a backslash inside one.
+    nest: Nesting,
     /// The element being cut: where it starts, `None` between elements.
     element: Option<Start>,
+    /// The element is cut a byte at a time to its end (`nested.rs` handed it over).
+    bytewise: bool,
+    /// Every element is cut a byte at a time: for the tests that hold the masks to it.
+    never_masks: bool,
     /// After `[` or `,`: an element must come next.
     expect_value: bool,
     seen_any: bool,
@@ -114,15 +117,38 @@ impl<'s> Elements<'s> {
         let s = &mut self.scan;
         let src = &mut *self.src;
         let mut i = from;
-        if s.escaped {
-            s.escaped = false;
-            i += 1;
+        if s.nest.escaped && !by_masks(s) {
+            i = step_escaped(s, src, block, base, i);
         }
         while i < block.len() {
-            if s.in_string {
+            if by_masks(s) {
+                let mut breaks = Breaks::default();
+                let skipped = nested::skip(block, i, &mut s.nest, MAX_DEPTH, &mut breaks);
+                breaks.move_lines(base, &mut src.line, &mut src.line_start);
+                match skipped {
+                    Skip::Closed(at) => {
+                        if let Some(start) = s.element.take() {
+                            items.push(item(&start, base, at + 1));
+                        }
+                        i = at + 1;
+                        continue;
+                    }
+                    Skip::Open => return block.len(),
+                    Skip::Bytewise(at) => {
+                        s.bytewise = true;
+                        i = if s.nest.escaped {
+                            step_escaped(s, src, block, base, at)
+                        } else {
+                            at
+                        };
+                        continue;
+                    }
+                }
+            }
+            if s.nest.in_string {
                 match in_string(block, i) {
                     InString::Open { escaped } => {
-                        s.escaped = escaped;
+                        s.nest.escaped = escaped;
                         return block.len();
                     }
                     InString::LineBreak(at) => {
@@ -131,13 +157,13 @@ impl<'s> Elements<'s> {
                         i = at + 1;
                     }
                     InString::Closed(at) => {
-                        s.in_string = false;
+                        s.nest.in_string = false;
                         i = at + 1;
                     }
                 }
                 continue;
             }
-            if s.depth > 0 {
+            if s.nest.depth > 0 {
                 // inside an object or a list, only these bytes change anything
                 match block[i..].iter().position(|&b| NESTING[usize::from(b)]) {
                     Some(k) => i += k,
@@ -171,20 +197,20 @@ impl<'s> Elements<'s> {
             if let Some(start) = s.element {
                 let ends_here = match b {
                     b'"' => {
-                        s.in_string = true;
+                        s.nest.in_string = true;
                         false
                     }
                     b'{' | b'[' => {
-                        s.depth += 1;
-                        if s.depth > MAX_DEPTH {
+                        s.nest.depth += 1;
+                        if s.nest.depth > MAX_DEPTH {
                             self.failed = Some(too_deep(&src.name, src.line));
                             return block.len();
                         }
                         false
                     }
                     b'}' | b']' if start.composite => {
-                        s.depth = s.depth.saturating_sub(1);
-                        s.depth == 0
+                        s.nest.depth = s.nest.depth.saturating_sub(1);
+                        s.nest.depth == 0
                     }
                     b',' | b']' | b' ' | b'\t' | b'\r' | b'\n' if !start.composite => {
                         // a scalar element ends before its delimiter, read again below
@@ -222,6 +248,7 @@ impl<'s> Elements<'s> {
                 _ if s.expect_value && !matches!(b, b',' | b']') => {
                     s.expect_value = false;
                     s.seen_any = true;
+                    s.bytewise = s.never_masks;
                     let composite = matches!(b, b'{' | b'[');
                     s.element = Some(Start {
                         line: src.line,
@@ -261,6 +288,24 @@ impl<'s> Elements<'s> {
             "a JSON array store is `[ {…}, {…} ]` and nothing after it",
         )
     }
+}
+
+/// Step over `block[i]`, the byte a backslash escapes (the one before it ended the last
+/// block, or the masks' last chunk), counting it if it breaks a line; returns where the
+/// cutting goes on.
+fn step_escaped(s: &mut Scan, src: &mut Source, block: &[u8], base: u64, i: usize) -> usize {
+    s.nest.escaped = false;
+    if block.get(i) == Some(&b'\n') {
+        src.line += 1;
+        src.line_start = base + i as u64 + 1;
+    }
+    i + 1
+}
+
+/// The element being cut is an object or a list past its first bracket, to be cut by the
+/// masks of `nested.rs`, unless they handed it over.
+fn by_masks(s: &Scan) -> bool {
+    s.nest.depth > 0 && !s.bytewise && s.element.is_some_and(|start| start.composite)
 }
 
 /// Where a string's contents from `i` of `bytes` lead.
@@ -411,6 +456,16 @@ mod tests {
     /// Cut `text` (after its `[`) `want` bytes at a time: each element's text and line, and the
     /// error that ended the cutting.
     fn cut(text: &str, want: usize, after: After) -> (Vec<(String, u64, u64)>, Option<String>) {
+        cut_by(text, want, after, true)
+    }
+
+    /// [`cut`], by the masks where they can or a byte at a time throughout.
+    fn cut_by(
+        text: &str,
+        want: usize,
+        after: After,
+        masks: bool,
+    ) -> (Vec<(String, u64, u64)>, Option<String>) {
         let mut src = Input::from_bytes("t", text.as_bytes().to_vec())
             .open()
             .unwrap();
@@ -422,6 +477,7 @@ mod tests {
         src.line_start = text[..open].rfind('\n').map_or(0, |i| i as u64 + 1);
         let mut elements = Elements::new(&mut src, after);
         elements.want = want;
+        elements.scan.never_masks = !masks;
         let mut found = Vec::new();
         let mut block = Vec::new();
         loop {
@@ -508,6 +564,22 @@ mod tests {
             prop_assert_eq!(cut_values, parsed);
             let lines: Vec<u64> = found.iter().map(|(_, line, _)| *line).collect();
             prop_assert_eq!(lines, starts);
+        }
+
+        /// Arrays of objects holding anything, valid or not, long enough to span the masks'
+        /// chunks: cut by the masks, the elements, their lines and columns and the error that
+        /// ends the cutting are the bytewise cutter's, in blocks of any size.
+        #[test]
+        fn the_masks_cut_as_a_byte_at_a_time(
+            insides in proptest::collection::vec("[a\\[\\]{}\",:\\\\ \n]{0,150}", 1..6),
+            block in 1usize..200,
+        ) {
+            let objects: Vec<String> = insides.iter().map(|inside| format!("{{{inside}}}")).collect();
+            let text = format!("[{}]", objects.join(",\n "));
+            prop_assert_eq!(
+                cut_by(&text, block, After::Nothing, true),
+                cut_by(&text, block, After::Nothing, false)
+            );
         }
     }
 }

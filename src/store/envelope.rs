@@ -7,10 +7,11 @@
 
 use super::array::{self, Records};
 use super::batch::Work;
-use super::elements::{in_string, InString};
+use super::elements::{in_string, InString, MAX_DEPTH};
 use super::input::{Input, Source, MAX_LINE_BYTES};
 use super::keep::KeySelection;
 use super::locate::json_error;
+use super::nested::{self, Breaks, Nesting, Skip};
 use super::{pyjson, Entry, OnScanned, Shape, ENVELOPE_KEYS};
 use crate::error::{Position, Result, VercyError};
 use crate::record::Origin;
@@ -197,10 +198,9 @@ struct Current {
 struct Outline {
     name: String,
     expect: Expect,
-    /// Nesting inside the current value.
-    depth: usize,
-    in_string: bool,
-    escaped: bool,
+    /// Nesting inside the current value, and whether the chunk ended in a string, or right
+    /// after a backslash inside one.
+    nest: Nesting,
     /// Bytes kept of a key or a value being checked, and where in the chunk keeping resumed.
     kept: Option<Vec<u8>>,
     kept_from: usize,
@@ -213,6 +213,11 @@ struct Outline {
     member_at: HashMap<String, usize>,
     /// In an envelope's list, before its first byte other than whitespace.
     seeking_first: bool,
+    /// The current value is stepped over a byte at a time to its end (`nested.rs` handed it
+    /// over) ...
+    bytewise: bool,
+    /// ... or every value is: for the tests that hold the masks to it.
+    never_masks: bool,
     /// Outlining one long line, which stops as soon as it is plainly not an envelope.
     line: bool,
     /// The next byte's place.
@@ -224,9 +229,7 @@ impl Outline {
         Outline {
             name: name.to_string(),
             expect: Expect::Open,
-            depth: 0,
-            in_string: false,
-            escaped: false,
+            nest: Nesting::default(),
             kept: None,
             kept_from: 0,
             key: None,
@@ -234,9 +237,28 @@ impl Outline {
             members: Vec::new(),
             member_at: HashMap::new(),
             seeking_first: false,
+            bytewise: false,
+            never_masks: false,
             line,
             at,
         }
+    }
+
+    /// Inside an object or a list, past an envelope list's first byte: stepped over by the
+    /// masks of `nested.rs`, unless they handed the value over.
+    fn by_masks(&self) -> bool {
+        self.nest.depth > 0 && !self.seeking_first && !self.bytewise
+    }
+
+    /// Step over `chunk[i]`, the byte a backslash escapes (the one before it ended the last
+    /// chunk, or the masks' last), counting it if it breaks a line; returns where the
+    /// outlining goes on.
+    fn step_escaped(&mut self, chunk: &[u8], i: usize) -> usize {
+        self.nest.escaped = false;
+        if chunk.get(i) == Some(&b'\n') {
+            self.new_line(self.at.offset + i as u64);
+        }
+        i + 1
     }
 
     fn column(&self, offset: u64) -> u64 {
@@ -274,15 +296,35 @@ impl Outline {
     fn feed(&mut self, chunk: &[u8]) -> Result<()> {
         let base = self.at.offset;
         let mut i = 0;
-        if self.escaped {
-            self.escaped = false;
-            i = 1;
+        if self.nest.escaped && !self.by_masks() {
+            i = self.step_escaped(chunk, i);
         }
         while i < chunk.len() {
-            if self.in_string {
+            if self.by_masks() {
+                let mut breaks = Breaks::default();
+                let skipped = nested::skip(chunk, i, &mut self.nest, MAX_DEPTH, &mut breaks);
+                breaks.move_lines(base, &mut self.at.line, &mut self.at.line_start);
+                match skipped {
+                    Skip::Closed(at) => {
+                        i = at + 1;
+                        self.value_ended(chunk, i)?;
+                    }
+                    Skip::Open => break,
+                    Skip::Bytewise(at) => {
+                        self.bytewise = true;
+                        i = if self.nest.escaped {
+                            self.step_escaped(chunk, at)
+                        } else {
+                            at
+                        };
+                    }
+                }
+                continue;
+            }
+            if self.nest.in_string {
                 match in_string(chunk, i) {
                     InString::Open { escaped } => {
-                        self.escaped = escaped;
+                        self.nest.escaped = escaped;
                         break;
                     }
                     InString::LineBreak(at) => {
@@ -290,8 +332,8 @@ impl Outline {
                         i = at + 1;
                     }
                     InString::Closed(at) => {
-                        self.in_string = false;
-                        if self.depth == 0 {
+                        self.nest.in_string = false;
+                        if self.nest.depth == 0 {
                             self.string_ended(chunk, at + 1)?;
                         }
                         i = at + 1;
@@ -299,7 +341,7 @@ impl Outline {
                 }
                 continue;
             }
-            if self.depth > 0 && !self.seeking_first {
+            if self.nest.depth > 0 && !self.seeking_first {
                 // inside a value, only these bytes change anything
                 match chunk[i..]
                     .iter()
@@ -311,16 +353,16 @@ impl Outline {
             }
             let b = chunk[i];
             let offset = base + i as u64;
-            if self.depth > 0 {
+            if self.nest.depth > 0 {
                 match b {
-                    b'"' => self.in_string = true,
+                    b'"' => self.nest.in_string = true,
                     b'{' | b'[' => {
-                        self.depth += 1;
-                        if self.depth > super::elements::MAX_DEPTH {
+                        self.nest.depth += 1;
+                        if self.nest.depth > MAX_DEPTH {
                             return Err(super::elements::too_deep(&self.name, self.at.line));
                         }
                     }
-                    b'}' | b']' => self.depth -= 1,
+                    b'}' | b']' => self.nest.depth -= 1,
                     b'\n' => self.new_line(offset),
                     _ => {}
                 }
@@ -335,7 +377,7 @@ impl Outline {
                     }
                 }
                 i += 1;
-                if self.depth == 0 {
+                if self.nest.depth == 0 {
                     self.value_ended(chunk, i)?;
                 }
                 continue;
@@ -346,7 +388,7 @@ impl Outline {
                     self.value_ended(chunk, i)?;
                 } else {
                     if b == b'"' {
-                        self.in_string = true;
+                        self.nest.in_string = true;
                     }
                     i += 1;
                     continue;
@@ -359,7 +401,7 @@ impl Outline {
                 (Expect::FirstKey | Expect::CommaOrEnd, b'}') => self.expect = Expect::Nothing,
                 (Expect::FirstKey | Expect::Key, b'"') => {
                     self.keep_from(i);
-                    self.in_string = true;
+                    self.nest.in_string = true;
                 }
                 (Expect::Colon, b':') => self.expect = Expect::Value,
                 (Expect::CommaOrEnd, b',') => self.expect = Expect::Key,
@@ -378,10 +420,11 @@ impl Outline {
                     }
                     // a list's first byte inside tells whether it holds anything
                     self.seeking_first = list;
+                    self.bytewise = self.never_masks;
                     if composite {
-                        self.depth = 1;
+                        self.nest.depth = 1;
                     } else if b == b'"' {
-                        self.in_string = true;
+                        self.nest.in_string = true;
                     }
                     self.expect = Expect::CommaOrEnd;
                 }
@@ -486,7 +529,7 @@ impl Outline {
     /// The members, each key once (its last value, as a whole read keeps it), with where each
     /// value starts.
     fn finish(mut self) -> Result<Vec<(Member, Place)>> {
-        if self.current.is_some() && self.depth == 0 && !self.in_string {
+        if self.current.is_some() && self.nest.depth == 0 && !self.nest.in_string {
             self.value_ended(&[], 0)?;
         }
         if self.expect != Expect::Nothing || self.current.is_some() {
@@ -727,12 +770,22 @@ mod tests {
         text: &str,
         chunk: usize,
     ) -> std::result::Result<Vec<(String, Option<bool>, u64)>, String> {
+        outline_by(text, chunk, true)
+    }
+
+    /// [`outline`], by the masks where they can or a byte at a time throughout.
+    fn outline_by(
+        text: &str,
+        chunk: usize,
+        masks: bool,
+    ) -> std::result::Result<Vec<(String, Option<bool>, u64)>, String> {
         let start = Place {
             offset: 0,
             line: 1,
             line_start: 0,
         };
         let mut outline = Outline::new("t", start, false);
+        outline.never_masks = !masks;
         for piece in text.as_bytes().chunks(chunk) {
             outline.feed(piece).map_err(|e| e.to_string())?;
         }
@@ -796,6 +849,29 @@ mod tests {
                     "{text:?} in chunks of {chunk}: {got}"
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Objects whose values hold anything, valid or not, long enough to span the masks'
+        /// chunks: outlined by the masks, the keys, their lists and lines and the error are
+        /// the bytewise outline's, in chunks of any size.
+        #[test]
+        fn the_masks_outline_as_a_byte_at_a_time(
+            values in proptest::collection::vec("[a\\[\\]{}\",:\\\\ \n]{0,150}", 1..5),
+            chunk in 1usize..200,
+        ) {
+            let members: Vec<String> = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let key = ["data", "meta", "results", "next"][i % 4];
+                    let open = if i % 2 == 0 { ('[', ']') } else { ('{', '}') };
+                    format!("\"{key}\": {}{v}{}", open.0, open.1)
+                })
+                .collect();
+            let text = format!("{{\n{}\n}}", members.join(",\n "));
+            proptest::prop_assert_eq!(outline_by(&text, chunk, true), outline_by(&text, chunk, false));
         }
     }
 

@@ -22,6 +22,7 @@ mod lines;
 pub mod live;
 mod locate;
 mod maps;
+mod nested;
 mod postgres;
 pub mod pyjson;
 mod pyline;
