@@ -13,8 +13,9 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                inverted intervals, dangling and cyclic supersedes, duplicate ids, bad dates)
                the messy one with UUID ids (gen_messy.py --long-ids) and with ids and
                concepts named by path (--path-ids) and with an owner a record
-               (--person-owners), and the messy one as a JSON array and as a pretty-printed
-               envelope object, and the engrama dump gen_store.py writes, and a store
+               (--person-owners), and the messy one as a JSON array (a record a line, and
+               pretty-printed as json.dump(records, f, indent=2) writes it) and as a
+               pretty-printed envelope object, and the engrama dump gen_store.py writes, and a store
                written apart from those generators (bench/gen_spanish.py, as it is and with
                every character past ASCII escaped, as json.dumps writes), and a mem0-shaped
                export with embeddings (bench/gen_mem0.py), side by side with
@@ -258,15 +259,21 @@ def output_facts(vercy, store, scratch):
     return facts
 
 
-def reshaped(lines_path, out_path, envelope, fresh):
+def reshaped(lines_path, out_path, kind, fresh):
     """The JSON lines store at `lines_path` written again as another shape a user keeps: a JSON
-    array with a record a line (`json.dump` of a list, one element a line), or an envelope
-    pretty-printed with keys around its list (`json.dump({...}, indent=2)`)."""
+    array with a record a line (`array`: `json.dump` of a list, one element a line), an array
+    pretty-printed (`pretty`: `json.dump(records, f, indent=2)`), or an envelope pretty-printed
+    with keys around its list (`envelope`: `json.dump({...}, indent=2)`)."""
     if os.path.exists(out_path) and not fresh:
         return
+    opening, indent, closing = {
+        "array": ("[\n", None, "\n]\n"),
+        "pretty": ("[\n", "  ", "\n]\n"),
+        "envelope": ('{\n  "total": null,\n  "data": [\n', "    ", '\n  ],\n  "next": null\n}\n'),
+    }[kind]
     tmp = out_path + ".tmp"
     with open(lines_path) as src, open(tmp, "w") as out:
-        out.write('{\n  "total": null,\n  "data": [\n' if envelope else "[\n")
+        out.write(opening)
         first = True
         for line in src:
             line = line.strip()
@@ -275,12 +282,12 @@ def reshaped(lines_path, out_path, envelope, fresh):
             if not first:
                 out.write(",\n")
             first = False
-            if envelope:
+            if indent:
                 text = json.dumps(json.loads(line), indent=2, ensure_ascii=False)
-                out.write("    " + text.replace("\n", "\n    "))
+                out.write(indent + text.replace("\n", "\n" + indent))
             else:
                 out.write(line)
-        out.write('\n  ],\n  "next": null\n}\n' if envelope else "\n]\n")
+        out.write(closing)
     os.replace(tmp, out_path)
 
 
@@ -300,8 +307,8 @@ def formats_row(vercy, ref, size, args):
     subprocess.run([sys.executable, os.path.join(HERE, "gen_mem0.py"), "--out", OUT, label]
                    + (["--force"] if args.fresh else []), check=True)
     messy = os.path.join(OUT, "messy-%s.jsonl" % label)
-    reshaped(messy, os.path.join(OUT, "messy-array-%s.json" % label), False, args.fresh)
-    reshaped(messy, os.path.join(OUT, "messy-envelope-%s.json" % label), True, args.fresh)
+    for kind in ("array", "pretty", "envelope"):
+        reshaped(messy, os.path.join(OUT, "messy-%s-%s.json" % (kind, label)), kind, args.fresh)
     os.sync()
     runs = args.runs or 5
     ref_runs = args.ref_runs or args.runs or (3 if n >= 1000000 else 5)
@@ -313,6 +320,7 @@ def formats_row(vercy, ref, size, args):
                          ("messy, path ids", "messy-path-%s.jsonl" % label),
                          ("messy, an owner a record", "messy-people-%s.jsonl" % label),
                          ("messy, a JSON array", "messy-array-%s.json" % label),
+                         ("messy, a JSON array pretty-printed", "messy-pretty-%s.json" % label),
                          ("messy, a pretty envelope", "messy-envelope-%s.json" % label),
                          ("an engrama dump", "engrama-%s.ndjson" % label),
                          ("Spanish, unlike the others", "spanish-%s.jsonl" % label),
