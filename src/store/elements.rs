@@ -118,7 +118,9 @@ impl<'s> Elements<'s> {
         let src = &mut *self.src;
         let mut i = from;
         if s.nest.escaped && !by_masks(s) {
-            i = step_escaped(s, src, block, base, i);
+            let mut breaks = Breaks::default();
+            i = nested::step_escaped(&mut s.nest, block, i, &mut breaks);
+            breaks.move_lines(base, &mut src.line, &mut src.line_start);
         }
         while i < block.len() {
             if by_masks(s) {
@@ -136,11 +138,7 @@ impl<'s> Elements<'s> {
                     Skip::Open => return block.len(),
                     Skip::Bytewise(at) => {
                         s.bytewise = true;
-                        i = if s.nest.escaped {
-                            step_escaped(s, src, block, base, at)
-                        } else {
-                            at
-                        };
+                        i = at;
                         continue;
                     }
                 }
@@ -288,18 +286,6 @@ impl<'s> Elements<'s> {
             "a JSON array store is `[ {…}, {…} ]` and nothing after it",
         )
     }
-}
-
-/// Step over `block[i]`, the byte a backslash escapes (the one before it ended the last
-/// block, or the masks' last chunk), counting it if it breaks a line; returns where the
-/// cutting goes on.
-fn step_escaped(s: &mut Scan, src: &mut Source, block: &[u8], base: u64, i: usize) -> usize {
-    s.nest.escaped = false;
-    if block.get(i) == Some(&b'\n') {
-        src.line += 1;
-        src.line_start = base + i as u64 + 1;
-    }
-    i + 1
 }
 
 /// The element being cut is an object or a list past its first bracket, to be cut by the

@@ -250,17 +250,6 @@ impl Outline {
         self.nest.depth > 0 && !self.seeking_first && !self.bytewise
     }
 
-    /// Step over `chunk[i]`, the byte a backslash escapes (the one before it ended the last
-    /// chunk, or the masks' last), counting it if it breaks a line; returns where the
-    /// outlining goes on.
-    fn step_escaped(&mut self, chunk: &[u8], i: usize) -> usize {
-        self.nest.escaped = false;
-        if chunk.get(i) == Some(&b'\n') {
-            self.new_line(self.at.offset + i as u64);
-        }
-        i + 1
-    }
-
     fn column(&self, offset: u64) -> u64 {
         offset - self.at.line_start + 1
     }
@@ -297,7 +286,9 @@ impl Outline {
         let base = self.at.offset;
         let mut i = 0;
         if self.nest.escaped && !self.by_masks() {
-            i = self.step_escaped(chunk, i);
+            let mut breaks = Breaks::default();
+            i = nested::step_escaped(&mut self.nest, chunk, i, &mut breaks);
+            breaks.move_lines(base, &mut self.at.line, &mut self.at.line_start);
         }
         while i < chunk.len() {
             if self.by_masks() {
@@ -312,11 +303,7 @@ impl Outline {
                     Skip::Open => break,
                     Skip::Bytewise(at) => {
                         self.bytewise = true;
-                        i = if self.nest.escaped {
-                            self.step_escaped(chunk, at)
-                        } else {
-                            at
-                        };
+                        i = at;
                     }
                 }
                 continue;

@@ -87,6 +87,13 @@ pub fn skip(
         let open = masks.open & !in_string;
         if masks.backslash & !in_string != 0 || state.depth + open.count_ones() as usize > max_depth
         {
+            // the bytewise cutter reads escapes as it meets them: the byte escaped by the
+            // last chunk's end is stepped over here
+            let at = if state.escaped {
+                step_escaped(state, bytes, at, breaks)
+            } else {
+                at
+            };
             return Skip::Bytewise(at);
         }
         let close = masks.close & !in_string;
@@ -113,6 +120,17 @@ pub fn skip(
         at += len;
     }
     Skip::Open
+}
+
+/// Step over `bytes[at]`, the byte a backslash escapes (the one before it ended the bytes
+/// read before, `state.escaped`), counting it in `breaks` if it breaks a line; returns where
+/// the scanning goes on.
+pub fn step_escaped(state: &mut Nesting, bytes: &[u8], at: usize, breaks: &mut Breaks) -> usize {
+    state.escaped = false;
+    if bytes.get(at) == Some(&b'\n') {
+        breaks.add(1, at);
+    }
+    at + 1
 }
 
 /// A chunk's bytes that matter, a bit each (bit i: byte i).
