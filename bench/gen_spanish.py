@@ -22,8 +22,12 @@ Usage: bench/gen_spanish.py [--ascii] OUT RECORDS [SEED]   (seed 2026 unless giv
 """
 
 import json
+import os
 import random
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_store import write_once  # noqa: E402
 
 OWNERS = ["Ventas", "Finanzas", "Atención al cliente", "Personas", "Legal", "Ingeniería",
           "Producto", "Operaciones", "Marketing", "Seguridad", "Compras", "Dirección"]
@@ -97,11 +101,16 @@ def main():
         sys.exit(__doc__.split("Usage: ")[1])
     out, n = args[0], int(args[1])
     rng = random.Random(int(args[2]) if len(args) > 2 else 2026)
-    with open(out, "w", encoding="utf-8") as f:
-        for i in range(n):
-            f.write(json.dumps(record(i, rng, n // 4), ensure_ascii=ascii_only) + "\n")
-            if rng.randrange(50000) == 0:
-                f.write("\n")
+
+    def write(path):
+        with open(path, "w", encoding="utf-8") as f:
+            for i in range(n):
+                f.write(json.dumps(record(i, rng, n // 4), ensure_ascii=ascii_only) + "\n")
+                if rng.randrange(50000) == 0:
+                    f.write("\n")
+
+    # the records are this file's own; only the writing through a temporary file is shared
+    write_once(out, write, force=True)
 
 
 if __name__ == "__main__":

@@ -264,31 +264,31 @@ def reshaped(lines_path, out_path, kind, fresh):
     array with a record a line (`array`: `json.dump` of a list, one element a line), an array
     pretty-printed (`pretty`: `json.dump(records, f, indent=2)`), or an envelope pretty-printed
     with keys around its list (`envelope`: `json.dump({...}, indent=2)`)."""
-    if os.path.exists(out_path) and not fresh:
-        return
     opening, indent, closing = {
         "array": ("[\n", None, "\n]\n"),
         "pretty": ("[\n", "  ", "\n]\n"),
         "envelope": ('{\n  "total": null,\n  "data": [\n', "    ", '\n  ],\n  "next": null\n}\n'),
     }[kind]
-    tmp = out_path + ".tmp"
-    with open(lines_path) as src, open(tmp, "w") as out:
-        out.write(opening)
-        first = True
-        for line in src:
-            line = line.strip()
-            if not line:
-                continue
-            if not first:
-                out.write(",\n")
-            first = False
-            if indent:
-                text = json.dumps(json.loads(line), indent=2, ensure_ascii=False)
-                out.write(indent + text.replace("\n", "\n" + indent))
-            else:
-                out.write(line)
-        out.write(closing)
-    os.replace(tmp, out_path)
+
+    def write(path):
+        with open(lines_path) as src, open(path, "w") as out:
+            out.write(opening)
+            first = True
+            for line in src:
+                line = line.strip()
+                if not line:
+                    continue
+                if not first:
+                    out.write(",\n")
+                first = False
+                if indent:
+                    text = json.dumps(json.loads(line), indent=2, ensure_ascii=False)
+                    out.write(indent + text.replace("\n", "\n" + indent))
+                else:
+                    out.write(line)
+            out.write(closing)
+
+    gen_store.write_once(out_path, write, fresh)
 
 
 def formats_row(vercy, ref, size, args):
