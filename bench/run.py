@@ -20,7 +20,9 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                every character past ASCII escaped, as json.dumps writes), and a mem0-shaped
                export with embeddings (bench/gen_mem0.py), side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
-               count, the GitHub annotations and the SARIF results
+               count, the GitHub annotations and the SARIF results, and the reader alone on
+               each store (vercy compact with a concept none holds: every record read and
+               scanned, nothing checked) beside the 30x the check is asked for
 
 Each command runs --runs times (after one warm-up run that fills the page cache) under
 /usr/bin/time -v; `wc -l`, vercy check and the reference run in alternating rounds, so that a
@@ -49,6 +51,10 @@ OUT = os.path.join(HERE, "out")
 sys.path.insert(0, HERE)
 import gen_store  # noqa: E402
 import gen_messy  # noqa: E402
+
+# a concept no bench store holds: `vercy compact --concept` with it reads every record and
+# writes none
+NO_CONCEPT = "vercy-bench: no such concept"
 
 FORMATS = [("human", []), ("--quiet", ["--quiet"]), ("json", ["--format", "json"]),
            ("github", ["--format", "github"]), ("sarif", ["--format", "sarif"])]
@@ -332,6 +338,9 @@ def formats_row(vercy, ref, size, args):
               flush=True)
         timings = [Timing("vercy check %s" % name, [vercy, "check", store] + flags, runs,
                           ok_codes=(0, 1)) for name, flags in FORMATS]
+        # the reader alone, each record scanned and none selected: what no check can go under
+        timings.append(Timing("vercy compact, nothing selected",
+                              [vercy, "compact", store, "--concept", NO_CONCEPT], runs))
         # the reference refuses an envelope spread over lines (exit 2): nothing to time
         with_ref = ref and "envelope" not in shape
         if with_ref:
@@ -341,7 +350,8 @@ def formats_row(vercy, ref, size, args):
         row["shapes"][shape] = {
             "store_mb": os.path.getsize(store) / 1e6,
             "formats": dict(zip([name for name, _ in FORMATS], measured)),
-            "ref": measured[len(FORMATS)] if with_ref else None,
+            "reading": measured[len(FORMATS)],
+            "ref": measured[len(FORMATS) + 1] if with_ref else None,
             "outputs": output_facts(vercy, store, scratch),
         }
     return row
@@ -358,11 +368,21 @@ def render_formats(rows, vercy, ref):
            " ".join(open("/proc/loadavg").read().split()[:3]) if os.path.exists("/proc/loadavg") else "?",
            ref or "reference not found"),
         "",
+        "Reading alone is `vercy compact STORE --concept '%s'`, timed in the same rounds: the "
+        "reader and its scan of every record, nothing checked, nothing written. 30× is the "
+        "reference's time over 30: what the whole check has to take for issue 21's target."
+        % NO_CONCEPT,
+        "",
         "| records | store | format | vercy | peak RSS | vercy==0.2.0 --json | faster | output |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    floors = []
     for row in rows:
         for shape, d in row["shapes"].items():
+            r = d["ref"]
+            floors.append("| %s | %s | %.3f s | %s |" % (
+                row["size"], shape, d["reading"]["median"],
+                "%.3f s" % (r["median"] / 30) if r else "–"))
             for name, res in d["formats"].items():
                 out = d["outputs"][name]
                 what = "%d lines, %.1f MB" % (out["lines"], out["bytes"] / 1e6)
@@ -376,6 +396,7 @@ def render_formats(rows, vercy, ref):
                     row["size"], shape, name, res["median"], res["rss_kib"] / 1024,
                     "%.2f s" % r["median"] if r else "–",
                     "%.1f×" % (r["median"] / res["median"]) if r else "–", what))
+    lines += ["", "| records | store | reading alone | 30× |", "| --- | --- | --- | --- |"] + floors
     return "\n".join(lines) + "\n"
 
 
