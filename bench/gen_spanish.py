@@ -17,17 +17,19 @@ With --ascii, written as Python's json.dumps writes by default (ensure_ascii): e
 character past ASCII as a `\\u` escape (`pol\\u00edtica`), as stores written by Python
 programs that do not ask otherwise hold them.
 
-Usage: bench/gen_spanish.py [--ascii] OUT RECORDS [SEED]   (seed 2026 unless given)
-  bench/gen_spanish.py /tmp/spanish-1m.jsonl 1000000
+Usage: bench/gen_spanish.py [--ascii] OUT RECORDS [SEED]   (RECORDS as 1000000 or 1m; seed 2026
+unless given)
+  bench/gen_spanish.py /tmp/spanish-1m.jsonl 1m
 """
 
+import argparse
 import json
 import os
 import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_store import write_once  # noqa: E402
+from gen_store import size_arg, write_once  # noqa: E402
 
 OWNERS = ["Ventas", "Finanzas", "Atención al cliente", "Personas", "Legal", "Ingeniería",
           "Producto", "Operaciones", "Marketing", "Seguridad", "Compras", "Dirección"]
@@ -94,13 +96,17 @@ def record(i, rng, concepts):
 
 
 def main():
-    args = sys.argv[1:]
-    ascii_only = "--ascii" in args
-    args = [a for a in args if a != "--ascii"]
-    if len(args) not in (2, 3):
-        sys.exit(__doc__.split("Usage: ")[1])
-    out, n = args[0], int(args[1])
-    rng = random.Random(int(args[2]) if len(args) > 2 else 2026)
+    p = argparse.ArgumentParser(description="Write a messy store in Spanish, unlike the bench's "
+                                "others (see the module's docstring).",
+                                epilog="example: bench/gen_spanish.py /tmp/spanish-1m.jsonl 1m")
+    p.add_argument("--ascii", action="store_true",
+                   help="escape every character past ASCII, as json.dumps does by default")
+    p.add_argument("out", help="the store to write")
+    p.add_argument("records", type=size_arg, help="how many records: 1000000, 1m, 100k")
+    p.add_argument("seed", type=int, nargs="?", default=2026, help="the random seed (2026)")
+    args = p.parse_args()
+    out, n, ascii_only = args.out, args.records, args.ascii
+    rng = random.Random(args.seed)
 
     def write(path):
         with open(path, "w", encoding="utf-8") as f:
