@@ -4,12 +4,13 @@
 //!
 //! Each worker takes the next block from the source (under a lock: reading is in order),
 //! decodes its lines, numbers them when the block before has been numbered, works on them,
-//! and visits them when the block before has been visited. There are as many workers as
-//! cores (the calling thread is one of them) and no other busy thread: a block's records
-//! are made, visited and dropped on one core, and nothing waits in a queue, so memory stays
-//! at a block and its records per worker whatever the store's size. The two in-order steps
-//! (`number`, `visit`) are taken in turns; while one worker visits a block, the other is
-//! decoding the next, so a visitor cheaper than decoding never makes a worker wait.
+//! and hands them on to be visited in file order. There are as many workers as cores (the
+//! calling thread is one of them) and no other busy thread. Numbering is taken in turns.
+//! Visiting is combined: a block whose turn has come is visited by its own worker, and a
+//! block that comes before its turn is left for the worker visiting the blocks before it,
+//! which visits it next, while its own worker goes on to the next block. So a worker never
+//! waits on another's visit (unless as many blocks as there are workers are left already),
+//! and memory stays at a few blocks and their records per worker whatever the store's size.
 //! When the visitor stops (an error, a closed pipe), the workers stop at their next block.
 
 use super::input::Source;
@@ -68,9 +69,8 @@ impl Blocks for Lines<'_> {
 /// Three stages per block: `decode` each line (`None` skips the line; it gets the line's
 /// bytes without its `\n` and its origin, `index` left 0); `number` each decoded line in file
 /// order (cheap: it is where a running count such as a record's index is given); `work` on
-/// each. Only what `work` returns reaches `visit`, in file order. Every stage of a block runs
-/// on the worker that read it, so a command's per-record work runs on every core, and what
-/// it allocates is freed on the core that allocated it.
+/// each. Only what `work` returns reaches `visit`, in file order. Every stage but the visit
+/// runs on the worker that read the block, so a command's per-record work runs on every core.
 pub fn for_each_line<T: Send, U: Send>(
     src: &mut Source,
     decode: &Decode<'_, T>,
@@ -89,6 +89,7 @@ pub fn for_each_item<T: Send, U: Send>(
     work: &Work<'_, T, U>,
     visit: &mut (dyn FnMut(U) -> Result<()> + Send),
 ) -> Result<()> {
+    let workers = rayon::current_num_threads().max(1);
     let shared = Shared {
         reading: Mutex::new(BlockSource {
             blocks,
@@ -96,25 +97,23 @@ pub fn for_each_item<T: Send, U: Send>(
             done: false,
         }),
         numbering: Turns::new(number),
-        visiting: Turns::new(Visiting {
-            visit,
-            failed: None,
-        }),
+        visiting: VisitTurns::new(
+            Visiting {
+                visit,
+                failed: None,
+            },
+            workers,
+        ),
         stop: AtomicBool::new(false),
     };
-    let workers = rayon::current_num_threads().max(1);
     std::thread::scope(|scope| {
         for _ in 1..workers {
             scope.spawn(|| run_worker(&shared, decode, work));
         }
         run_worker(&shared, decode, work);
     });
-    let visiting = shared.visiting.state.into_inner();
-    match visiting
-        .unwrap_or_else(PoisonError::into_inner)
-        .state
-        .failed
-    {
+    let visiting = shared.visiting.visiting.into_inner();
+    match visiting.unwrap_or_else(PoisonError::into_inner).failed {
         Some(e) => Err(e),
         None => Ok(()),
     }
@@ -124,7 +123,7 @@ pub fn for_each_item<T: Send, U: Send>(
 struct Shared<'s, 'f, T, U> {
     reading: Mutex<BlockSource<'s>>,
     numbering: Turns<&'f mut (dyn FnMut(&mut T) + Send)>,
-    visiting: Turns<Visiting<'f, U>>,
+    visiting: VisitTurns<'f, U>,
     /// The visitor stopped, or a worker panicked: no more blocks are read.
     stop: AtomicBool,
 }
@@ -221,6 +220,105 @@ impl<S> Turns<S> {
     }
 }
 
+/// The visitor, taken by the blocks in file order, combined: block `n` is visited once block
+/// `n - 1` has been, by its own worker when it comes after that visit, else by the worker
+/// that visited `n - 1`, right after.
+struct VisitTurns<'f, U> {
+    queue: Mutex<Queue<U>>,
+    /// A block was visited, or the turns were abandoned.
+    passed: Condvar,
+    /// Taken only by the worker visiting (`Queue::busy`), outside the queue's lock.
+    visiting: Mutex<Visiting<'f, U>>,
+    /// How many blocks may be left at once: one a worker. Past it, a worker waits.
+    room: usize,
+}
+
+struct Queue<U> {
+    /// The block whose turn it is.
+    next: u64,
+    /// A worker is visiting block `next`: it visits the blocks left after it, in turn.
+    busy: bool,
+    /// A worker panicked: the blocks after its own are never visited.
+    abandoned: bool,
+    /// The blocks that came before their turn, each with its results.
+    left: Vec<(u64, Vec<Item<U>>)>,
+}
+
+impl<'f, U> VisitTurns<'f, U> {
+    fn new(visiting: Visiting<'f, U>, workers: usize) -> VisitTurns<'f, U> {
+        VisitTurns {
+            queue: Mutex::new(Queue {
+                next: 0,
+                busy: false,
+                abandoned: false,
+                left: Vec::with_capacity(workers),
+            }),
+            passed: Condvar::new(),
+            visiting: Mutex::new(visiting),
+            room: workers,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Queue<U>> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Hand on block `seq`'s results, to be visited in file order: here and now when its
+    /// turn has come and no worker is visiting (then every block left for the turns after
+    /// it, too), else left for the worker visiting before it. `Some(false)` once the visitor
+    /// has stopped; `None` when the turn never comes (a worker panicked).
+    fn hand(&self, seq: u64, items: Vec<Item<U>>) -> Option<bool> {
+        let mut queue = self.lock();
+        loop {
+            if queue.abandoned {
+                return None;
+            }
+            if queue.next == seq && !queue.busy {
+                break;
+            }
+            // the worker visiting now visits this block when its turn comes: the check that
+            // it is left and the end of that worker's visits are under one lock
+            if queue.left.len() < self.room {
+                queue.left.push((seq, items));
+                return Some(true);
+            }
+            queue = self
+                .passed
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        queue.busy = true;
+        let mut items = items;
+        let mut going = true;
+        loop {
+            drop(queue);
+            going &= self
+                .visiting
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .visit_all(items);
+            queue = self.lock();
+            queue.next += 1;
+            let next = queue.next;
+            match queue.left.iter().position(|(seq, _)| *seq == next) {
+                Some(at) => items = queue.left.swap_remove(at).1,
+                None => break,
+            }
+            // room for one more left block
+            self.passed.notify_all();
+        }
+        queue.busy = false;
+        drop(queue);
+        self.passed.notify_all();
+        Some(going)
+    }
+
+    fn abandon(&self) {
+        self.lock().abandoned = true;
+        self.passed.notify_all();
+    }
+}
+
 /// Wakes the other workers when this one unwinds from a panic: they would wait for its
 /// turns forever (the panic itself reaches the caller when the scope ends).
 struct WakeOnPanic<'a, 's, 'f, T, U>(&'a Shared<'s, 'f, T, U>);
@@ -263,11 +361,7 @@ fn run_worker<T: Send, U: Send>(
             Ok(lines) => lines,
             Err(e) => {
                 // reported in its place: after the blocks before it, unless one of them failed
-                shared.visiting.take(seq, |v| {
-                    if v.failed.is_none() {
-                        v.failed = Some(e);
-                    }
-                });
+                shared.visiting.hand(seq, vec![Err(Box::new(e))]);
                 return;
             }
         };
@@ -294,7 +388,7 @@ fn run_worker<T: Send, U: Send>(
             .into_iter()
             .map(|item| item.and_then(|t| t.map(work).transpose().map_err(Box::new)))
             .collect::<Vec<Item<U>>>();
-        if shared.visiting.take(seq, |v| v.visit_all(items)) != Some(true) {
+        if shared.visiting.hand(seq, items) != Some(true) {
             shared.stop.store(true, Ordering::Relaxed);
             return;
         }
@@ -423,6 +517,44 @@ mod tests {
         // a bad line in the first block
         let (seen, _) = run(lines(20_000), 2, &[3], usize::MAX);
         assert_eq!(seen.len(), 3);
+    }
+
+    /// While the first block's visit is slow, the blocks after it are left to be visited by
+    /// that worker, in file order, while their own workers go on.
+    #[test]
+    fn blocks_whose_turn_has_not_come_are_visited_by_the_worker_before_them_in_order() {
+        let n = 40_000; // about 6 MB: a dozen blocks
+        let text = lines(n);
+        for workers in [2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .build()
+                .unwrap();
+            let mut src = Input::from_bytes("t", text.clone()).open().unwrap();
+            let decode = |bytes: &[u8], _: Origin, _| -> Result<Option<u64>> {
+                let text = std::str::from_utf8(bytes).unwrap();
+                Ok(Some(text.split(' ').next().unwrap().parse().unwrap()))
+            };
+            let work = |word: u64| Ok((word, std::thread::current().id()));
+            let mut seen = Vec::new();
+            let mut elsewhere = 0;
+            let mut visit = |(word, worker): (u64, std::thread::ThreadId)| {
+                if word == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                }
+                elsewhere += usize::from(worker != std::thread::current().id());
+                seen.push(word);
+                Ok(())
+            };
+            let result =
+                pool.install(|| for_each_line(&mut src, &decode, &mut |_| {}, &work, &mut visit));
+            assert!(result.is_ok());
+            assert_eq!(seen, (0..n as u64).collect::<Vec<_>>(), "{workers} workers");
+            assert!(
+                elsewhere > 0,
+                "{workers} workers: every block visited by its own worker"
+            );
+        }
     }
 
     #[test]
