@@ -224,43 +224,31 @@ impl<S> Turns<S> {
 /// `n - 1` has been, by its own worker when it comes after that visit, else by the worker
 /// that visited `n - 1`, right after.
 struct VisitTurns<'f, U> {
-    queue: Mutex<Queue<U>>,
-    /// A block was visited, or the turns were abandoned.
-    passed: Condvar,
-    /// Taken only by the worker visiting (`Queue::busy`), outside the queue's lock.
+    /// Whose turn it is, and the blocks left for it; passed on each block visited.
+    turns: Turns<Left<U>>,
+    /// Taken only by the worker visiting (`Left::busy`), outside the turns' lock.
     visiting: Mutex<Visiting<'f, U>>,
     /// How many blocks may be left at once: one a worker. Past it, a worker waits.
     room: usize,
 }
 
-struct Queue<U> {
-    /// The block whose turn it is.
-    next: u64,
-    /// A worker is visiting block `next`: it visits the blocks left after it, in turn.
+struct Left<U> {
+    /// A worker is visiting the block whose turn it is, and visits the blocks left after it.
     busy: bool,
-    /// A worker panicked: the blocks after its own are never visited.
-    abandoned: bool,
-    /// The blocks that came before their turn, each with its results.
-    left: Vec<(u64, Vec<Item<U>>)>,
+    /// The blocks handed on before their turn, each with its results.
+    blocks: Vec<(u64, Vec<Item<U>>)>,
 }
 
 impl<'f, U> VisitTurns<'f, U> {
     fn new(visiting: Visiting<'f, U>, workers: usize) -> VisitTurns<'f, U> {
         VisitTurns {
-            queue: Mutex::new(Queue {
-                next: 0,
+            turns: Turns::new(Left {
                 busy: false,
-                abandoned: false,
-                left: Vec::with_capacity(workers),
+                blocks: Vec::with_capacity(workers),
             }),
-            passed: Condvar::new(),
             visiting: Mutex::new(visiting),
             room: workers,
         }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Queue<U>> {
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Hand on block `seq`'s results, to be visited in file order: here and now when its
@@ -268,54 +256,51 @@ impl<'f, U> VisitTurns<'f, U> {
     /// it, too), else left for the worker visiting before it. `Some(false)` once the visitor
     /// has stopped; `None` when the turn never comes (a worker panicked).
     fn hand(&self, seq: u64, items: Vec<Item<U>>) -> Option<bool> {
-        let mut queue = self.lock();
+        let mut turn = self.turns.lock();
         loop {
-            if queue.abandoned {
+            if turn.abandoned {
                 return None;
             }
-            if queue.next == seq && !queue.busy {
+            if turn.next == seq && !turn.state.busy {
                 break;
             }
             // the worker visiting now visits this block when its turn comes: the check that
             // it is left and the end of that worker's visits are under one lock
-            if queue.left.len() < self.room {
-                queue.left.push((seq, items));
+            if turn.state.blocks.len() < self.room {
+                turn.state.blocks.push((seq, items));
                 return Some(true);
             }
-            queue = self
+            turn = self
+                .turns
                 .passed
-                .wait(queue)
+                .wait(turn)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        queue.busy = true;
+        turn.state.busy = true;
         let mut items = items;
         let mut going = true;
         loop {
-            drop(queue);
+            drop(turn);
             going &= self
                 .visiting
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .visit_all(items);
-            queue = self.lock();
-            queue.next += 1;
-            let next = queue.next;
-            match queue.left.iter().position(|(seq, _)| *seq == next) {
-                Some(at) => items = queue.left.swap_remove(at).1,
+            turn = self.turns.lock();
+            turn.next += 1;
+            let next = turn.next;
+            let left = &mut turn.state.blocks;
+            match left.iter().position(|(seq, _)| *seq == next) {
+                Some(at) => items = left.swap_remove(at).1,
                 None => break,
             }
             // room for one more left block
-            self.passed.notify_all();
+            self.turns.passed.notify_all();
         }
-        queue.busy = false;
-        drop(queue);
-        self.passed.notify_all();
+        turn.state.busy = false;
+        drop(turn);
+        self.turns.passed.notify_all();
         Some(going)
-    }
-
-    fn abandon(&self) {
-        self.lock().abandoned = true;
-        self.passed.notify_all();
     }
 }
 
@@ -328,7 +313,7 @@ impl<T, U> Drop for WakeOnPanic<'_, '_, '_, T, U> {
         if std::thread::panicking() {
             self.0.stop.store(true, Ordering::Relaxed);
             self.0.numbering.abandon();
-            self.0.visiting.abandon();
+            self.0.visiting.turns.abandon();
         }
     }
 }
