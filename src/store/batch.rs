@@ -163,8 +163,9 @@ impl<U> Visiting<'_, U> {
     }
 }
 
-/// A state the blocks take in file order: block `n` gets it once block `n - 1` is done
-/// with it.
+/// Whose turn it is among the blocks, in file order, with a state: [`Turns::take`] gives
+/// block `n` the state once block `n - 1` is done with it; [`VisitTurns`] keeps the blocks
+/// left for their turn in it.
 struct Turns<S> {
     state: Mutex<Turn<S>>,
     passed: Condvar,
@@ -255,7 +256,7 @@ impl<'f, U> VisitTurns<'f, U> {
     /// turn has come and no worker is visiting (then every block left for the turns after
     /// it, too), else left for the worker visiting before it. `Some(false)` once the visitor
     /// has stopped; `None` when the turn never comes (a worker panicked).
-    fn hand(&self, seq: u64, items: Vec<Item<U>>) -> Option<bool> {
+    fn hand(&self, seq: u64, mut items: Vec<Item<U>>) -> Option<bool> {
         let mut turn = self.turns.lock();
         loop {
             if turn.abandoned {
@@ -277,7 +278,6 @@ impl<'f, U> VisitTurns<'f, U> {
                 .unwrap_or_else(PoisonError::into_inner);
         }
         turn.state.busy = true;
-        let mut items = items;
         let mut going = true;
         loop {
             drop(turn);
