@@ -15,8 +15,8 @@ For each size (10k, 100k, 1m by default), in one run on this machine:
                concepts named by path (--path-ids) and with an owner a record
                (--person-owners), and the messy one as a JSON array (a record a line, and
                pretty-printed as json.dump(records, f, indent=2) writes it) and as a
-               pretty-printed envelope object, and the engrama dump gen_store.py writes, and a store
-               written apart from those generators (bench/gen_spanish.py, as it is and with
+               pretty-printed envelope object, and the engrama dump gen_store.py writes, and
+               a store written apart from those generators (bench/gen_spanish.py, as it is and with
                every character past ASCII escaped, as json.dumps writes), and a mem0-shaped
                export with embeddings (bench/gen_mem0.py), side by side with
                `vercy==0.2.0 check --json` on the same store; with the human report's line
