@@ -2,6 +2,7 @@
 //! Man pages and shell completions are generated from these same definitions.
 
 use crate::check::format::Format as CheckFormat;
+use crate::output::When;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub const EXIT_CODES: &str = "\
@@ -97,6 +98,15 @@ fn decay_fallback(args: &[std::ffi::OsString]) -> Option<Cli> {
     Some(cli)
 }
 
+impl From<&WriteArgs> for crate::write::target::WriteOptions {
+    fn from(args: &WriteArgs) -> Self {
+        crate::write::target::WriteOptions {
+            wait: !args.no_wait,
+            break_hardlinks: args.break_hardlinks,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct GlobalArgs {
     /// When to use colour: auto follows the terminal, NO_COLOR, CLICOLOR_FORCE, CLICOLOR=0 and
@@ -109,13 +119,6 @@ pub struct GlobalArgs {
     /// Print less: no per-field findings (check), no notices or summaries on stderr
     #[arg(short, long, global = true)]
     pub quiet: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum When {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Debug, Subcommand)]

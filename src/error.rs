@@ -4,10 +4,16 @@
 //! [`Snippet`]: the offending line with its true line number, so the caret lands on the right
 //! character even in a file of millions of lines.
 
-use crate::output::terminal_safe;
+use crate::text::terminal_safe;
 use miette::{Diagnostic, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 use std::fmt;
+use std::io;
 use thiserror::Error;
+
+/// Exit code for any error (unreadable input, bad arguments or environment).
+pub const EXIT_ERROR: u8 = 2;
+/// Exit code after Ctrl-C ([`VercyError::Interrupted`]).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Where in a file something went wrong: 1-based line, 1-based column counted in characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,6 +334,22 @@ impl VercyError {
             what: what.into(),
             message: message.into(),
             help: help.into(),
+        }
+    }
+}
+
+/// An I/O error's reason as a diagnostic gives it: short words for the common kinds, and
+/// the system's message without its `(os error N)`.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file".into(),
+        io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            }
         }
     }
 }

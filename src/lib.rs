@@ -30,41 +30,19 @@ pub mod record;
 pub mod resolve;
 pub mod select;
 pub mod store;
+pub mod text;
 pub mod time;
 pub mod write;
 
 use std::process::ExitCode;
 
-/// How a command ended (the written exit-code contract).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// 0: done; for check, every store reached the level asked for.
-    Success,
-    /// 1: check found a store below --min-level (or without records).
-    BelowLevel,
-    /// 2: some input could not be read; its diagnostic has already been printed.
-    Unreadable,
-}
-
-impl Outcome {
-    pub fn code(self) -> u8 {
-        match self {
-            Outcome::Success => 0,
-            Outcome::BelowLevel => 1,
-            Outcome::Unreadable => EXIT_ERROR,
-        }
-    }
-}
-
-/// Exit code for any error (unreadable input, bad arguments or environment).
-pub const EXIT_ERROR: u8 = 2;
-/// Exit code after Ctrl-C.
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub use cmd::Outcome;
+pub use error::{EXIT_ERROR, EXIT_INTERRUPTED};
 
 /// Run a parsed command line.
 pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
     use cli::Command::*;
-    output::configure(&cli.global);
+    output::configure(cli.global.color, cli.global.progress, cli.global.quiet);
     match cli.command {
         Check(args) => cmd::check::run(args, &cli.global),
         Compact(args) => cmd::compact::run(args, &cli.global),

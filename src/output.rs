@@ -1,8 +1,8 @@
 //! Where output goes: stdout for reports and data, stderr for diagnostics and notices.
 //! A closed stdout pipe (`vercy compact big.jsonl | head`) is success, not an error.
 
-use crate::cli::{GlobalArgs, When};
 use crate::error::{Result, VercyError};
+use crate::text::terminal_safe;
 use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -14,10 +14,18 @@ static PROGRESS: AtomicBool = AtomicBool::new(false);
 /// `--progress always`: the user asked for bars even where they would not be drawn.
 static PROGRESS_FORCED: AtomicBool = AtomicBool::new(false);
 
+/// When colour or progress bars are shown (`--color`, `--progress`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum When {
+    Auto,
+    Always,
+    Never,
+}
+
 /// Settle colour, quiet and progress once, from the flags and the environment.
-pub fn configure(global: &GlobalArgs) {
+pub fn configure(color: When, progress: When, quiet: bool) {
     let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-    let decide = |terminal: bool| match global.color {
+    let decide = |terminal: bool| match color {
         When::Always => true,
         When::Never => false,
         When::Auto => {
@@ -37,14 +45,14 @@ pub fn configure(global: &GlobalArgs) {
     let color = decide(io::stderr().is_terminal());
     COLOR.store(color, Ordering::Relaxed);
     COLOR_STDOUT.store(decide(io::stdout().is_terminal()), Ordering::Relaxed);
-    QUIET.store(global.quiet, Ordering::Relaxed);
-    let progress = match global.progress {
+    QUIET.store(quiet, Ordering::Relaxed);
+    let progress_on = match progress {
         When::Always => true,
         When::Never => false,
-        When::Auto => io::stderr().is_terminal() && !env_set("CI") && !global.quiet,
+        When::Auto => io::stderr().is_terminal() && !env_set("CI") && !quiet,
     };
-    PROGRESS.store(progress, Ordering::Relaxed);
-    PROGRESS_FORCED.store(global.progress == When::Always, Ordering::Relaxed);
+    PROGRESS.store(progress_on, Ordering::Relaxed);
+    PROGRESS_FORCED.store(progress == When::Always, Ordering::Relaxed);
     let theme = if color {
         miette::GraphicalTheme::unicode()
     } else {
@@ -134,7 +142,7 @@ pub fn print_stdout(text: &str) -> Result<()> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(VercyError::Write {
             path: "<stdout>".into(),
-            reason: crate::store::input_reason(&e),
+            reason: crate::error::io_reason(&e),
         }),
     }
 }
@@ -148,43 +156,9 @@ pub fn write_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Res
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(VercyError::Write {
             path: "<stdout>".into(),
-            reason: crate::store::input_reason(&e),
+            reason: crate::error::io_reason(&e),
         }),
     }
-}
-
-/// `text` as it may reach a terminal or a CI log: every character that could move the cursor,
-/// start an escape sequence (ESC, OSC hyperlinks, C1), rewrite the line (CR), begin a new log
-/// line (a newline followed by `::error` or `::add-mask::`), or reorder what is shown (bidi
-/// controls, U+2028/U+2029) is written as `\u{XX}`, as `char::escape_unicode` writes it.
-/// Everything else, backslashes included, is left as it is, borrowed when nothing changes.
-/// For human outputs only: JSON outputs carry record texts exactly.
-pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    fn unsafe_char(c: char) -> bool {
-        c.is_control()
-            || matches!(
-                c,
-                '\u{2028}'
-                    | '\u{2029}'
-                    | '\u{061C}'
-                    | '\u{200E}'
-                    | '\u{200F}'
-                    | '\u{202A}'..='\u{202E}'
-                    | '\u{2066}'..='\u{2069}'
-            )
-    }
-    if !text.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if unsafe_char(c) {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// `text` escaped for a GitHub Actions workflow command (`::warning file=F,title=T::MESSAGE`):
@@ -208,27 +182,6 @@ pub fn github_escape(text: &str, property: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::borrow::Cow;
-
-    #[test]
-    fn terminal_safe_borrows_plain_text_and_escapes_controls() {
-        assert!(matches!(
-            terminal_safe("plain – ñ \\ text"),
-            Cow::Borrowed(_)
-        ));
-        assert_eq!(terminal_safe("a\x1b[31mb"), "a\\u{1b}[31mb");
-        assert_eq!(terminal_safe("x\r\n::error::y"), "x\\u{d}\\u{a}::error::y");
-        assert_eq!(
-            terminal_safe("\u{7f}\u{9b}\u{202e}\u{2066}"),
-            "\\u{7f}\\u{9b}\\u{202e}\\u{2066}"
-        );
-        assert_eq!(
-            terminal_safe("\u{2028}\u{2029}\u{61c}\u{200e}"),
-            "\\u{2028}\\u{2029}\\u{61c}\\u{200e}"
-        );
-        assert_eq!(terminal_safe("a\\u{1b}b"), "a\\u{1b}b");
-        assert_eq!(terminal_safe("\u{200d}"), "\u{200d}"); // a joiner is no control
-    }
 
     #[test]
     fn github_escape_ends_no_command_early() {

@@ -5,7 +5,9 @@
 //! change a record writes those bytes back. A command that only looks at roles never handles
 //! records: it reads each through the reader's view (`store/view.rs`).
 
+use crate::python::json::python_text;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Where a record was read: 1-based line of its first character, byte offset of that character,
 /// and its 0-based index among the store's records (the reference names unnamed records `#index`).
@@ -132,7 +134,7 @@ fn py_repr(value: &Value) -> String {
         Value::Null => "None".into(),
         Value::Bool(true) => "True".into(),
         Value::Bool(false) => "False".into(),
-        Value::Number(n) => py_number(&n.to_string()),
+        Value::Number(n) => crate::python::number_str(&n.to_string()),
         Value::String(s) => py_str_repr(s),
         Value::Array(items) => {
             let inner: Vec<String> = items.iter().map(py_repr).collect();
@@ -148,75 +150,92 @@ fn py_repr(value: &Value) -> String {
     }
 }
 
-/// Python's `str()` of a number parsed by `json.loads`: an integer literal stays an exact
-/// integer; anything with a fraction or exponent becomes a float printed by `repr`.
-pub fn py_number(text: &str) -> String {
-    // NaN, Infinity and -Infinity (Python's json reads them as floats) have no digit at all
-    let is_int = !text.contains(['.', 'e', 'E']) && text.bytes().any(|b| b.is_ascii_digit());
-    if is_int {
-        let (neg, digits) = match text.strip_prefix('-') {
-            Some(d) => (true, d),
-            None => (false, text),
-        };
-        let trimmed = digits.trim_start_matches('0');
-        let digits = if trimmed.is_empty() { "0" } else { trimmed };
-        return if neg && digits != "0" {
-            format!("-{digits}")
-        } else {
-            digits.to_string()
-        };
-    }
-    let f: f64 = match text.parse() {
-        Ok(f) => f,
-        Err(_) => return text.to_string(),
-    };
-    py_float_repr(f)
-}
-
-/// Python's `repr(float)`: the shortest round-trip digits, in positional notation when the
-/// decimal exponent is in [-4, 16), else scientific with at least two exponent digits.
-pub fn py_float_repr(f: f64) -> String {
-    if f.is_nan() {
-        return "nan".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    // `{:e}` gives the shortest round-trip digits: "1.5e-5", "1e16", "-0e0".
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let neg = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let sign = if neg { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        let point = exp + 1; // position of the decimal point within `digits`
-        let s = if point <= 0 {
-            format!("0.{}{}", "0".repeat((-point) as usize), digits)
-        } else if point as usize >= digits.len() {
-            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
-        } else {
-            format!(
-                "{}.{}",
-                &digits[..point as usize],
-                &digits[point as usize..]
-            )
-        };
-        format!("{sign}{s}")
-    } else {
-        let m = if digits.len() > 1 {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        } else {
-            digits.clone()
-        };
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{m}e{esign}{:02}", exp.abs())
-    }
-}
-
 /// Python's `repr(str)` ([`crate::python`]).
 fn py_str_repr(s: &str) -> String {
     crate::python::str_repr(s)
+}
+
+/// Record ids named by a value: a string, a number, or a list of them.
+pub fn collect_ids(value: &Value, out: &mut std::collections::HashSet<String>) {
+    match value {
+        Value::Array(items) => items.iter().for_each(|v| collect_ids(v, out)),
+        v if is_filled(v) => {
+            out.insert(py_str(v));
+        }
+        _ => {}
+    }
+}
+
+// A record as one JSON line: what the writers and the engrama node lines write.
+
+/// The fields of a record as one Python-style line.
+pub fn fields_text(fields: &Map<String, Value>) -> String {
+    python_text(fields)
+}
+
+/// True when `text` is one line of JSON object text (what the reader kept as a record's raw
+/// bytes for JSON lines, one-line array elements and engrama node lines; a compact line or a
+/// multi-line element is not).
+pub fn is_json_line(text: &str) -> bool {
+    let body = text.trim();
+    if !(body.starts_with('{') && body.ends_with('}')) || has_line_break(text) {
+        return false;
+    }
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// True when a record's raw text is one JSON line, to be written as it is. The reader
+/// validated the text of a record that carries spans (read with `KeySelection::slots`): only its
+/// shape is looked at, rather than parsing it once more.
+pub fn has_own_line(record: &Record) -> bool {
+    if record.spans.is_some() {
+        let body = record.raw.trim_matches(is_json_space);
+        body.starts_with('{') && body.ends_with('}') && !has_line_break(&record.raw)
+    } else {
+        is_json_line(&record.raw)
+    }
+}
+
+/// All of a record's fields: read from its text when that is a JSON object (a record read
+/// with `KeySelection::slots` carries only some of its keys, or none), else the fields it carries
+/// (a compact line's, say, which are whole).
+pub fn whole_fields(record: &Record) -> Cow<'_, Map<String, Value>> {
+    match serde_json::from_str::<Map<String, Value>>(&record.raw) {
+        Ok(fields) => Cow::Owned(fields),
+        Err(_) => Cow::Borrowed(&record.fields),
+    }
+}
+
+/// A record's fields serialised (see [`whole_fields`]).
+fn serialised(record: &Record) -> String {
+    fields_text(&whole_fields(record))
+}
+
+fn has_line_break(text: &str) -> bool {
+    memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some()
+}
+
+/// Whitespace between JSON tokens (all a validated text can have around its object).
+fn is_json_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// A record as one JSON line: its own bytes when it has them, else its fields serialised.
+pub fn record_text(record: &Record) -> Cow<'_, str> {
+    if has_own_line(record) {
+        Cow::Borrowed(&record.raw)
+    } else {
+        Cow::Owned(serialised(record))
+    }
+}
+
+/// [`record_text`], taking the record (its own bytes are moved, not copied).
+pub fn into_line(record: Record) -> String {
+    if has_own_line(&record) {
+        record.raw.into_string()
+    } else {
+        serialised(&record)
+    }
 }
 
 #[cfg(test)]
@@ -258,5 +277,33 @@ mod tests {
         assert_eq!(n(r#"["a", 1, null]"#), "['a', 1, None]");
         assert_eq!(n(r#"{"k": "it's"}"#), r#"{'k': "it's"}"#);
         assert_eq!(n(r#""D-101""#), "D-101");
+    }
+
+    #[test]
+    fn python_separators_and_kept_text() {
+        let line = r#"{"a": 1.50, "b": ["x", "é", null], "c": {"d": "\u0001\n\"", "e": 1e-05}}"#;
+        let v: Map<String, Value> = serde_json::from_str(line).unwrap();
+        assert_eq!(fields_text(&v), line);
+    }
+
+    #[test]
+    fn raw_only_when_it_is_json() {
+        let rec = |raw: &str| {
+            Record::new(
+                serde_json::from_str(r#"{"record_id": "x"}"#).unwrap(),
+                raw,
+                Default::default(),
+            )
+        };
+        assert_eq!(
+            record_text(&rec(r#"{"record_id":"x"}"#)),
+            r#"{"record_id":"x"}"#
+        );
+        assert_eq!(record_text(&rec("x|2025-01-01")), r#"{"record_id": "x"}"#);
+        assert_eq!(record_text(&rec("{x|y}")), r#"{"record_id": "x"}"#);
+        assert_eq!(
+            record_text(&rec("{\n\"record_id\": \"x\"}")),
+            r#"{"record_id": "x"}"#
+        );
     }
 }

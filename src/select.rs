@@ -12,7 +12,6 @@
 //!
 //! Every role is read through the [`FieldMap`], so `--map` applies to selection too.
 
-use crate::check::rules::collect_role_ids;
 use crate::mapping::{FieldMap, FieldPath};
 use crate::store::{RecordView, Role, RoleSet, RoleValue};
 use crate::time::{self, Timestamp, Validity};
@@ -211,7 +210,7 @@ impl SupersessionBuilder {
 
 fn sorted_ids(value: &RoleValue) -> Vec<String> {
     let mut set = HashSet::new();
-    collect_role_ids(value, &mut set);
+    value.collect_ids(&mut set);
     let mut ids: Vec<String> = set.into_iter().collect();
     ids.sort();
     ids

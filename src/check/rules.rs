@@ -18,8 +18,7 @@ use super::values::id_text::RecordName;
 use super::values::record_names::{NamesAhead, RecordNames};
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
-use crate::record::{is_filled, py_str};
-use crate::store::{Presence, PresenceBits, RecordView, Role, RoleValue};
+use crate::store::{Presence, PresenceBits, RecordView, Role};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -355,7 +354,7 @@ impl ReferenceRules {
                 let inverse = facts.inverse.get_or_insert_default();
                 if let Some(v) = roles.path(path) {
                     let mut ids = HashSet::new();
-                    collect_role_ids(&v, &mut ids);
+                    v.collect_ids(&mut ids);
                     inverse.pointed.extend(ids);
                 }
                 inverse.own_id = roles
@@ -564,26 +563,4 @@ fn bits(mut set: u64) -> impl Iterator<Item = usize> {
 /// The name the reference gives the record at `index` that has no id.
 pub fn unnamed(index: usize) -> String {
     format!("#{index}")
-}
-
-/// Record ids named by a role's value.
-pub fn collect_role_ids(value: &RoleValue, out: &mut HashSet<String>) {
-    match value {
-        RoleValue::Text(s) if value.is_filled() => {
-            out.insert(s.to_string());
-        }
-        RoleValue::Text(_) => {}
-        RoleValue::Json(v) => collect_ids(v, out),
-    }
-}
-
-/// Record ids named by a value: a string, a number, or a list of them.
-pub fn collect_ids(value: &serde_json::Value, out: &mut HashSet<String>) {
-    match value {
-        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_ids(v, out)),
-        v if is_filled(v) => {
-            out.insert(py_str(v));
-        }
-        _ => {}
-    }
 }

@@ -1,12 +1,12 @@
 //! `vercy check STORE…`
 
+use super::Outcome;
 use crate::check::{self, format, Options};
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::Input;
-use crate::Outcome;
 
 pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     let opts = Options {
@@ -70,7 +70,7 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
 fn read_register(path: &str) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(path).map_err(|e| VercyError::Read {
         path: path.to_string(),
-        reason: crate::store::input_reason(&e),
+        reason: crate::error::io_reason(&e),
     })?;
     if let Ok(serde_yaml::Value::Sequence(items)) = serde_yaml::from_str::<serde_yaml::Value>(&text)
     {

@@ -2,6 +2,7 @@
 //! a question needs (`--as-of`, `--concept`, `--reader`), with `--stats` on stderr. The work is
 //! the `compact` library's; this is the arguments, the output and the notices.
 
+use super::Outcome;
 use crate::cli::{CompactArgs, GlobalArgs};
 use crate::compact::{self, criteria, CountingSink, PolicyLine, Request};
 use crate::error::Result;
@@ -11,7 +12,6 @@ use crate::select::{Criteria, Tally};
 use crate::store::Input;
 use crate::time;
 use crate::write::Sink;
-use crate::Outcome;
 
 pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let mut criteria = criteria(

@@ -1,9 +1,9 @@
 //! `vercy completions SHELL`: shell completions generated from the clap definitions.
 
+use super::Outcome;
 use crate::cli::{Cli, CompletionsArgs};
 use crate::error::Result;
 use crate::output;
-use crate::Outcome;
 use clap::CommandFactory;
 
 /// The completion script for one shell, as text.

@@ -6,12 +6,12 @@
 //! and reports on stdout what the old job would have done and what it left behind
 //! ([`crate::decay`]), and exits 0. It never writes: no store, no temporary file, no lock.
 
+use super::Outcome;
 use crate::cli::{Cli, DecayArgs, GlobalArgs};
 use crate::decay::{report, survey, Legacy};
 use crate::output;
 use crate::store::Input;
 use crate::time;
-use crate::Outcome;
 use clap::CommandFactory;
 
 const NOTICE: &str = "warning: `vercy decay` is deprecated and changes nothing: stored confidence no longer \
@@ -42,7 +42,7 @@ pub fn run(args: DecayArgs, _global: &GlobalArgs) -> crate::error::Result<Outcom
         Err(e) => {
             // not a notice: --quiet does not silence it; the path can hold any character
             let text = format!("vercy decay: {e}; nothing was read or changed");
-            output::print_stderr(&format!("{}\n", output::terminal_safe(&text)));
+            output::print_stderr(&format!("{}\n", crate::text::terminal_safe(&text)));
         }
     }
     Ok(Outcome::Success)

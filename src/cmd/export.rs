@@ -1,22 +1,23 @@
 //! `vercy export STORE --to engrama|jsonl|json|compact [-o OUT] [--label L] [--map …]`:
 //! read any store through the one reader and stream it to the chosen format's writer.
 
+use super::Outcome;
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
 use crate::compact;
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::progress;
+use crate::record::has_own_line;
 use crate::store::engrama::DEFAULT_LABEL;
 use crate::store::{self, Entry, Input, KeySelection, KeySlots, NonRecordLine};
 use crate::write::copy::UnchangedRuns;
 use crate::write::engrama::{EngramaWriter, NodeLines};
 use crate::write::format::{write_line, EntryText, LineMaker, RecordLines, StoreWriter};
 use crate::write::json_array::JsonArrayWriter;
-use crate::write::jsonl::{has_own_line, JsonlWriter};
+use crate::write::jsonl::JsonlWriter;
 use crate::write::target::WriteOptions;
 use crate::write::Sink;
-use crate::Outcome;
 
 pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let map = FieldMap::parse(&args.map.map)?;

@@ -3,6 +3,7 @@
 //! anything is written), then replace the store atomically: temp file in its folder, fsync,
 //! rename, all under the store's lock (see `write::target`).
 
+use super::Outcome;
 use crate::cli::{GlobalArgs, ImportArgs};
 use crate::error::{Result, VercyError};
 use crate::import::{ImportCounts, Plan, Store, StoreKind};
@@ -11,7 +12,6 @@ use crate::output;
 use crate::progress;
 use crate::store::Input;
 use crate::write::target;
-use crate::Outcome;
 use indicatif::ProgressStyle;
 use std::path::Path;
 
@@ -90,7 +90,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
             ProgressStyle::with_template("{spinner} writing {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
-        bar.set_message(output::terminal_safe(&args.into).into_owned());
+        bar.set_message(crate::text::terminal_safe(&args.into).into_owned());
         bar.enable_steady_tick(std::time::Duration::from_millis(100));
     }
     let write = merged.changed() || !exists || args.purge;

@@ -1,12 +1,12 @@
 //! `vercy map`: where each profile field goes in each kind of store (mappings.csv), and the
 //! named key maps (maps.yaml).
 
+use super::Outcome;
 use crate::cli::{MapArgs, MapFormat};
 use crate::error::{Result, VercyError};
 use crate::mapping::{named_map, named_maps};
 use crate::output;
 use crate::profile::{is_addition, placements, Profile, MAPPINGS_CSV};
-use crate::Outcome;
 use serde_json::{json, Map, Value};
 
 pub fn run(args: MapArgs) -> Result<Outcome> {

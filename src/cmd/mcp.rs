@@ -1,7 +1,7 @@
 //! `vercy mcp`: serve the profile's tools to agents over stdio until stdin ends.
 
+use super::Outcome;
 use crate::error::Result;
-use crate::Outcome;
 use std::io;
 
 pub fn run(args: crate::cli::McpArgs) -> Result<Outcome> {

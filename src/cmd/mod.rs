@@ -12,3 +12,24 @@ pub mod profile;
 pub mod recency;
 pub mod resolve;
 pub mod status;
+
+/// How a command ended (the written exit-code contract).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// 0: done; for check, every store reached the level asked for.
+    Success,
+    /// 1: check found a store below --min-level (or without records).
+    BelowLevel,
+    /// 2: some input could not be read; its diagnostic has already been printed.
+    Unreadable,
+}
+
+impl Outcome {
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Success => 0,
+            Outcome::BelowLevel => 1,
+            Outcome::Unreadable => crate::error::EXIT_ERROR,
+        }
+    }
+}

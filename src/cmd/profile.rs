@@ -1,10 +1,10 @@
 //! `vercy profile`: the embedded profile as a table, YAML or JSON.
 
+use super::Outcome;
 use crate::cli::{ProfileArgs, ProfileFormat};
 use crate::error::{Result, VercyError};
 use crate::output;
 use crate::profile::{Profile, PROFILE_YAML};
-use crate::Outcome;
 
 pub fn run(args: ProfileArgs) -> Result<Outcome> {
     let profile = Profile::embedded();

@@ -4,6 +4,7 @@
 //! the field map (record_id, label, last_activity_at, updated_at, source_query roles), no degree.
 //! The scoring and the two renderings are [`crate::recency::rank`]'s.
 
+use super::Outcome;
 use crate::cli::{DataFormat, GlobalArgs, RecencyArgs};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
@@ -12,7 +13,6 @@ use crate::recency::rank::{rank, render_human, render_json, score_store};
 use crate::recency::{Flags, Settings};
 use crate::store::Input;
 use crate::time;
-use crate::Outcome;
 
 pub fn run(args: RecencyArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let settings = Settings::resolve(&Flags {

@@ -2,6 +2,7 @@
 //! path, printed for people or as `vercy-resolve/1`. Exit 0 answered, 1 abstained, refused or
 //! empty (the store cannot answer this caller), 2 bad input.
 
+use super::Outcome;
 use crate::cli::{DataFormat, GlobalArgs, ResolveArgs};
 use crate::error::Result;
 use crate::mapping::FieldMap;
@@ -9,7 +10,6 @@ use crate::output;
 use crate::resolve::answer::AnswerOutcome;
 use crate::resolve::{self, host::Host, Question};
 use crate::store::Input;
-use crate::Outcome;
 
 pub fn run(args: ResolveArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let map = FieldMap::parse(&args.map.map)?;

@@ -1,14 +1,14 @@
 //! `vercy status`: the effective settings: the profile this build carries, each recency
 //! parameter with its value and where it came from, and the labels exempt from fading.
 
+use super::Outcome;
 use crate::cli::{DataFormat, GlobalArgs, StatusArgs};
 use crate::error::Result;
 use crate::output;
 use crate::profile::Profile;
+use crate::python::float_repr;
 use crate::recency::settings::{ENV_DEGREE, ENV_HALF_LIFE, ENV_INSIGHT_HALF_LIFE};
 use crate::recency::{Flags, SettingOrigin, Settings, ANCHOR_LABELS};
-use crate::record::py_float_repr;
-use crate::Outcome;
 use serde_json::{json, Value};
 
 pub fn run(args: StatusArgs, _global: &GlobalArgs) -> Result<Outcome> {
@@ -63,13 +63,13 @@ fn human(profile: &Profile, s: &Settings) -> String {
     );
     out += &line(
         "recency half-life",
-        format!("{} days", py_float_repr(s.half_life.value)),
+        format!("{} days", float_repr(s.half_life.value)),
         s.half_life.source,
         ENV_HALF_LIFE,
     );
     out += &line(
         "insight half-life",
-        format!("{} days", py_float_repr(s.insight_half_life.value)),
+        format!("{} days", float_repr(s.insight_half_life.value)),
         s.insight_half_life.source,
         ENV_INSIGHT_HALF_LIFE,
     );

@@ -318,7 +318,7 @@ fn parse(text: &str) -> Map<String, Value> {
 fn write_error(target: &Path, e: &io::Error) -> VercyError {
     VercyError::Write {
         path: target.display().to_string(),
-        reason: crate::store::input_reason(e),
+        reason: crate::error::io_reason(e),
     }
 }
 

@@ -45,7 +45,7 @@ fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) 
             Err(e) => {
                 return Err(VercyError::Read {
                     path: "<stdin>".into(),
-                    reason: crate::store::input_reason(&e),
+                    reason: crate::error::io_reason(&e),
                 })
             }
         };
@@ -82,7 +82,7 @@ fn serve_limited(mut input: impl BufRead, mut output: impl Write, limit: usize) 
                 Err(e) => {
                     return Err(VercyError::Write {
                         path: "<stdout>".into(),
-                        reason: crate::store::input_reason(&e),
+                        reason: crate::error::io_reason(&e),
                     })
                 }
             }

@@ -136,7 +136,7 @@ impl<L: Formatter> Formatter for Python<L> {
     fn write_number_str<W: ?Sized + io::Write>(&mut self, w: &mut W, text: &str) -> io::Result<()> {
         match self.numbers {
             Numbers::AsWritten => w.write_all(text.as_bytes()),
-            Numbers::AsPython => match crate::record::py_number(text).as_str() {
+            Numbers::AsPython => match super::number_str(text).as_str() {
                 "inf" => w.write_all(b"Infinity"),
                 "-inf" => w.write_all(b"-Infinity"),
                 "nan" => w.write_all(b"NaN"),

@@ -58,6 +58,72 @@ pub fn str_repr(s: &str) -> String {
     out
 }
 
+/// Python's `str()` of a number parsed by `json.loads`: an integer literal stays an exact
+/// integer; anything with a fraction or exponent becomes a float printed by `repr`.
+pub fn number_str(text: &str) -> String {
+    // NaN, Infinity and -Infinity (Python's json reads them as floats) have no digit at all
+    let is_int = !text.contains(['.', 'e', 'E']) && text.bytes().any(|b| b.is_ascii_digit());
+    if is_int {
+        let (neg, digits) = match text.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, text),
+        };
+        let trimmed = digits.trim_start_matches('0');
+        let digits = if trimmed.is_empty() { "0" } else { trimmed };
+        return if neg && digits != "0" {
+            format!("-{digits}")
+        } else {
+            digits.to_string()
+        };
+    }
+    let f: f64 = match text.parse() {
+        Ok(f) => f,
+        Err(_) => return text.to_string(),
+    };
+    float_repr(f)
+}
+
+/// Python's `repr(float)`: the shortest round-trip digits, in positional notation when the
+/// decimal exponent is in [-4, 16), else scientific with at least two exponent digits.
+pub fn float_repr(f: f64) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    // `{:e}` gives the shortest round-trip digits: "1.5e-5", "1e16", "-0e0".
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let neg = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if neg { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let point = exp + 1; // position of the decimal point within `digits`
+        let s = if point <= 0 {
+            format!("0.{}{}", "0".repeat((-point) as usize), digits)
+        } else if point as usize >= digits.len() {
+            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
+        } else {
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
+        };
+        format!("{sign}{s}")
+    } else {
+        let m = if digits.len() > 1 {
+            format!("{}.{}", &digits[..1], &digits[1..])
+        } else {
+            digits.clone()
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{m}e{esign}{:02}", exp.abs())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

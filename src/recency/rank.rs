@@ -5,8 +5,8 @@
 use super::{degree::Graph, Basis, Score, SettingOrigin, Settings, Subject};
 use crate::error::Result;
 use crate::mapping::FieldMap;
-use crate::output;
-use crate::record::{py_float_repr, py_str, Record};
+use crate::python::float_repr;
+use crate::record::{py_str, Record};
 use crate::store::{self, Entry, Input, NonRecordLine};
 use crate::time::Timestamp;
 use serde_json::{json, Map, Value};
@@ -194,11 +194,11 @@ pub fn render_human(rows: &[Row], total: usize, s: &Settings, as_of: Option<&str
         "recency as of {}: half-life {}, system Insights {}, degree factor {}\n",
         as_of.unwrap_or("now"),
         setting(
-            format!("{} d", py_float_repr(s.half_life.value)),
+            format!("{} d", float_repr(s.half_life.value)),
             s.half_life.source
         ),
         setting(
-            format!("{} d", py_float_repr(s.insight_half_life.value)),
+            format!("{} d", float_repr(s.insight_half_life.value)),
             s.insight_half_life.source
         ),
         setting(
@@ -230,7 +230,7 @@ pub fn render_human(rows: &[Row], total: usize, s: &Settings, as_of: Option<&str
                     (_, Some(h)) => format!("{h:.1}"),
                     _ => "-".into(),
                 },
-                output::terminal_safe(&name).into_owned(),
+                crate::text::terminal_safe(&name).into_owned(),
             ]
         })
         .collect();

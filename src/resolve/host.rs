@@ -85,7 +85,7 @@ impl Host {
     pub fn load(path: &str) -> Result<Host> {
         let text = std::fs::read_to_string(path).map_err(|e| VercyError::Read {
             path: path.to_string(),
-            reason: store::input_reason(&e),
+            reason: crate::error::io_reason(&e),
         })?;
         Host::parse(path, &text)
     }
@@ -111,7 +111,7 @@ impl Host {
                     format!(
                         "writers: cannot read the write log {}: {}",
                         writers.display(),
-                        store::input_reason(&e)
+                        crate::error::io_reason(&e)
                     ),
                     "name the write log, a JSON lines file of {\"record_id\", \"written_by\"}, relative to the host file",
                 ))

@@ -11,8 +11,8 @@
 
 use super::validity::ValidityVerdict;
 use super::Candidate;
-use crate::check::rules::collect_ids;
 use crate::mapping::FieldMap;
+use crate::record::collect_ids;
 use std::collections::HashSet;
 
 /// What the step decided, as indices into the candidates.

@@ -13,7 +13,7 @@ use super::{KeySelection, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::python::json::python_text;
 use crate::record::{is_blank, kind_name, Record};
-use crate::write::jsonl::{record_text, whole_fields};
+use crate::record::{record_text, whole_fields};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};

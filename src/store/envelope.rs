@@ -555,7 +555,7 @@ fn spooled(spool: &mut Option<std::fs::File>, bytes: &[u8], name: &str) -> Resul
     match spool {
         Some(file) => file.write_all(bytes).map_err(|e| VercyError::Read {
             path: name.to_string(),
-            reason: super::input::io_reason(&e),
+            reason: crate::error::io_reason(&e),
         }),
         None => Ok(()),
     }

@@ -2,7 +2,7 @@
 //! byte known (line, offset) so errors can name them.
 
 use super::live::{Live, Select};
-use crate::error::{Result, VercyError};
+use crate::error::{io_reason, Result, VercyError};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -122,21 +122,6 @@ impl Input {
         VercyError::Read {
             path: self.display.clone(),
             reason: io_reason(e),
-        }
-    }
-}
-
-/// An io::Error as a short sentence without the "(os error 2)" tail.
-pub fn io_reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file".into(),
-        io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => {
-            let s = e.to_string();
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_string(),
-                None => s,
-            }
         }
     }
 }

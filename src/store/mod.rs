@@ -30,7 +30,7 @@ mod scan;
 mod sqlite;
 pub mod view;
 
-pub use input::{io_reason as input_reason, Input};
+pub use input::Input;
 pub use keep::{Decoded, KeySelection, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
 pub use maps::{engrama_map, read_mapped, read_views, Maps, RoleReading};

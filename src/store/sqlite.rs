@@ -13,8 +13,8 @@
 use super::engrama::exported_at_now;
 use super::live::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
 use crate::error::{Result, VercyError};
+use crate::python::float_repr;
 use crate::python::json::{py_json, py_json_str};
-use crate::record::py_float_repr;
 use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
@@ -43,7 +43,7 @@ fn read(
 ) -> Result<()> {
     let meta = std::fs::metadata(path).map_err(|e| VercyError::Read {
         path: name.to_string(),
-        reason: super::input_reason(&e),
+        reason: crate::error::io_reason(&e),
     })?;
     if meta.is_dir() {
         return Err(VercyError::Directory {
@@ -466,7 +466,7 @@ fn cell(name: &str, row: &Row<'_>, i: usize, nest: bool, out: &mut String) -> Re
     match row.get_ref(i).map_err(|e| sqlite_error(name, e))? {
         ValueRef::Null => out.push_str("null"),
         ValueRef::Integer(n) => out.push_str(&n.to_string()),
-        ValueRef::Real(f) if f.is_finite() => out.push_str(&py_float_repr(f)),
+        ValueRef::Real(f) if f.is_finite() => out.push_str(&float_repr(f)),
         ValueRef::Real(_) => out.push_str("null"),
         v if nest && json_text(v).is_some() => {
             out.push_str(&one_line(json_text(v).unwrap_or_default()))

@@ -18,7 +18,9 @@
 
 use super::keep::{KeySlots, RawFields};
 use crate::mapping::{FieldMap, FieldPath};
-use crate::record::{is_blank, is_filled, is_truthy, py_str, slot_text, Origin, Record, Span};
+use crate::record::{
+    collect_ids, is_blank, is_filled, is_truthy, py_str, slot_text, Origin, Record, Span,
+};
 use crate::time::{self, DateError, Timestamp};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -31,6 +33,17 @@ pub enum RoleValue<'a> {
 }
 
 impl<'a> RoleValue<'a> {
+    /// Record ids named by this value: a filled string, or what [`collect_ids`] finds.
+    pub fn collect_ids(&self, out: &mut std::collections::HashSet<String>) {
+        match self {
+            RoleValue::Text(s) if self.is_filled() => {
+                out.insert(s.to_string());
+            }
+            RoleValue::Text(_) => {}
+            RoleValue::Json(v) => collect_ids(v, out),
+        }
+    }
+
     /// The value of a role from its raw JSON text.
     pub fn of_raw(text: &'a str) -> RoleValue<'a> {
         if text.len() >= 2 && text.starts_with('"') && !text.contains('\\') {

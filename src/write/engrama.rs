@@ -1,10 +1,10 @@
 //! `--to engrama`: the engrama NDJSON dump's writer, and the maker of its lines.
 
 use super::format::{write_line, EntryText, LineMaker, StoreWriter};
-use super::jsonl::into_line;
 use super::Sink;
 use crate::error::Result;
 use crate::mapping::FieldMap;
+use crate::record::into_line;
 use crate::store::engrama::{exported_at_now, flat_envelope, node_line};
 use crate::store::{Entry, NonRecordLine, ViewPlan};
 use std::sync::OnceLock;

@@ -3,9 +3,9 @@
 //! (several at once), and the format's [`StoreWriter`] writes those texts in store order. A
 //! store of millions of records is streamed, never held in memory.
 
-use super::jsonl::into_line;
 use super::Sink;
 use crate::error::Result;
+use crate::record::into_line;
 use crate::store::{Entry, NonRecordLine};
 
 /// One entry made ready to write.

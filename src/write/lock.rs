@@ -92,7 +92,7 @@ fn unwritable_folder(shown: &str, lock: &Path, e: &io::Error) -> VercyError {
         message: format!(
             "cannot create its lock file {}: {}",
             lock.display(),
-            crate::store::input_reason(e)
+            crate::error::io_reason(e)
         ),
         help: "vercy replaces a file through a lock file and a temporary file in the same \
                folder, so that folder must exist and be writable; write to a folder you may \
@@ -107,7 +107,7 @@ fn lock_error(shown: &str, lock: &Path, e: &io::Error) -> VercyError {
         message: format!(
             "cannot lock {}: {}",
             lock.display(),
-            crate::store::input_reason(e)
+            crate::error::io_reason(e)
         ),
         help: "the folder's file system must support file locks (flock); nothing was replaced"
             .into(),

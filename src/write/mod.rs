@@ -44,7 +44,7 @@ pub fn install_interrupt_handler() {
             for p in paths.iter() {
                 let _ = std::fs::remove_file(p);
             }
-            std::process::exit(crate::EXIT_INTERRUPTED as i32);
+            std::process::exit(crate::error::EXIT_INTERRUPTED as i32);
         });
     });
 }
@@ -52,7 +52,7 @@ pub fn install_interrupt_handler() {
 fn write_error(path: &Path, e: &io::Error) -> VercyError {
     VercyError::Write {
         path: path.display().to_string(),
-        reason: crate::store::input_reason(e),
+        reason: crate::error::io_reason(e),
     }
 }
 
@@ -251,7 +251,7 @@ fn not_kept(target: &Path, of: &Metadata, e: &io::Error) -> VercyError {
         path: target.display().to_string(),
         message: format!(
             "cannot give the new file the old one's {what}: {}",
-            crate::store::input_reason(e)
+            crate::error::io_reason(e)
         ),
         help: "run vercy as the file's owner (or as root), so that the rewritten file keeps who \
                may read it; nothing was replaced"
@@ -346,7 +346,7 @@ impl Sink {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe && self.is_pipe() => Ok(false),
             Err(e) => Err(VercyError::Write {
                 path: self.name(),
-                reason: crate::store::input_reason(&e),
+                reason: crate::error::io_reason(&e),
             }),
         }
     }

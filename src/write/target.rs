@@ -11,7 +11,6 @@
 //!   give this name a new file and leave the other names on the old one.
 
 use super::lock::StoreLock;
-use crate::cli::WriteArgs;
 use crate::error::{Result, VercyError};
 use std::fs::Metadata;
 use std::io;
@@ -31,15 +30,6 @@ impl Default for WriteOptions {
         WriteOptions {
             wait: true,
             break_hardlinks: false,
-        }
-    }
-}
-
-impl From<&WriteArgs> for WriteOptions {
-    fn from(args: &WriteArgs) -> Self {
-        WriteOptions {
-            wait: !args.no_wait,
-            break_hardlinks: args.break_hardlinks,
         }
     }
 }
@@ -128,7 +118,7 @@ pub fn claim(path: &Path, options: &WriteOptions) -> Result<Claim> {
     }
     let failed = |e: io::Error| VercyError::Write {
         path: shown.clone(),
-        reason: crate::store::input_reason(&e),
+        reason: crate::error::io_reason(&e),
     };
     match kind_of(path).map_err(failed)? {
         PathKind::Directory => Err(VercyError::Directory { path: shown }),

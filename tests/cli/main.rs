@@ -26,6 +26,7 @@ mod fuzz_regressions;
 mod github_action;
 mod hostile_inputs;
 mod hostile_output;
+mod house;
 mod live_stores;
 mod man_pages;
 mod mcp_clients;

@@ -104,7 +104,7 @@ fn flat_store() -> impl Strategy<Value = String> {
                 .iter()
                 .map(|r| {
                     let line = if python {
-                        vercy::write::jsonl::fields_text(r)
+                        vercy::record::fields_text(r)
                     } else {
                         serde_json::to_string(r).unwrap()
                     };

@@ -8,8 +8,9 @@ use super::super::report::{plural, Report};
 use super::super::values::id_text::RecordName;
 use super::human::thousands;
 use super::Failure;
-use crate::output::{github_escape, terminal_safe};
+use crate::output::github_escape;
 use crate::profile::Profile;
+use crate::text::terminal_safe;
 use std::io::{self, Write};
 
 /// Annotations GitHub shows of each type in one step.

@@ -6,8 +6,9 @@
 use super::super::report::{plural, Report};
 use super::super::values::Code;
 use super::super::warnings::{Group, Warning};
-use crate::output::{paint, terminal_safe, Paint};
+use crate::output::{paint, Paint};
 use crate::profile::Profile;
+use crate::text::terminal_safe;
 use std::io::{self, Write};
 
 /// Offenders of a finding shown before `… and N more`.

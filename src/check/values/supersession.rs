@@ -54,7 +54,7 @@ pub(super) fn targets<'a>(view: &'a RecordView, r: &ValueRoles) -> Option<Vec<Co
         RoleValue::Text(_) => vec![v.text()],
         RoleValue::Json(json) => {
             let mut ids = HashSet::new();
-            super::super::rules::collect_ids(json, &mut ids);
+            crate::record::collect_ids(json, &mut ids);
             ids.into_iter().map(Cow::Owned).collect()
         }
     };
