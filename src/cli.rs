@@ -236,8 +236,8 @@ pub struct LiveArg {
 }
 
 impl LiveArg {
-    pub fn select(&self) -> crate::store::live::Select {
-        crate::store::live::Select::from_flags(self.table.as_deref(), self.sql.as_deref())
+    pub fn select(&self) -> crate::store::Select {
+        crate::store::Select::from_flags(self.table.as_deref(), self.sql.as_deref())
     }
 }
 

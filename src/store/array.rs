@@ -4,10 +4,10 @@
 
 use super::batch::{self, Work};
 use super::elements::{After, Elements};
-use super::input::Source;
 use super::keep::KeySelection;
 use super::lines::look_in_place;
 use super::locate::{json_error, not_object, utf8_error};
+use super::source::Stream;
 use super::{envelope, Entry, OnScanned, Shape};
 use crate::error::{Result, VercyError};
 use crate::record::{kind_name, Origin, Record};
@@ -16,7 +16,7 @@ use std::io::BufRead;
 
 /// Read the array whose `[` is the source's next byte.
 pub fn read<T: Send>(
-    src: &mut Source,
+    src: &mut Stream,
     keep: &KeySelection,
     look: Option<&OnScanned<'_, T>>,
     work: &Work<'_, Entry, T>,
@@ -55,7 +55,7 @@ enum Element<T> {
 /// Read the elements of the array whose `[` the source has consumed: `work` on each (on
 /// every core), `visit` in order. Returns how many there were.
 pub fn read_elements<T: Send>(
-    src: &mut Source,
+    src: &mut Stream,
     records: Records<'_>,
     keep: &KeySelection,
     look: Option<&OnScanned<'_, T>>,

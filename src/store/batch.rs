@@ -13,7 +13,7 @@
 //! and memory stays at a few blocks and their records per worker whatever the store's size.
 //! When the visitor stops (an error, a closed pipe), the workers stop at their next block.
 
-use super::input::Source;
+use super::source::Stream;
 use crate::error::{Result, VercyError};
 use crate::record::Origin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,7 +56,7 @@ pub trait Blocks: Send {
 }
 
 /// Lines: the line-oriented shapes' items.
-pub struct Lines<'s>(pub &'s mut Source);
+pub struct Lines<'s>(pub &'s mut Stream);
 
 impl Blocks for Lines<'_> {
     fn next_block(&mut self, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
@@ -72,7 +72,7 @@ impl Blocks for Lines<'_> {
 /// each. Only what `work` returns reaches `visit`, in file order. Every stage but the visit
 /// runs on the worker that read the block, so a command's per-record work runs on every core.
 pub fn for_each_line<T: Send, U: Send>(
-    src: &mut Source,
+    src: &mut Stream,
     decode: &Decode<'_, T>,
     number: &mut (dyn FnMut(&mut T) + Send),
     work: &Work<'_, T, U>,
@@ -382,7 +382,7 @@ fn run_worker<T: Send, U: Send>(
 
 /// Read the next block (whole lines) and split it; an empty list at the end of the input.
 /// Advances the source's line and offset past the block.
-fn next_lines(src: &mut Source, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
+fn next_lines(src: &mut Stream, block: &mut Vec<u8>) -> Result<Vec<BlockLine>> {
     src.read_block(block, BLOCK)?;
     let mut lines = Vec::with_capacity(block.len() / 256 + 1);
     let mut start = 0;

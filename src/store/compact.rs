@@ -39,8 +39,8 @@
 //! several; a list in any other field reads back as its items joined with `,`.
 
 use super::batch::{self, Work};
-use super::input::Source;
 use super::locate::utf8_error;
+use super::source::Stream;
 use super::{Entry, Shape};
 use crate::error::{Position, Result, Snippet, VercyError};
 use crate::record::{Origin, Record};
@@ -427,7 +427,7 @@ pub fn parse_line(text: &str, order: &[String]) -> Result<Map<String, Value>, St
 /// comments; blank lines are skipped. The lines after the header are decoded on every core
 /// (`batch.rs`), `work` run on each record there, `visit` given what it returns in order.
 pub fn read<T: Send>(
-    src: &mut Source,
+    src: &mut Stream,
     work: &Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {

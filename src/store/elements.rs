@@ -8,8 +8,8 @@
 //! (commas, whitespace) and after the array is checked here.
 
 use super::batch::{BlockLine, Blocks, BLOCK};
-use super::input::{leading_py_space, Source, MAX_LINE_BYTES};
 use super::nested::{self, Breaks, Nesting, Skip};
+use super::source::{leading_py_space, Stream, MAX_LINE_BYTES};
 use crate::error::{Position, Result, VercyError};
 
 /// Deeper than this is refused before parsing (the depth Python's json reads, about).
@@ -28,7 +28,7 @@ pub enum After {
 
 /// The elements of the array whose `[` the source has just consumed.
 pub struct Elements<'s> {
-    src: &'s mut Source,
+    src: &'s mut Stream,
     after: After,
     /// The bytes of an element begun in the last block (or of a character cut at its end),
     /// carried to the next.
@@ -75,7 +75,7 @@ struct Start {
 
 impl<'s> Elements<'s> {
     /// The elements of the array whose `[` `src` has just consumed.
-    pub fn new(src: &'s mut Source, after: After) -> Elements<'s> {
+    pub fn new(src: &'s mut Stream, after: After) -> Elements<'s> {
         Elements {
             src,
             after,

@@ -8,10 +8,10 @@
 use super::array::{self, Records};
 use super::batch::Work;
 use super::elements::{in_string, InString, MAX_DEPTH};
-use super::input::{Input, Source, MAX_LINE_BYTES};
 use super::keep::KeySelection;
 use super::locate::json_error;
 use super::nested::{self, Breaks, Nesting, Skip};
+use super::source::{Input, Stream, MAX_LINE_BYTES};
 use super::{pyjson, Entry, OnScanned, Shape, ENVELOPE_KEYS};
 use crate::error::{Position, Result, VercyError};
 use crate::record::Origin;
@@ -567,7 +567,7 @@ fn spooled(spool: &mut Option<std::fs::File>, bytes: &[u8], name: &str) -> Resul
 #[allow(clippy::too_many_arguments)]
 pub fn read_document<T: Send>(
     input: &Input,
-    src: &mut Source,
+    src: &mut Stream,
     first: (&str, &[u8], Origin),
     keep: &KeySelection,
     look: Option<&OnScanned<'_, T>>,
@@ -606,7 +606,7 @@ pub fn read_document<T: Send>(
 /// its start, as a short first line is (and refused there, with the line's own error).
 pub fn read_long_line<T: Send>(
     input: &Input,
-    src: &mut Source,
+    src: &mut Stream,
     origin: Origin,
     keep: &KeySelection,
     look: Option<&OnScanned<'_, T>>,
@@ -634,7 +634,7 @@ pub fn read_long_line<T: Send>(
                 &mut src.reader,
                 std::io::BufReader::new(Box::new(std::io::empty())),
             );
-            let mut again = Source::over(&src.name, Box::new(file.chain(rest)));
+            let mut again = Stream::over(&src.name, Box::new(file.chain(rest)));
             again.line = origin.line;
             again.offset = origin.offset;
             again.line_start = line_start;
@@ -659,7 +659,7 @@ type Outlined = Result<Vec<(Member, Place)>>;
 /// outer error is that file's, before anything is read.
 fn outline(
     input: &Input,
-    src: &mut Source,
+    src: &mut Stream,
     (text, ending): (&str, &[u8]),
     origin: Origin,
     line: bool,
@@ -681,7 +681,7 @@ fn outline(
             outline.feed(chunk)?;
         }
         loop {
-            let chunk = super::input::fill(&mut src.reader, &src.name)?;
+            let chunk = super::source::fill(&mut src.reader, &src.name)?;
             if chunk.is_empty() {
                 return Ok(());
             }
@@ -710,7 +710,7 @@ struct ListAt<'a> {
 /// The second pass: the records of the envelope's list, from its `[`.
 fn read_list<T: Send>(
     input: &Input,
-    src: &mut Source,
+    src: &mut Stream,
     list: ListAt<'_>,
     keep: &KeySelection,
     look: Option<&OnScanned<'_, T>>,
@@ -734,7 +734,7 @@ fn read_list<T: Send>(
         Some(mut file) => {
             file.rewind().map_err(|e| src.io_error(&e))?;
             let file: Box<dyn Read + Send> = Box::new(file);
-            (Source::over(&src.name, file), at.offset - origin.offset)
+            (Stream::over(&src.name, file), at.offset - origin.offset)
         }
         None => (input.open()?, at.offset),
     };

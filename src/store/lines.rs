@@ -4,10 +4,10 @@
 
 use super::batch::{self, Work};
 use super::envelope;
-use super::input::{Input, Source};
 use super::keep::{Decoded, KeySelection, KeySlots};
 use super::locate::{json_error, not_object, utf8_error};
 use super::pyline::{self, Place};
+use super::source::{Input, Stream};
 use super::{pyjson, scan, Entry, NonRecordLine, OnScanned, ScannedLine, Shape, ENVELOPE_KEYS};
 use crate::error::{Result, VercyError};
 use crate::record::{is_blank, kind_name, Origin, Record, Span};
@@ -53,7 +53,7 @@ struct PyRecords {
 /// gets what it returns in file order.
 pub fn read<T: Send>(
     input: &Input,
-    src: &mut Source,
+    src: &mut Stream,
     keep: &KeySelection,
     look: Option<&OnScanned<'_, T>>,
     work: &Work<'_, Entry, T>,
@@ -378,7 +378,7 @@ fn too_deep(name: &str, text: &str, line: u64, at: usize) -> VercyError {
 }
 
 /// The next line that is not blank, decoded as UTF-8 with a trailing `\r` removed.
-fn next_nonblank(src: &mut Source, buf: &mut Vec<u8>) -> Result<Option<FirstLine>> {
+fn next_nonblank(src: &mut Stream, buf: &mut Vec<u8>) -> Result<Option<FirstLine>> {
     loop {
         let line_no = src.line;
         let offset = src.offset;
@@ -501,7 +501,7 @@ enum DumpLine<T> {
 /// lines (carried along as non-record lines). The envelope line is kept whole. A node line
 /// the scanner takes is seen in place through `look` when the reader notes where `type` lies.
 fn read_engrama<T: Send>(
-    src: &mut Source,
+    src: &mut Stream,
     first: FirstLine,
     header: Value,
     keep: &KeySelection,

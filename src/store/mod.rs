@@ -15,25 +15,22 @@ pub mod compact;
 mod elements;
 pub mod engrama;
 mod envelope;
-mod input;
 mod keep;
 mod layout;
 mod lines;
-pub mod live;
 mod locate;
 mod maps;
 mod nested;
-mod postgres;
 pub mod pyjson;
 mod pyline;
 mod scan;
-mod sqlite;
+mod source;
 pub mod view;
 
-pub use input::Input;
 pub use keep::{Decoded, KeySelection, KeySlots, RawFields};
 pub use locate::{json_error, not_object};
 pub use maps::{engrama_map, read_mapped, read_views, Maps, RoleReading};
+pub use source::{Input, Select};
 pub use view::{Presence, PresenceBits, RecordView, Role, RoleSet, RoleValue, ViewPlan};
 
 use crate::error::Result;

@@ -1,7 +1,7 @@
 //! Opening a store: a path or `-` for stdin, read in large blocks, with the position of every
 //! byte known (line, offset) so errors can name them.
 
-use super::live::{Live, Select};
+use super::database::{Live, Select};
 use crate::error::{io_reason, Result, VercyError};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -89,7 +89,7 @@ impl Input {
         }
     }
 
-    pub fn open(&self) -> Result<Source> {
+    pub fn open(&self) -> Result<Stream> {
         if self.live.is_none() && self.select != Select::Detect {
             let flag = match self.select {
                 Select::Table(_) => "--table",
@@ -115,7 +115,7 @@ impl Input {
                 Box::new(File::open(path).map_err(|e| self.read_error(&e))?)
             }
         };
-        Ok(Source::over(&self.display, reader))
+        Ok(Stream::over(&self.display, reader))
     }
 
     pub fn read_error(&self, e: &io::Error) -> VercyError {
@@ -145,7 +145,7 @@ pub fn fill<'a>(reader: &'a mut BufReader<Box<dyn Read + Send>>, name: &str) -> 
 }
 
 /// An open store with a cursor that knows its line and byte offset.
-pub struct Source {
+pub struct Stream {
     pub name: String,
     pub reader: BufReader<Box<dyn Read + Send>>,
     /// 1-based line of the next unread byte.
@@ -158,10 +158,10 @@ pub struct Source {
     carry: Vec<u8>,
 }
 
-impl Source {
+impl Stream {
     /// The store `name` read from `reader`, from its first byte.
-    pub fn over(name: &str, reader: Box<dyn Read + Send>) -> Source {
-        Source {
+    pub fn over(name: &str, reader: Box<dyn Read + Send>) -> Stream {
+        Stream {
             name: name.to_string(),
             reader: BufReader::with_capacity(1 << 20, reader),
             line: 1,
@@ -320,7 +320,7 @@ impl Source {
 
 /// The length of the Python whitespace character (`str.isspace`) that `bytes` start with, 0
 /// when they start with anything else (or with a character cut off at the buffer's end).
-pub(super) fn leading_py_space(bytes: &[u8]) -> usize {
+pub fn leading_py_space(bytes: &[u8]) -> usize {
     let head = &bytes[..bytes.len().min(4)];
     let text = match std::str::from_utf8(head) {
         Ok(t) => t,

@@ -10,11 +10,11 @@
 //! - a LangGraph `SqliteStore` (`store`): one record per item.
 //! - `--table T` / `--sql SQL`: one record per row (see [`row_line`]).
 
-use super::engrama::exported_at_now;
-use super::live::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
+use super::database::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
 use crate::error::{Result, VercyError};
 use crate::python::float_repr;
 use crate::python::json::{py_json, py_json_str};
+use crate::store::engrama::exported_at_now;
 use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
@@ -31,7 +31,7 @@ const BATCH_ROWS: usize = 4096;
 
 pub fn start(name: &str, path: PathBuf, select: Select) -> Result<(String, Pipe)> {
     let name = name.to_string();
-    live::start(move |ready, lines| read(&name, &path, &select, ready, lines))
+    database::start(move |ready, lines| read(&name, &path, &select, ready, lines))
 }
 
 fn read(
@@ -71,7 +71,7 @@ fn read(
                 ready.ok("LangGraph SqliteStore");
                 langgraph(name, &conn, lines)
             } else {
-                Err(live::unknown_schema(
+                Err(database::unknown_schema(
                     name,
                     "this SQLite database is neither an engrama graph nor a LangGraph store",
                     &tables,
@@ -80,7 +80,7 @@ fn read(
         }
         Select::Table(table) => {
             if !tables.iter().any(|t| t == table) {
-                return Err(live::error(
+                return Err(database::error(
                     name,
                     format!("no table `{table}` in this SQLite database"),
                     format!("the tables are: {}", tables.join(", ")),
@@ -127,7 +127,7 @@ fn sqlite_error(name: &str, e: rusqlite::Error) -> VercyError {
             "check the file, and the --table or --sql given",
         ),
     };
-    live::error(name, message, help)
+    database::error(name, message, help)
 }
 
 fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
@@ -188,7 +188,7 @@ fn value(name: &str, v: ValueRef<'_>) -> Result<Value> {
         ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
         ValueRef::Text(t) => Value::String(text(name, t)?.to_string()),
         ValueRef::Blob(_) => {
-            return Err(live::error(
+            return Err(database::error(
                 name,
                 "a blob where engrama keeps text",
                 "this is not a database engrama wrote; read it with --table or --sql",
@@ -199,7 +199,7 @@ fn value(name: &str, v: ValueRef<'_>) -> Result<Value> {
 
 fn text<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str> {
     std::str::from_utf8(bytes).map_err(|_| {
-        live::error(
+        database::error(
             name,
             "a text value that is not valid UTF-8",
             "re-encode the column as UTF-8, or select it with hex(…) in --sql",
@@ -289,7 +289,7 @@ fn engrama(name: &str, conn: &Connection, lines: &mut Lines) -> Result<()> {
     let mut stmt = conn.prepare(&sql).map_err(fail)?;
     let mut rows = stmt.query([]).map_err(fail)?;
     // a relation line's keys, as engrama's own dump writes them
-    let keys = &super::engrama::LINE_KEYS[5..];
+    let keys = &crate::store::engrama::LINE_KEYS[5..];
     while let Some(row) = rows.next().map_err(fail)? {
         let mut line = String::from("{\"type\": \"relation\"");
         for (i, key) in keys.iter().enumerate() {
@@ -314,7 +314,7 @@ fn node_line(name: &str, row: NodeRow, props: Option<&str>) -> Result<String> {
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(m)) => m,
             Ok(other) => {
-                return Err(live::error(
+                return Err(database::error(
                     name,
                     format!(
                         "a node whose props is {}, not an object",
@@ -324,7 +324,7 @@ fn node_line(name: &str, row: NodeRow, props: Option<&str>) -> Result<String> {
                 ))
             }
             Err(e) => {
-                return Err(live::error(
+                return Err(database::error(
                     name,
                     format!("a node whose props is not JSON: {e}"),
                     "the database is damaged, or not one engrama wrote",
@@ -405,7 +405,7 @@ fn rows(
     let fail = |e| sqlite_error(name, e);
     let mut stmt = conn.prepare(sql).map_err(fail)?;
     if !stmt.readonly() {
-        return Err(live::error(
+        return Err(database::error(
             name,
             "the query would change the database",
             "vercy only reads: give a SELECT",

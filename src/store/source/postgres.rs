@@ -8,7 +8,7 @@
 //! that holds an object is that object. A LangGraph `PostgresStore` (`store`) is read as one
 //! record per item. The password is never shown: not in the store's name, not in any error.
 
-use super::live::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
+use super::database::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
 use crate::error::{Result, VercyError};
 use postgres::types::Type;
 use postgres::{Client, Config, IsolationLevel, NoTls};
@@ -21,7 +21,7 @@ const FETCH_ROWS: i32 = 2000;
 
 pub fn start(name: &str, url: String, select: Select) -> Result<(String, Pipe)> {
     let name = name.to_string();
-    live::start(move |ready, lines| {
+    database::start(move |ready, lines| {
         let (config, password) = config(&name, &url)?;
         let scrub = |e: postgres::Error| pg_error(&name, &e, password.as_deref());
         let mut client = config.connect(NoTls).map_err(scrub)?;
@@ -37,7 +37,7 @@ pub fn start(name: &str, url: String, select: Select) -> Result<(String, Pipe)> 
 /// messages).
 fn config(name: &str, url: &str) -> Result<(Config, Option<String>)> {
     let mut config: Config = url.parse().map_err(|e: postgres::Error| {
-        live::error(
+        database::error(
             name,
             format!("not a PostgreSQL URL: {}", scrub_text(&e.to_string(), None)),
             "write postgresql://USER@HOST:PORT/DATABASE (a Unix socket: postgresql:///DATABASE?host=/run/postgresql)",
@@ -127,7 +127,7 @@ fn pg_error(name: &str, e: &postgres::Error, password: Option<&str>) -> VercyErr
         "check the URL or the PG* variables (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE); \
          vercy connects without TLS"
     };
-    live::error(name, scrub_text(&message, password), help)
+    database::error(name, scrub_text(&message, password), help)
 }
 
 enum PgFailure {
@@ -184,7 +184,7 @@ fn read(
                     .iter()
                     .map(|r| r.get(0))
                     .collect();
-                return Err(live::unknown_schema(
+                return Err(database::unknown_schema(
                     name,
                     "this PostgreSQL database holds no LangGraph store",
                     &tables,
