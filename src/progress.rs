@@ -19,8 +19,7 @@ pub fn bar(input: &Input, verb: &str, spin_unsized: bool) -> Option<ProgressBar>
         return None;
     }
     let size = input
-        .path
-        .as_deref()
+        .path()
         .and_then(|p| std::fs::metadata(p).ok())
         .map(|m| m.len());
     match size {

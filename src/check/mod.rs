@@ -105,8 +105,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let mut values = values::ValueChecks::default();
     let bar = progress::bar(input, "checking", false);
     let file_size = input
-        .path
-        .as_deref()
+        .path()
         .and_then(|p| std::fs::metadata(p).ok())
         .map(|m| m.len());
     let mut early: Option<Vec<Facts>> = Some(Vec::with_capacity(SIZING_RECORDS));

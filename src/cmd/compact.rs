@@ -30,7 +30,7 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         policy_line: args.policy_line,
     };
     let input = Input::new(&args.store).selecting(args.live.select());
-    if input.path.is_some() {
+    if input.path().is_some() {
         // a missing or unreadable store is an error before any output is written
         drop(input.open()?);
     }

@@ -26,7 +26,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     }
     let dump = Input::new(&args.dump).selecting(args.live.select());
     let into = Input::new(&args.into);
-    if into.live.is_some() {
+    if into.is_database() {
         return Err(VercyError::argument(
             "--into",
             format!("{} is a database", into.display),
@@ -44,10 +44,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
     let exists = claim.exists;
     let (out, _lock) = claim.into_parts();
     let path = out.path();
-    let target = Input {
-        path: Some(path.to_path_buf()),
-        ..into
-    };
+    let target = into.reading_file(path);
 
     // The store as it is (its kind from its first entry); a missing or purged store is empty.
     let plan = Plan::new(map.clone(), &dump.display);

@@ -92,7 +92,7 @@ impl<'r> FirstPass<'r> {
 /// An input that cannot be read a second time (stdin, a pipe, a process substitution): its
 /// records are kept from the first pass instead.
 fn read_once(input: &Input) -> bool {
-    match &input.path {
+    match input.path() {
         None => true,
         Some(path) => std::fs::metadata(path).map_or(true, |m| !m.is_file()),
     }

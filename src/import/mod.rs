@@ -206,8 +206,7 @@ impl Store {
     ) -> Result<Shape> {
         // a dump that is a file: its lines are copied from it (a pipe is read once, by the reader)
         let mut dump = input
-            .path
-            .as_deref()
+            .path()
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
             .and_then(|p| File::open(p).ok());
         read_parallel(input, &keep(), &|e| plan.incoming(e), &mut |p| {

@@ -671,7 +671,7 @@ fn outline(
     };
     let mut outline = Outline::new(&src.name, start, line);
     // stdin cannot be read twice: the document goes to a temporary file as it is outlined
-    let mut spool = match input.is_stdin() {
+    let mut spool = match input.is_pipe() {
         true => Some(tempfile::tempfile().map_err(|e| src.io_error(&e))?),
         false => None,
     };

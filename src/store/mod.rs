@@ -49,7 +49,7 @@ pub enum Shape {
     Engrama,
     /// The compact pipe line form (first line `# record_id|…`).
     Compact,
-    /// A database read in place (`live`): how its rows were read.
+    /// A database read in place (`source/database.rs`): how its rows were read.
     Database(String),
 }
 
@@ -146,18 +146,18 @@ fn read_shape<T: Send>(
     work: &batch::Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
-    let mut source = input.open()?;
-    if let Some(live) = &input.live {
+    let (mut source, rows) = input.open_source()?;
+    if let Some(described) = rows {
         // a database's rows come as JSON lines (an engrama graph as its dump's lines)
         lines::read(input, &mut source, keep, look, work, visit)?;
-        return Ok(Shape::Database(live.described()));
+        return Ok(Shape::Database(described));
     }
     let first = source.skip_leading_space()?;
     match first {
         None => Ok(Shape::Empty),
         Some(b'[') => array::read(&mut source, keep, look, work, visit),
         Some(b'#') => compact::read(&mut source, work, visit),
-        Some(b'{') if envelope::opens_long_line(source.reader.buffer(), input.is_stdin()) => {
+        Some(b'{') if envelope::opens_long_line(source.reader.buffer(), input.is_pipe()) => {
             let at = record::Origin {
                 line: source.line,
                 offset: source.offset,

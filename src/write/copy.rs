@@ -42,8 +42,7 @@ pub struct UnchangedRuns {
 impl UnchangedRuns {
     pub fn new(input: &Input, writes_lines: bool) -> UnchangedRuns {
         let path = input
-            .path
-            .as_deref()
+            .path()
             .filter(|_| writes_lines)
             .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()));
         let file = path.and_then(|p| File::open(p).ok());

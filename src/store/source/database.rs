@@ -1,22 +1,15 @@
-//! Live stores: a database read where it lives, read-only, through the same reader as a dump.
-//!
-//! A store argument names a database when it is `sqlite:PATH`, a `postgres://` or
-//! `postgresql://` URL, or a file that starts with the SQLite header (whatever its name). The
-//! database is read on a thread of its own that renders its rows as the JSON lines a dump of it
-//! would hold (an engrama database as `engrama export` writes it, any other row as one JSON
-//! object a line) and hands them over in blocks through a bounded channel: the reader's line
-//! scanner, the roles and every command then work on them unchanged, so the reports are the
-//! ones the dump gives, and memory stays bounded whatever the table's size.
+//! What the databases share (`sqlite.rs`, `postgres.rs`): a database is read where it lives,
+//! read-only, through the same reader as a dump. It is read on a thread of its own that
+//! renders its rows as the JSON lines a dump of it would hold (an engrama database as
+//! `engrama export` writes it, any other row as one JSON object a line) and hands them over in
+//! blocks through a bounded channel: the reader's line scanner, the roles and every command
+//! then work on them unchanged, so the reports are the ones the dump gives, and memory stays
+//! bounded whatever the table's size.
 
-use super::{postgres, sqlite};
+use super::Opened;
 use crate::error::{Result, VercyError};
 use std::io::{self, Read};
-use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::OnceLock;
-
-/// The first 16 bytes of every SQLite database file.
-pub const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
 /// Bytes of lines gathered before they are handed to the reader.
 const BLOCK_BYTES: usize = 1 << 20;
@@ -42,112 +35,6 @@ impl Select {
             (None, None) => Select::Detect,
         }
     }
-}
-
-/// Where a live store lives.
-#[derive(Debug, Clone)]
-pub enum LiveLocation {
-    Sqlite(PathBuf),
-    /// The URL as given (with its password, if any: never printed; see [`redact`]).
-    Postgres(String),
-}
-
-/// A database named on the command line.
-#[derive(Debug)]
-pub struct Live {
-    pub target: LiveLocation,
-    /// How the rows were read (`engrama SQLite database`, …), once they are.
-    described: OnceLock<String>,
-}
-
-impl Live {
-    /// The database `arg` names, if it names one.
-    pub fn detect(arg: &str) -> Option<Live> {
-        let target = if let Some(path) = arg.strip_prefix("sqlite:") {
-            LiveLocation::Sqlite(PathBuf::from(path.strip_prefix("//").unwrap_or(path)))
-        } else if arg.starts_with("postgres://") || arg.starts_with("postgresql://") {
-            LiveLocation::Postgres(arg.to_string())
-        } else if has_sqlite_header(arg) {
-            LiveLocation::Sqlite(PathBuf::from(arg))
-        } else {
-            return None;
-        };
-        Some(Live {
-            target,
-            described: OnceLock::new(),
-        })
-    }
-
-    /// How to name the store in reports and messages (a URL without its password).
-    pub fn display(&self, arg: &str) -> String {
-        match &self.target {
-            LiveLocation::Sqlite(_) => arg.to_string(),
-            LiveLocation::Postgres(url) => redact(url),
-        }
-    }
-
-    /// Start reading: the rows of `select`, as lines, from a thread of their own.
-    pub fn open(&self, name: &str, select: &Select) -> Result<Pipe> {
-        let (described, pipe) = match &self.target {
-            LiveLocation::Sqlite(path) => sqlite::start(name, path.clone(), select.clone())?,
-            LiveLocation::Postgres(url) => postgres::start(name, url.clone(), select.clone())?,
-        };
-        let _ = self.described.set(described);
-        Ok(pipe)
-    }
-
-    /// What the store was read as, for reports (`shape`).
-    pub fn described(&self) -> String {
-        self.described
-            .get()
-            .cloned()
-            .unwrap_or_else(|| "database".into())
-    }
-}
-
-fn has_sqlite_header(path: &str) -> bool {
-    // Only a regular file is looked into: opening a FIFO would wait for a writer (or, for
-    // `<(…)`, take the first bytes of the store from the reader), and a device is no database.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && &head == SQLITE_HEADER
-}
-
-/// A PostgreSQL URL with its password (in the authority or as a `password=` parameter) taken
-/// out, for every place a store's name is shown.
-pub fn redact(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let (authority, tail) = match rest.find(['/', '?']) {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _password)) => format!("{user}@{host}"),
-            None => authority.to_string(),
-        },
-        None => authority.to_string(),
-    };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let kept: Vec<&str> = query
-                .split('&')
-                .filter(|pair| !pair.to_ascii_lowercase().starts_with("password="))
-                .collect();
-            if kept.is_empty() {
-                path.to_string()
-            } else {
-                format!("{path}?{}", kept.join("&"))
-            }
-        }
-        None => tail.to_string(),
-    };
-    format!("{scheme}://{authority}{tail}")
 }
 
 /// An error reading a database, named by the store.
@@ -204,10 +91,10 @@ impl OpenSignal {
 }
 
 /// Run `job` on a thread of its own: it opens the database, says so ([`OpenSignal`]), and writes
-/// lines. Returns what it said it read and the pipe its lines come through.
+/// lines. Returns the lines as they come, and what it said it read.
 pub fn start(
     job: impl FnOnce(&mut OpenSignal, &mut Lines) -> Result<()> + Send + 'static,
-) -> Result<(String, Pipe)> {
+) -> Result<Opened> {
     let (ready_tx, ready_rx) = sync_channel(1);
     let (tx, rx) = sync_channel(BLOCKS_IN_FLIGHT);
     std::thread::spawn(move || {
@@ -234,14 +121,14 @@ pub fn start(
         }
     });
     match ready_rx.recv() {
-        Ok(Ok(described)) => Ok((
-            described,
-            Pipe {
+        Ok(Ok(described)) => Ok(Opened::Rows(
+            Box::new(Pipe {
                 rx,
                 block: Vec::new(),
                 at: 0,
                 done: false,
-            },
+            }),
+            described,
         )),
         Ok(Err(e)) => Err(e),
         Err(_) => Err(VercyError::Interrupted),
@@ -250,7 +137,7 @@ pub fn start(
 
 /// The reader's side: the lines as one stream of bytes. A database thread that stopped
 /// without saying it was done is an error, never a store cut short.
-pub struct Pipe {
+struct Pipe {
     rx: Receiver<Message>,
     block: Vec<u8>,
     at: usize,
@@ -319,42 +206,6 @@ pub fn unknown_schema(name: &str, what: &str, tables: &[String]) -> VercyError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_password_never_survives_redaction() {
-        for (url, shown) in [
-            (
-                "postgresql://alice:s3cret@db.example:5432/mem",
-                "postgresql://alice@db.example:5432/mem",
-            ),
-            (
-                "postgres://alice:p%40ss@host/db?sslmode=disable&password=other",
-                "postgres://alice@host/db?sslmode=disable",
-            ),
-            (
-                "postgresql:///mem?host=/tmp&password=x",
-                "postgresql:///mem?host=/tmp",
-            ),
-            ("postgresql://bob@host/db", "postgresql://bob@host/db"),
-        ] {
-            assert_eq!(redact(url), shown);
-            assert!(!redact(url).contains("s3cret"));
-        }
-    }
-
-    #[test]
-    fn names_a_database_only_by_its_scheme_or_header() {
-        assert!(matches!(
-            Live::detect("sqlite:/tmp/x.db").map(|l| l.target),
-            Some(LiveLocation::Sqlite(_))
-        ));
-        assert!(matches!(
-            Live::detect("postgresql://h/db").map(|l| l.target),
-            Some(LiveLocation::Postgres(_))
-        ));
-        assert!(Live::detect("fixtures/reference-store.jsonl").is_none());
-        assert!(Live::detect("-").is_none());
-    }
 
     #[test]
     fn identifiers_are_quoted_part_by_part() {

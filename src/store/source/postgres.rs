@@ -8,7 +8,8 @@
 //! that holds an object is that object. A LangGraph `PostgresStore` (`store`) is read as one
 //! record per item. The password is never shown: not in the store's name, not in any error.
 
-use super::database::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
+use super::database::{self, one_line, quote_ident, Lines, OpenSignal};
+use super::{Opened, Select, Source};
 use crate::error::{Result, VercyError};
 use postgres::types::Type;
 use postgres::{Client, Config, IsolationLevel, NoTls};
@@ -19,17 +20,39 @@ use std::time::Duration;
 /// Rows fetched from the portal at a time.
 const FETCH_ROWS: i32 = 2000;
 
-pub fn start(name: &str, url: String, select: Select) -> Result<(String, Pipe)> {
-    let name = name.to_string();
-    database::start(move |ready, lines| {
-        let (config, password) = config(&name, &url)?;
-        let scrub = |e: postgres::Error| pg_error(&name, &e, password.as_deref());
-        let mut client = config.connect(NoTls).map_err(scrub)?;
-        read(&name, &mut client, &select, ready, lines).map_err(|e| match e {
-            PgFailure::Pg(e) => scrub(e),
-            PgFailure::Vercy(e) => e,
+/// A PostgreSQL database, named by its URL as given (with its password, if any: never
+/// printed; see [`redact`]).
+#[derive(Debug)]
+pub struct Postgres(String);
+
+/// A `postgres://` or `postgresql://` URL names a PostgreSQL database.
+pub fn named(arg: &str) -> Option<Box<dyn Source>> {
+    (arg.starts_with("postgres://") || arg.starts_with("postgresql://"))
+        .then(|| Box::new(Postgres(arg.to_string())) as Box<dyn Source>)
+}
+
+impl Source for Postgres {
+    fn open(&self, name: &str, select: &Select) -> Result<Opened> {
+        let (name, url, select) = (name.to_string(), self.0.clone(), select.clone());
+        database::start(move |ready, lines| {
+            let (config, password) = config(&name, &url)?;
+            let scrub = |e: postgres::Error| pg_error(&name, &e, password.as_deref());
+            let mut client = config.connect(NoTls).map_err(scrub)?;
+            read(&name, &mut client, &select, ready, lines).map_err(|e| match e {
+                PgFailure::Pg(e) => scrub(e),
+                PgFailure::Vercy(e) => e,
+            })
         })
-    })
+    }
+
+    /// A URL's password is in no report and no message.
+    fn arg(&self, arg: &str) -> String {
+        redact(arg)
+    }
+
+    fn is_database(&self) -> bool {
+        true
+    }
 }
 
 /// The URL, with what it leaves out taken from the environment (PGHOST, PGPORT, PGUSER,
@@ -245,4 +268,61 @@ fn only_object(row: &str) -> Option<&str> {
     let columns: BTreeMap<String, &RawValue> = serde_json::from_str(row).ok()?;
     let value = columns.into_values().next()?.get();
     value.starts_with('{').then_some(value)
+}
+
+pub fn redact(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let (authority, tail) = match rest.find(['/', '?']) {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    let authority = match authority.rsplit_once('@') {
+        Some((userinfo, host)) => match userinfo.split_once(':') {
+            Some((user, _password)) => format!("{user}@{host}"),
+            None => authority.to_string(),
+        },
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let kept: Vec<&str> = query
+                .split('&')
+                .filter(|pair| !pair.to_ascii_lowercase().starts_with("password="))
+                .collect();
+            if kept.is_empty() {
+                path.to_string()
+            } else {
+                format!("{path}?{}", kept.join("&"))
+            }
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_never_survives_redaction() {
+        for (url, shown) in [
+            (
+                "postgresql://alice:s3cret@db.example:5432/mem",
+                "postgresql://alice@db.example:5432/mem",
+            ),
+            (
+                "postgres://alice:p%40ss@host/db?sslmode=disable&password=other",
+                "postgres://alice@host/db?sslmode=disable",
+            ),
+            (
+                "postgresql:///mem?host=/tmp&password=x",
+                "postgresql:///mem?host=/tmp",
+            ),
+            ("postgresql://bob@host/db", "postgresql://bob@host/db"),
+        ] {
+            assert_eq!(redact(url), shown);
+            assert!(!redact(url).contains("s3cret"));
+        }
+    }
 }

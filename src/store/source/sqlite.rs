@@ -10,7 +10,8 @@
 //! - a LangGraph `SqliteStore` (`store`): one record per item.
 //! - `--table T` / `--sql SQL`: one record per row (see [`row_line`]).
 
-use super::database::{self, one_line, quote_ident, Lines, OpenSignal, Pipe, Select};
+use super::database::{self, one_line, quote_ident, Lines, OpenSignal};
+use super::{Opened, Select, Source};
 use crate::error::{Result, VercyError};
 use crate::python::float_repr;
 use crate::python::json::{py_json, py_json_str};
@@ -19,6 +20,7 @@ use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
 use serde_json::{Map, Value};
+use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -29,9 +31,44 @@ const BUSY_WAIT: Duration = Duration::from_millis(1500);
 /// Rows rendered together, on every core.
 const BATCH_ROWS: usize = 4096;
 
-pub fn start(name: &str, path: PathBuf, select: Select) -> Result<(String, Pipe)> {
-    let name = name.to_string();
-    database::start(move |ready, lines| read(&name, &path, &select, ready, lines))
+/// The first 16 bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// A SQLite database file.
+#[derive(Debug)]
+pub struct Sqlite(PathBuf);
+
+/// `sqlite:PATH` (or `sqlite://PATH`) names a SQLite database.
+pub fn named(arg: &str) -> Option<Box<dyn Source>> {
+    let path = arg.strip_prefix("sqlite:")?;
+    let path = path.strip_prefix("//").unwrap_or(path);
+    Some(Box::new(Sqlite(PathBuf::from(path))))
+}
+
+/// A regular file that starts with SQLite's header is a SQLite database, whatever its name.
+pub fn by_header(arg: &str) -> Option<Box<dyn Source>> {
+    // Only a regular file is looked into: opening a FIFO would wait for a writer (or, for
+    // `<(…)`, take the first bytes of the store from the reader), and a device is no database.
+    if !std::fs::metadata(arg).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let mut head = [0u8; 16];
+    let is_sqlite = std::fs::File::open(arg)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == SQLITE_HEADER;
+    is_sqlite.then(|| Box::new(Sqlite(PathBuf::from(arg))) as Box<dyn Source>)
+}
+
+impl Source for Sqlite {
+    fn open(&self, name: &str, select: &Select) -> Result<Opened> {
+        let (name, path, select) = (name.to_string(), self.0.clone(), select.clone());
+        database::start(move |ready, lines| read(&name, &path, &select, ready, lines))
+    }
+
+    fn is_database(&self) -> bool {
+        true
+    }
 }
 
 fn read(

@@ -1,130 +1,12 @@
-//! Opening a store: a path or `-` for stdin, read in large blocks, with the position of every
-//! byte known (line, offset) so errors can name them.
+//! A source's bytes as the shapes read them: in large blocks or a line at a time, with the
+//! position of every byte known (line, offset) so errors can name them.
 
-use super::database::{Live, Select};
 use crate::error::{io_reason, Result, VercyError};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
-use std::path::PathBuf;
-use std::sync::Arc;
 
 /// The longest line a store may hold: a 64 MB record reads, `/dev/zero` does not grow memory
 /// without bound.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
-
-/// A store named on the command line, or held in memory by a library caller.
-#[derive(Debug, Clone)]
-pub struct Input {
-    /// The argument as given (`-` for stdin): what reports call the store.
-    pub arg: String,
-    /// How to name it in messages: the path as given, `<stdin>`, or the caller's name.
-    pub display: String,
-    /// `None` for stdin (or for in-memory bytes).
-    pub path: Option<PathBuf>,
-    /// The store's bytes when they are already in memory (see [`Input::from_bytes`]); read
-    /// instead of `path` or stdin.
-    pub bytes: Option<Arc<[u8]>>,
-    /// A database read in place (`sqlite:PATH`, a PostgreSQL URL, a file with the SQLite
-    /// header); `path` is then `None`: its bytes are not the store's lines.
-    pub live: Option<Arc<Live>>,
-    /// What to read from a database (`--table`, `--sql`).
-    pub select: Select,
-}
-
-impl Input {
-    /// The store is read from standard input (which cannot be read twice).
-    pub fn is_stdin(&self) -> bool {
-        self.path.is_none() && self.bytes.is_none() && self.live.is_none()
-    }
-
-    pub fn new(arg: &str) -> Self {
-        if arg == "-" {
-            Input {
-                arg: arg.into(),
-                display: "<stdin>".into(),
-                path: None,
-                bytes: None,
-                live: None,
-                select: Select::Detect,
-            }
-        } else if let Some(live) = Live::detect(arg) {
-            // a URL's password is in no report and no message
-            Input {
-                arg: live.display(arg),
-                display: live.display(arg),
-                path: None,
-                bytes: None,
-                live: Some(Arc::new(live)),
-                select: Select::Detect,
-            }
-        } else {
-            Input {
-                arg: arg.into(),
-                display: arg.into(),
-                path: Some(PathBuf::from(arg)),
-                bytes: None,
-                live: None,
-                select: Select::Detect,
-            }
-        }
-    }
-
-    /// The store, reading what `--table` / `--sql` name when it is a database.
-    pub fn selecting(mut self, select: Select) -> Self {
-        self.select = select;
-        self
-    }
-
-    /// A store already in memory (text an agent sent, a fuzz case), read through the same
-    /// reader as a file; `display` names it in messages and reports.
-    pub fn from_bytes(display: impl Into<String>, bytes: impl Into<Arc<[u8]>>) -> Self {
-        let display = display.into();
-        Input {
-            arg: display.clone(),
-            display,
-            path: None,
-            bytes: Some(bytes.into()),
-            live: None,
-            select: Select::Detect,
-        }
-    }
-
-    pub fn open(&self) -> Result<Stream> {
-        if self.live.is_none() && self.select != Select::Detect {
-            let flag = match self.select {
-                Select::Table(_) => "--table",
-                _ => "--sql",
-            };
-            return Err(VercyError::argument(
-                flag,
-                format!("{} is not a database", self.display),
-                "--table and --sql read a database: name it sqlite:PATH or postgresql://…",
-            ));
-        }
-        let reader: Box<dyn Read + Send> = match (&self.live, &self.bytes, &self.path) {
-            (Some(live), _, _) => Box::new(live.open(&self.display, &self.select)?),
-            (None, Some(bytes), _) => Box::new(io::Cursor::new(Arc::clone(bytes))),
-            (None, None, None) => Box::new(io::stdin()),
-            (None, None, Some(path)) => {
-                let meta = std::fs::metadata(path).map_err(|e| self.read_error(&e))?;
-                if meta.is_dir() {
-                    return Err(VercyError::Directory {
-                        path: self.display.clone(),
-                    });
-                }
-                Box::new(File::open(path).map_err(|e| self.read_error(&e))?)
-            }
-        };
-        Ok(Stream::over(&self.display, reader))
-    }
-
-    pub fn read_error(&self, e: &io::Error) -> VercyError {
-        VercyError::Read {
-            path: self.display.clone(),
-            reason: io_reason(e),
-        }
-    }
-}
 
 /// The reader's next bytes (empty at the end of the input), retrying a read that a signal
 /// interrupted. A free function over the two fields it needs, so a caller can go on updating
@@ -350,8 +232,7 @@ mod tests {
             if final_newline && !text.is_empty() {
                 text.push('\n');
             }
-            let input = Input::from_bytes("t", text.clone().into_bytes());
-            let mut src = input.open().expect("open");
+            let mut src = Stream::over("t", Box::new(io::Cursor::new(text.clone().into_bytes())));
             let mut seen = Vec::new();
             if first_line && src.next_line(&mut seen).expect("line") {
                 seen.push(b'\n');
