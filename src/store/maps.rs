@@ -4,8 +4,11 @@
 //! The one place this rule is written: `check`, `compact` and `resolve` read through it, the
 //! looking commands as record views ([`read_views`]).
 
+use super::decode::keep::KeySelection;
+use super::shape::engrama::{NonRecordLine, KIND_KEY};
+use super::shape::{self, Entry, ScannedLine, Shape};
+use super::source::Input;
 use super::view::{RecordView, RoleSet, ViewPlan};
-use super::{read_shape, read_with, Entry, KeySelection, NonRecordLine, ScannedLine, Shape};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::record::Record;
@@ -68,7 +71,7 @@ impl RoleReading {
     pub fn new(maps: Maps, roles: &RoleSet, literal: &[&'static str], sized: bool) -> RoleReading {
         // a dump's lines are scanned for the keys of the plan they read through, and for
         // their kind: its own map's plan, or the given map's when a map was given
-        let kind: &[&str] = &[super::engrama::KIND_KEY];
+        let kind: &[&str] = &[KIND_KEY];
         let given_kind = if maps.engrama.is_none() { kind } else { &[] };
         let given = ViewPlan::new(&maps.given, roles, literal, given_kind, sized);
         let own = maps
@@ -160,7 +163,7 @@ impl RoleReading {
 /// reader's scanner takes is seen in place, built into nothing. Returns the shape and the
 /// plan the records read through.
 pub fn read_views<'r, T: Send>(
-    input: &super::Input,
+    input: &Input,
     reading: &'r RoleReading,
     work: &(dyn Fn(&RecordView<'_>) -> Result<T> + Sync),
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
@@ -191,7 +194,7 @@ pub fn read_views<'r, T: Send>(
             .with_spans(line.text, line.spans, line.plain, line.origin, None, work)
             .map(Some)
     };
-    let shape = read_shape(
+    let shape = shape::read(
         input,
         &reading.keep,
         Some(&look),
@@ -213,12 +216,12 @@ pub fn engrama_map() -> Result<FieldMap> {
 /// store order, each handed on with the plan it reads through ([`RoleReading::view`] gives its
 /// view); returns the shape and that plan.
 pub fn read_mapped<'r>(
-    input: &super::Input,
+    input: &Input,
     reading: &'r RoleReading,
     visit: &mut (dyn FnMut(&'r ViewPlan, Record) -> Result<()> + Send),
 ) -> Result<(Shape, &'r ViewPlan)> {
     let mut plan = &reading.given;
-    let shape = read_with(input, &reading.keep, &mut |entry| match entry {
+    let shape = shape::read(input, &reading.keep, None, &Ok, &mut |entry| match entry {
         Entry::Record(record) => visit(plan, record),
         non_record => {
             if let Some(own) = reading.own_plan(&non_record) {

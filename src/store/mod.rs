@@ -9,82 +9,23 @@
 //! commands that only look at a few keys say which ([`read_with`], [`KeySelection`]) and the other
 //! keys are stepped over without being built.
 
-mod array;
 pub mod batch;
-pub mod compact;
-mod elements;
-pub mod engrama;
-mod envelope;
-mod keep;
-mod layout;
-mod lines;
-mod locate;
+mod decode;
 mod maps;
-mod nested;
-pub mod pyjson;
-mod pyline;
-mod scan;
+mod shape;
 mod source;
 pub mod view;
 
-pub use keep::{Decoded, KeySelection, KeySlots, RawFields};
-pub use locate::{json_error, not_object};
+pub use decode::keep::{Decoded, KeySelection, KeySlots, RawFields};
+pub use decode::locate::{json_error, not_object};
 pub use maps::{engrama_map, read_mapped, read_views, Maps, RoleReading};
+pub use shape::engrama::NonRecordLine;
+pub use shape::{compact, engrama, Entry, Shape};
 pub use source::{Input, Select};
 pub use view::{Presence, PresenceBits, RecordView, Role, RoleSet, RoleValue, ViewPlan};
 
 use crate::error::Result;
-use crate::record::{self, Record, Span};
-
-/// The shape a store was found in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shape {
-    /// No records at all (an empty file, or only blank lines).
-    Empty,
-    JsonLines,
-    JsonArray,
-    /// A single object holding the records under this key.
-    Envelope(String),
-    /// An engrama NDJSON export (first line `{"engrama_export": 1, …}`).
-    Engrama,
-    /// The compact pipe line form (first line `# record_id|…`).
-    Compact,
-    /// A database read in place (`source/database.rs`): how its rows were read.
-    Database(String),
-}
-
-impl Shape {
-    pub fn name(&self) -> String {
-        match self {
-            Shape::Empty => "empty".into(),
-            Shape::JsonLines => "JSON lines".into(),
-            Shape::JsonArray => "JSON array".into(),
-            Shape::Envelope(key) => format!("envelope object (records under `{key}`)"),
-            Shape::Engrama => "engrama NDJSON dump".into(),
-            Shape::Compact => "compact line form".into(),
-            Shape::Database(described) => described.clone(),
-        }
-    }
-}
-
-/// Lines of an engrama dump that are not records but travel with them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NonRecordLine {
-    /// The first line: `{"engrama_export": 1, "version": …}`.
-    EngramaHeader,
-    Relation,
-    Vector,
-}
-
-/// What the reader hands to its visitor, in file order.
-#[derive(Debug, Clone)]
-pub enum Entry {
-    Record(Record),
-    NonRecord(NonRecordLine, Record),
-}
-
-/// Keys under which memory systems wrap their records in one object.
-pub const ENVELOPE_KEYS: [&str; 6] = ["results", "facts", "edges", "memories", "items", "data"];
+use crate::record::Record;
 
 /// Read a store, calling `visit` for every entry in order. Returns the shape found.
 pub fn read(input: &Input, visit: &mut (dyn FnMut(Entry) -> Result<()> + Send)) -> Result<Shape> {
@@ -118,55 +59,7 @@ pub fn read_parallel<T: Send>(
     work: &batch::Work<'_, Entry, T>,
     visit: &mut (dyn FnMut(T) -> Result<()> + Send),
 ) -> Result<Shape> {
-    read_shape(input, keep, None, work, visit)
-}
-
-/// A JSON line as the reader's scanner left it, for the looking commands ([`read_views`]): its
-/// text (validated), where each slotted key's value lies in it (`(0, 0)`: absent), and where
-/// the line starts (its index among the records is not known yet). The reader makes it a
-/// [`RecordView`].
-#[derive(Debug, Clone, Copy)]
-struct ScannedLine<'a> {
-    text: &'a str,
-    spans: &'a [Span],
-    /// Slots known to hold a plain string, one without escapes (a bit per slot, the first 64;
-    /// a clear bit tells nothing).
-    plain: u64,
-    origin: crate::record::Origin,
-}
-
-/// What the reader does with a line its scanner took (see [`read_views`]).
-type OnScanned<'a, T> = dyn Fn(ScannedLine<'_>) -> Result<T> + Sync + 'a;
-
-/// The shape from the first byte, then its reader (only JSON lines give views).
-fn read_shape<T: Send>(
-    input: &Input,
-    keep: &KeySelection,
-    look: Option<&OnScanned<'_, T>>,
-    work: &batch::Work<'_, Entry, T>,
-    visit: &mut (dyn FnMut(T) -> Result<()> + Send),
-) -> Result<Shape> {
-    let (mut source, rows) = input.open_source()?;
-    if let Some(described) = rows {
-        // a database's rows come as JSON lines (an engrama graph as its dump's lines)
-        lines::read(input, &mut source, keep, look, work, visit)?;
-        return Ok(Shape::Database(described));
-    }
-    let first = source.skip_leading_space()?;
-    match first {
-        None => Ok(Shape::Empty),
-        Some(b'[') => array::read(&mut source, keep, look, work, visit),
-        Some(b'#') => compact::read(&mut source, work, visit),
-        Some(b'{') if envelope::opens_long_line(source.reader.buffer(), input.is_pipe()) => {
-            let at = record::Origin {
-                line: source.line,
-                offset: source.offset,
-                index: 0,
-            };
-            envelope::read_long_line(input, &mut source, at, keep, look, work, visit)
-        }
-        Some(_) => lines::read(input, &mut source, keep, look, work, visit),
-    }
+    shape::read(input, keep, None, work, visit)
 }
 
 /// Read only the records of a store (non-record lines dropped), for commands that need nothing

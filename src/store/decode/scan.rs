@@ -1,6 +1,6 @@
 //! A purpose-built scanner for one JSON object on one line: it validates the whole line and
 //! notes where the wanted keys' values lie, building nothing. It is the reader's fast path for
-//! commands that only look ([`super::KeySelection::slots`]); `check` of a million records spends
+//! commands that only look ([`super::keep::KeySelection::slots`]); `check` of a million records spends
 //! most of its time here, so it is written for speed: strings are stepped over with `memchr`, and
 //! nothing is allocated.
 //!

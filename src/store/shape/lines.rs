@@ -2,15 +2,18 @@
 //! `{"engrama_export": 1, …}`) and an envelope object (`{"results": […]}`) on one line; one
 //! spread over many lines, or too long for one, is `envelope.rs`'s.
 
-use super::batch::{self, Work};
+use super::engrama::NonRecordLine;
 use super::envelope;
-use super::keep::{Decoded, KeySelection, KeySlots};
-use super::locate::{json_error, not_object, utf8_error};
-use super::pyline::{self, Place};
-use super::source::{Input, Stream};
-use super::{pyjson, scan, Entry, NonRecordLine, OnScanned, ScannedLine, Shape, ENVELOPE_KEYS};
+use super::envelope::ENVELOPE_KEYS;
+use super::{Entry, OnScanned, ScannedLine, Shape};
 use crate::error::{Result, VercyError};
 use crate::record::{is_blank, kind_name, Origin, Record, Span};
+use crate::store::batch::{self, Work};
+use crate::store::decode::keep::{Decoded, KeySelection, KeySlots};
+use crate::store::decode::locate::{json_error, not_object, utf8_error};
+use crate::store::decode::pyline::{self, Place};
+use crate::store::decode::{pyjson, scan};
+use crate::store::source::{Input, Stream};
 use serde_json::{Map, Value};
 
 /// One non-blank line, decoded.

@@ -7,13 +7,12 @@
 //! (what makes two lines the same node, edge or vector) and the conversion of a flat record
 //! into a node line and back.
 
-use super::view::{Role, RoleValue, ViewPlan};
-use super::NonRecordLine;
-use super::{KeySelection, KeySlots, RawFields};
 use crate::error::{Position, Result, VercyError};
 use crate::python::json::python_text;
 use crate::record::{is_blank, kind_name, Record};
 use crate::record::{record_text, whole_fields};
+use crate::store::decode::keep::{KeySelection, KeySlots, RawFields};
+use crate::store::view::{Role, RoleValue, ViewPlan};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -177,6 +176,15 @@ pub fn node_properties(node: &Record) -> Option<(String, Map<String, Value>)> {
     Some((text, fields))
 }
 
+/// Lines of an engrama dump that are not records but travel with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonRecordLine {
+    /// The first line: `{"engrama_export": 1, "version": …}`.
+    EngramaHeader,
+    Relation,
+    Vector,
+}
+
 /// The key that says a line's kind (`"node"`, `"relation"`, `"vector"`).
 pub const KIND_KEY: &str = "type";
 
@@ -239,7 +247,7 @@ pub fn check_line(kind: LineKind, line: &LineView, dump: &str, at: &Record) -> R
         format!(
             "a {} line without {}",
             kind.name(),
-            super::locate::key_list(&missing)
+            crate::store::decode::locate::key_list(&missing)
         )
     } else if let Some(w) = wrong {
         format!("a {} line whose {w}", kind.name())
@@ -272,7 +280,7 @@ impl LineKind {
 }
 
 /// The top-level keys of an engrama line that its checks and identities read.
-pub(super) const LINE_KEYS: [&str; 14] = [
+pub const LINE_KEYS: [&str; 14] = [
     "label",
     "key_field",
     "key_value",

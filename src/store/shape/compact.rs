@@ -38,12 +38,12 @@
 //! supersedes reads back as a string when it names one record and as a list when it names
 //! several; a list in any other field reads back as its items joined with `,`.
 
-use super::batch::{self, Work};
-use super::locate::utf8_error;
-use super::source::Stream;
 use super::{Entry, Shape};
 use crate::error::{Position, Result, Snippet, VercyError};
 use crate::record::{Origin, Record};
+use crate::store::batch::{self, Work};
+use crate::store::decode::locate::utf8_error;
+use crate::store::source::Stream;
 use serde_json::{Map, Value};
 
 /// The first characters of a compact file's header line.

@@ -2,15 +2,15 @@
 //! (`elements.rs`) and decoded on every core as JSON lines are, so the array is never a tree
 //! in memory and every element knows its line. An envelope's list is read the same way.
 
-use super::batch::{self, Work};
 use super::elements::{After, Elements};
-use super::keep::KeySelection;
 use super::lines::look_in_place;
-use super::locate::{json_error, not_object, utf8_error};
-use super::source::Stream;
 use super::{envelope, Entry, OnScanned, Shape};
 use crate::error::{Result, VercyError};
 use crate::record::{kind_name, Origin, Record};
+use crate::store::batch::{self, Work};
+use crate::store::decode::keep::KeySelection;
+use crate::store::decode::locate::{json_error, not_object, utf8_error};
+use crate::store::source::Stream;
 use serde_json::Value;
 use std::io::BufRead;
 
@@ -75,7 +75,7 @@ pub fn read_elements<T: Send>(
         // what serde_json refuses, Python's json may read (NaN, a lone surrogate, deeper
         // nesting): the reference parses the array with it
         let parsed = match serde_json::from_str(text) {
-            Err(e) => super::pyjson::parse(text).map_err(|_| e),
+            Err(e) => crate::store::decode::pyjson::parse(text).map_err(|_| e),
             ok => ok,
         };
         let value: Value = parsed.map_err(|e| {

@@ -325,11 +325,6 @@ fn non_finite(literal: &str) -> Value {
     Value::Number(Number::from_string_unchecked(literal.to_string()))
 }
 
-/// Whether a number's text is one of Python's non-finite literals.
-pub fn is_non_finite(number_text: &str) -> bool {
-    matches!(number_text, "NaN" | "Infinity" | "-Infinity")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,7 +387,7 @@ mod tests {
     proptest::proptest! {
         /// What serde_json reads, this reads with the same value.
         #[test]
-        fn agrees_with_serde_json_on_json(value in crate::store::pyjson::tests::json_value()) {
+        fn agrees_with_serde_json_on_json(value in crate::store::decode::pyjson::tests::json_value()) {
             let text = serde_json::to_string(&value).expect("serializes");
             let ours = parse(&text).expect("valid JSON");
             proptest::prop_assert_eq!(ours, serde_json::from_str::<Value>(&text).expect("valid"));

@@ -6,18 +6,22 @@
 //! the document's size.
 
 use super::array::{self, Records};
-use super::batch::Work;
 use super::elements::{in_string, InString, MAX_DEPTH};
-use super::keep::KeySelection;
-use super::locate::json_error;
 use super::nested::{self, Breaks, Nesting, Skip};
-use super::source::{Input, Stream, MAX_LINE_BYTES};
-use super::{pyjson, Entry, OnScanned, Shape, ENVELOPE_KEYS};
+use super::{Entry, OnScanned, Shape};
 use crate::error::{Position, Result, VercyError};
 use crate::record::Origin;
+use crate::store::batch::Work;
+use crate::store::decode::keep::KeySelection;
+use crate::store::decode::locate::json_error;
+use crate::store::decode::pyjson;
+use crate::store::source::{Input, Stream, MAX_LINE_BYTES};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{BufRead, Read, Seek, Write};
+
+/// Keys under which memory systems wrap their records in one object.
+pub const ENVELOPE_KEYS: [&str; 6] = ["results", "facts", "edges", "memories", "items", "data"];
 
 /// Keys that make an object a record, not an envelope.
 const RECORD_KEYS: [&str; 2] = ["record_id", "valid_from"];
@@ -75,7 +79,7 @@ where
             message: format!(
                 "an envelope object with records under {} keys: {}",
                 several.len(),
-                super::locate::key_list(several)
+                crate::store::decode::locate::key_list(several)
             ),
             help: format!(
                 "vercy reads the records of one envelope key and will not guess that the others hold the same kind of record, nor drop them: split the file, one list per store (jq '.{}' FILE)",
@@ -681,7 +685,7 @@ fn outline(
             outline.feed(chunk)?;
         }
         loop {
-            let chunk = super::source::fill(&mut src.reader, &src.name)?;
+            let chunk = crate::store::source::fill(&mut src.reader, &src.name)?;
             if chunk.is_empty() {
                 return Ok(());
             }

@@ -7,13 +7,13 @@
 //! element's decoder, which names the place of any error. What lies between the elements
 //! (commas, whitespace) and after the array is checked here.
 
-use super::batch::{BlockLine, Blocks, BLOCK};
 use super::nested::{self, Breaks, Nesting, Skip};
-use super::source::{leading_py_space, Stream, MAX_LINE_BYTES};
 use crate::error::{Position, Result, VercyError};
+use crate::store::batch::{BlockLine, Blocks, BLOCK};
+use crate::store::source::{leading_py_space, Stream, MAX_LINE_BYTES};
 
 /// Deeper than this is refused before parsing (the depth Python's json reads, about).
-pub const MAX_DEPTH: usize = super::pyjson::MAX_DEPTH;
+pub const MAX_DEPTH: usize = crate::store::decode::pyjson::MAX_DEPTH;
 
 /// What follows the array's closing `]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
