@@ -15,7 +15,7 @@ use super::{Opened, Select, Source};
 use crate::error::{Result, VercyError};
 use crate::python::float_repr;
 use crate::python::json::{py_json, py_json_str};
-use crate::store::engrama::exported_at_now;
+use crate::store::shape::engrama::{exported_at_now, LINE_KEYS};
 use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
@@ -326,7 +326,7 @@ fn engrama(name: &str, conn: &Connection, lines: &mut Lines) -> Result<()> {
     let mut stmt = conn.prepare(&sql).map_err(fail)?;
     let mut rows = stmt.query([]).map_err(fail)?;
     // a relation line's keys, as engrama's own dump writes them
-    let keys = &crate::store::engrama::LINE_KEYS[5..];
+    let keys = &LINE_KEYS[5..];
     while let Some(row) = rows.next().map_err(fail)? {
         let mut line = String::from("{\"type\": \"relation\"");
         for (i, key) in keys.iter().enumerate() {
