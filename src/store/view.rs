@@ -17,6 +17,7 @@
 //! reader's to settle (`maps.rs`), once per store.
 
 use super::decode::keep::{KeySlots, RawFields};
+use super::decode::{pyjson, scan};
 use crate::mapping::{FieldMap, FieldPath};
 use crate::record::{
     collect_ids, is_blank, is_filled, is_truthy, py_str, slot_text, Origin, Record, Span,
@@ -52,7 +53,7 @@ impl<'a> RoleValue<'a> {
         // an escaped string (Python writes every character past ASCII so) decoded here: what
         // serde_json would decode it to, without building a value around it
         if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-            if let Some(decoded) = super::decode::scan::decode_string(inner) {
+            if let Some(decoded) = scan::decode_string(inner) {
                 return RoleValue::Text(Cow::Owned(decoded));
             }
         }
@@ -70,7 +71,7 @@ impl<'a> RoleValue<'a> {
         // (or, for a lone surrogate escape, the Python reading that took the line)
         RoleValue::Json(Cow::Owned(
             serde_json::from_str(text)
-                .or_else(|_| super::decode::pyjson::parse(text))
+                .or_else(|_| pyjson::parse(text))
                 .unwrap_or(Value::Null),
         ))
     }
@@ -402,7 +403,7 @@ const MAX_SLOTS: usize = 64;
 impl Inside {
     /// The top-level spans with the keys inside the object noted after them, into `all`;
     /// returns how many slots that is and their plain-string bits. `None` when the object is
-    /// left to serde_json ([`super::decode::scan::object_spans`]): the record is then read from its
+    /// left to serde_json ([`scan::object_spans`]): the record is then read from its
     /// fields.
     #[inline]
     fn spans(
@@ -423,7 +424,7 @@ impl Inside {
             // a value that is not an object has no keys: a path through it finds nothing
             Some(object) if object.starts_with('{') => {
                 let start = spans[self.object].0;
-                inner_plain = super::decode::scan::object_spans(object, &self.slots, inner)?;
+                inner_plain = scan::object_spans(object, &self.slots, inner)?;
                 for span in inner.iter_mut().filter(|s| s.1 != 0) {
                     *span = (span.0 + start, span.1 + start);
                 }
@@ -540,7 +541,7 @@ impl ViewPlan {
         }
         let fields = match built {
             true => Cow::Borrowed(&record.fields),
-            false => match super::decode::pyjson::object(&record.raw) {
+            false => match pyjson::object(&record.raw) {
                 Some(fields) => Cow::Owned(fields),
                 None => Cow::Borrowed(&record.fields),
             },
@@ -641,7 +642,7 @@ impl ViewPlan {
         record: Option<&'a Record>,
     ) -> RecordView<'a> {
         // the reader validated the text, so it parses
-        let fields = super::decode::pyjson::object(text).unwrap_or_default();
+        let fields = pyjson::object(text).unwrap_or_default();
         RecordView {
             plan: self,
             origin,
@@ -925,7 +926,7 @@ impl<'a> RecordView<'a> {
             }
             // a role the plan does not number: read through the map from the whole text
             _ => {
-                let fields = super::decode::pyjson::object(self.text)?;
+                let fields = pyjson::object(self.text)?;
                 let value = self.plan.map.get(role.name, &fields)?.into_owned();
                 Some(RoleValue::Json(Cow::Owned(value)))
             }
@@ -1173,10 +1174,10 @@ mod tests {
             let plan = ViewPlan::new(&map, &roles, &[], &[], true);
             let slots = plan.key_slots().expect("roles one key inside one object");
             let mut spans = vec![(0, 0); slots.len()];
-            let Some(plain) = super::super::decode::scan::object_spans(&text, slots, &mut spans) else {
+            let Some(plain) = scan::object_spans(&text, slots, &mut spans) else {
                 return Ok(());
             };
-            let fields = super::super::decode::pyjson::object(&text).expect("an object");
+            let fields = pyjson::object(&text).expect("an object");
             let whole = ViewPlan::fields(&map);
             let whole = whole.view_fields(&fields, Origin::default());
             let origin = Origin::default();

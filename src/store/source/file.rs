@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// A file, named by its path: any argument no other source claims.
+/// A file, named by its path: any argument no other source knows.
 #[derive(Debug)]
 pub struct File(PathBuf);
 

@@ -67,15 +67,14 @@ pub enum Opened {
     Rows(Box<dyn Read + Send>, String),
 }
 
-/// How a source says a store argument names it: the source, when the argument is one of its
-/// names.
-pub type Claim = fn(&str) -> Option<Box<dyn Source>>;
+/// How a store argument names a source: the source, when the argument is one of its names.
+pub type Naming = fn(&str) -> Option<Box<dyn Source>>;
 
-/// Every source a store argument can name, asked in this order; the first that claims the
-/// argument reads it, and an argument none claims is a file's path ([`file::File`]). A new
-/// source is one module and one line here, above the last: that one opens any other path to
-/// look at its first bytes.
-const SOURCES: &[Claim] = &[
+/// Every source a store argument can name, asked in this order: the first that knows the
+/// argument for one of its names reads it, and an argument none knows is a file's path
+/// ([`file::File`]). A new source is one module and one line here, above the last: that one
+/// opens any other path to look at its first bytes.
+const SOURCES: &[Naming] = &[
     file::stdin,       // `-`
     sqlite::named,     // sqlite:PATH
     postgres::named,   // postgres://…, postgresql://…
@@ -90,7 +89,7 @@ pub struct Input {
     /// How to name it in messages: the path as given, `<stdin>`, or the caller's name.
     pub display: String,
     /// Where its bytes come from.
-    pub source: Arc<dyn Source>,
+    source: Arc<dyn Source>,
     /// What to read from a database (`--table`, `--sql`).
     pub select: Select,
 }
@@ -101,11 +100,11 @@ impl Input {
         Self::named(arg, SOURCES)
     }
 
-    /// The store `arg` names among `sources`, asked in order; a file's path when none claims
+    /// The store `arg` names among `sources`, asked in order; a file's path when none knows
     /// it.
-    fn named(arg: &str, sources: &[Claim]) -> Self {
-        let source: Arc<dyn Source> = match sources.iter().find_map(|claim| claim(arg)) {
-            Some(claimed) => claimed.into(),
+    fn named(arg: &str, sources: &[Naming]) -> Self {
+        let source: Arc<dyn Source> = match sources.iter().find_map(|naming| naming(arg)) {
+            Some(named) => named.into(),
             None => Arc::new(file::File::new(arg)),
         };
         Input {
@@ -159,7 +158,7 @@ impl Input {
     }
 
     /// Open the store for reading: its stream, and for a database what its rows were read as.
-    pub fn open_source(&self) -> Result<(Stream, Option<String>)> {
+    pub(in crate::store) fn open_source(&self) -> Result<(Stream, Option<String>)> {
         if !self.source.is_database() && self.select != Select::Detect {
             let flag = match self.select {
                 Select::Table(_) => "--table",
@@ -255,7 +254,7 @@ mod tests {
     /// A new source is a type and one line of the table: named by it, read by every shape.
     #[test]
     fn a_source_is_one_type_and_one_line_of_the_table() {
-        let sources: Vec<Claim> = std::iter::once(echo as Claim)
+        let sources: Vec<Naming> = std::iter::once(echo as Naming)
             .chain(SOURCES.iter().copied())
             .collect();
         let ids = |input: &Input| {
