@@ -53,6 +53,11 @@ pub fn key_field(label: &str) -> &'static str {
 /// The envelope of a dump written from a flat store, stamped with the export time as engrama
 /// stamps it. The records' own timestamps are never touched.
 pub fn flat_envelope(exported_at: &str) -> String {
+    envelope(FLAT_BACKEND, exported_at)
+}
+
+/// The envelope line of a dump vercy writes from `backend`, without vectors.
+pub fn envelope(backend: &str, exported_at: &str) -> String {
     let mut m = Map::new();
     m.insert("engrama_export".into(), Value::from(FORMAT_VERSION));
     m.insert(
@@ -60,7 +65,7 @@ pub fn flat_envelope(exported_at: &str) -> String {
         Value::from(format!("vercy {}", env!("CARGO_PKG_VERSION"))),
     );
     m.insert("exported_at".into(), Value::from(exported_at));
-    m.insert("source_backend".into(), Value::from(FLAT_BACKEND));
+    m.insert("source_backend".into(), Value::from(backend));
     m.insert("embedding_model".into(), Value::from(""));
     m.insert("embedding_dimensions".into(), Value::from(0));
     python_text(&m)

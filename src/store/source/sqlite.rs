@@ -15,7 +15,7 @@ use super::{Opened, Select, Source};
 use crate::error::{Result, VercyError};
 use crate::python::float_repr;
 use crate::python::json::{py_json, py_json_str};
-use crate::store::shape::engrama::{exported_at_now, LINE_KEYS};
+use crate::store::shape::engrama::{envelope, exported_at_now, LINE_KEYS};
 use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
@@ -254,19 +254,7 @@ type NodeRow = [Value; 5];
 
 fn engrama(name: &str, conn: &Connection, lines: &mut Lines) -> Result<()> {
     let fail = |e| sqlite_error(name, e);
-    let mut header = Map::new();
-    header.insert("engrama_export".into(), Value::from(1));
-    header.insert(
-        "version".into(),
-        Value::from(format!("vercy {}", env!("CARGO_PKG_VERSION"))),
-    );
-    header.insert("exported_at".into(), Value::from(exported_at_now()));
-    header.insert("source_backend".into(), Value::from("sqlite"));
-    header.insert("embedding_model".into(), Value::from(""));
-    header.insert("embedding_dimensions".into(), Value::from(0));
-    let mut text_line = String::new();
-    py_json(&Value::Object(header), &mut text_line);
-    lines.line(text_line.as_bytes())?;
+    lines.line(envelope("sqlite", &exported_at_now()).as_bytes())?;
 
     let mut stmt = conn
         .prepare(
