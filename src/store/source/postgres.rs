@@ -22,8 +22,13 @@ const FETCH_ROWS: i32 = 2000;
 
 /// A PostgreSQL database, named by its URL as given (with its password, if any: never
 /// printed; see [`redact`]).
-#[derive(Debug)]
 pub struct Postgres(String);
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Postgres").field(&redact(&self.0)).finish()
+    }
+}
 
 /// A `postgres://` or `postgresql://` URL names a PostgreSQL database.
 pub fn named(arg: &str) -> Option<Box<dyn Source>> {
@@ -323,6 +328,10 @@ mod tests {
         ] {
             assert_eq!(redact(url), shown);
             assert!(!redact(url).contains("s3cret"));
+            assert_eq!(
+                format!("{:?}", Postgres(url.into())),
+                format!("Postgres({shown:?})")
+            );
         }
     }
 }
