@@ -95,7 +95,7 @@ pub struct Input {
 }
 
 impl Input {
-    /// The store `arg` names (see [`SOURCES`]).
+    /// The store `arg` names (see `SOURCES`).
     pub fn new(arg: &str) -> Self {
         Self::named(arg, SOURCES)
     }
@@ -147,12 +147,12 @@ impl Input {
         self.source.file()
     }
 
-    /// The store is a database (see [`Source::is_database`]).
+    /// The store is a database (see `Source::is_database`).
     pub fn is_database(&self) -> bool {
         self.source.is_database()
     }
 
-    /// The store is read as a pipe (see [`Source::is_pipe`]).
+    /// The store is read as a pipe (see `Source::is_pipe`).
     pub fn is_pipe(&self) -> bool {
         self.source.is_pipe()
     }
