@@ -158,7 +158,7 @@ impl Input {
     }
 
     /// Open the store for reading: its stream, and for a database what its rows were read as.
-    pub(in crate::store) fn open_source(&self) -> Result<(Stream, Option<String>)> {
+    pub(super) fn open_source(&self) -> Result<(Stream, Option<String>)> {
         if !self.source.is_database() && self.select != Select::Detect {
             let flag = match self.select {
                 Select::Table(_) => "--table",
