@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub trait Source: std::fmt::Debug + Send + Sync {
     /// Start reading, from the first byte. `name` names the store in errors; `select` is what
     /// `--table` / `--sql` chose, never other than [`Select::Detect`] unless
-    /// [`Source::is_database`].
+    /// [`Source::takes_select`].
     fn open(&self, name: &str, select: &Select) -> Result<Opened>;
 
     /// What reports call the store, from the argument as given: `arg` less anything secret in
@@ -39,9 +39,14 @@ pub trait Source: std::fmt::Debug + Send + Sync {
         self.arg(arg)
     }
 
-    /// A database: `--table` and `--sql` choose what of it is read, and nothing is written
-    /// into it.
+    /// Another program's database, read where it lives: nothing is written into it
+    /// (`import --into` refuses it).
     fn is_database(&self) -> bool {
+        false
+    }
+
+    /// `--table` and `--sql` choose what of it is read (a database read by its rows).
+    fn takes_select(&self) -> bool {
         false
     }
 
@@ -159,16 +164,24 @@ impl Input {
 
     /// Open the store for reading: its stream, and for a database what its rows were read as.
     pub(super) fn open_source(&self) -> Result<(Stream, Option<String>)> {
-        if !self.source.is_database() && self.select != Select::Detect {
+        if !self.source.takes_select() && self.select != Select::Detect {
             let flag = match self.select {
                 Select::Table(_) => "--table",
                 _ => "--sql",
             };
-            return Err(VercyError::argument(
-                flag,
-                format!("{} is not a database", self.display),
-                "--table and --sql read a database: name it sqlite:PATH or postgresql://…",
-            ));
+            let (message, help) = match self.source.is_database() {
+                false => (
+                    format!("{} is not a database", self.display),
+                    "--table and --sql read a database: name it sqlite:PATH or postgresql://…",
+                ),
+                true => (
+                    format!("{} is not read by table or query", self.display),
+                    "the store argument names what is read (chroma:PATH#collection); --table \
+                     and --sql read sqlite:PATH and postgresql://… (a Chroma folder's own \
+                     tables: sqlite:PATH/chroma.sqlite3)",
+                ),
+            };
+            return Err(VercyError::argument(flag, message, help));
         }
         let (reader, rows) = match self.source.open(&self.display, &self.select)? {
             Opened::Bytes(reader) => (reader, None),
@@ -235,6 +248,10 @@ mod tests {
         }
 
         fn is_database(&self) -> bool {
+            self.rows
+        }
+
+        fn takes_select(&self) -> bool {
             self.rows
         }
     }

@@ -58,6 +58,10 @@ impl Source for Postgres {
     fn is_database(&self) -> bool {
         true
     }
+
+    fn takes_select(&self) -> bool {
+        true
+    }
 }
 
 /// The URL, with what it leaves out taken from the environment (PGHOST, PGPORT, PGUSER,

@@ -69,6 +69,10 @@ impl Source for Sqlite {
     fn is_database(&self) -> bool {
         true
     }
+
+    fn takes_select(&self) -> bool {
+        true
+    }
 }
 
 fn read(
