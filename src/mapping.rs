@@ -2,7 +2,9 @@
 //!
 //! A map is an ordered list of `role = path` pairs. Paths: a key, `a.b` into nested objects,
 //! `a[]` for every element of a list, `a[].b` for a key in each element, `~path` for an
-//! inverse pointer. A key that exists literally in the record wins over reading it as a path,
+//! inverse pointer; `list(a)` for a list a writer had to put in a string (JSON text or items
+//! between commas), `a + b` for the values of both in one list, `a | b` for the first that
+//! holds a value. A key that exists literally in the record wins over reading it as a path,
 //! so stores whose keys contain dots read as the reference checker reads them. Named maps
 //! (`graphiti`, `mem0`, …) are data in `maps.yaml`, and mix with pairs.
 
@@ -81,19 +83,33 @@ enum Step {
     Each,
 }
 
+/// One place a path reads: steps from the top of the record, and whether text found there is
+/// a list written in a string (`list(place)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Place {
+    steps: Vec<Step>,
+    list: bool,
+}
+
+/// One choice of a path: one place, or several whose values are gathered into one list
+/// (`user_id + agent_id`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Choice(Vec<Place>);
+
 /// A parsed path, keeping the text it was written as.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldPath {
     pub text: String,
-    steps: Vec<Step>,
+    /// Read in turn (`a | b`): the first that holds a value is the path's value.
+    choices: Vec<Choice>,
     /// `~path`: the role is satisfied by *other* records pointing at this one.
     pub inverse: bool,
 }
 
-impl FieldPath {
-    pub fn parse(text: &str) -> FieldPath {
-        let (inverse, body) = match text.strip_prefix('~') {
-            Some(rest) => (true, rest),
+impl Place {
+    fn parse(text: &str) -> Place {
+        let (list, body) = match text.strip_prefix("list(").and_then(|t| t.strip_suffix(')')) {
+            Some(inner) => (true, inner.trim()),
             None => (false, text),
         };
         let mut steps = Vec::new();
@@ -109,61 +125,19 @@ impl FieldPath {
             }
             steps.extend(std::iter::repeat_n(Step::Each, each));
         }
-        FieldPath {
-            text: text.to_string(),
-            steps,
-            inverse,
-        }
+        Place { steps, list }
     }
 
-    /// The key this path reads when it is one plain key (the common case, and the only one
-    /// the reference checker knows).
-    fn body(&self) -> &str {
-        if self.inverse {
-            &self.text[1..]
-        } else {
-            &self.text
-        }
-    }
-
-    /// The top-level keys a lookup of this path can read: its whole text as one literal key
-    /// (which wins) and the first key of the path. A reader that builds only some keys of each
-    /// record builds these.
-    pub fn top_keys(&self) -> impl Iterator<Item = &str> {
-        let first = match self.steps.first() {
+    fn first_key(&self) -> Option<&str> {
+        match self.steps.first() {
             Some(Step::Key(k)) => Some(k.as_str()),
             _ => None,
-        };
-        std::iter::once(self.body()).chain(first)
-    }
-
-    /// The key when the path is one plain top-level key (not inverse, no `.` or `[]`).
-    pub fn single_key(&self) -> Option<&str> {
-        match self.steps.as_slice() {
-            [Step::Key(k)] if !self.inverse && k == self.body() => Some(k),
-            _ => None,
         }
     }
 
-    /// The two keys when the path is one key inside a top-level object (`properties.name`:
-    /// not inverse, no `[]`). Its whole text is then also a literal top-level key, which a
-    /// lookup reads first.
-    pub fn nested_keys(&self) -> Option<(&str, &str)> {
-        match self.steps.as_slice() {
-            [Step::Key(object), Step::Key(key)] if !self.inverse => Some((object, key)),
-            _ => None,
-        }
-    }
-
-    /// Look the path up in a record. `None`: absent (some key on the way is missing).
-    /// A path through `[]` collects every element reached into one list.
-    pub fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {
-        if let Some(v) = fields.get(self.body()) {
-            return Some(Cow::Borrowed(v));
-        }
-        if self.steps.len() == 1 {
-            return None;
-        }
+    /// The value here; `None` when some key on the way is missing. A path through `[]`
+    /// collects every element reached into one list.
+    fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {
         let mut current: Vec<&'a Value> = Vec::new();
         let mut many = false;
         for (i, step) in self.steps.iter().enumerate() {
@@ -192,13 +166,220 @@ impl FieldPath {
                 }
             }
         }
-        if many {
-            Some(Cow::Owned(Value::Array(
-                current.into_iter().cloned().collect(),
-            )))
+        let found = if many {
+            Cow::Owned(Value::Array(current.into_iter().cloned().collect()))
         } else {
-            current.pop().map(Cow::Borrowed)
+            Cow::Borrowed(current.pop()?)
+        };
+        match (self.list, found.as_ref()) {
+            (true, Value::String(text)) => Some(Cow::Owned(Value::Array(list_in_text(text)))),
+            _ => Some(found),
         }
+    }
+}
+
+impl Place {
+    fn remove_values(&self, fields: &mut Map<String, Value>, drop: &dyn Fn(&Value) -> bool) {
+        let Some((Step::Key(last), before)) = self.steps.split_last() else {
+            return;
+        };
+        let mut object = fields;
+        for step in before {
+            let Step::Key(k) = step else { return };
+            match object.get_mut(k.as_str()) {
+                Some(Value::Object(inner)) => object = inner,
+                _ => return,
+            }
+        }
+        let Some(value) = object.get_mut(last.as_str()) else {
+            return;
+        };
+        match value {
+            Value::Array(items) => items.retain(|item| !drop(item)),
+            Value::String(text) if self.list => {
+                let items = list_in_text(text);
+                if items.iter().any(drop) {
+                    let kept: Vec<Value> = items.into_iter().filter(|i| !drop(i)).collect();
+                    *text = match text.trim_start().starts_with('[') {
+                        true => Value::Array(kept).to_string(),
+                        false => kept
+                            .iter()
+                            .map(crate::record::py_str)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    };
+                }
+            }
+            Value::Null => {}
+            other if drop(other) => {
+                object.shift_remove(last.as_str());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A list a writer had to put in a string (a store whose values are only text and numbers):
+/// JSON text of a list is that list; any other text, its items between commas, each trimmed,
+/// the empty ones left out.
+pub fn list_in_text(text: &str) -> Vec<Value> {
+    let trimmed = text.trim();
+    if trimmed.starts_with('[') {
+        if let Ok(Value::Array(items)) = serde_json::from_str(trimmed) {
+            return items;
+        }
+    }
+    trimmed
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(|item| Value::String(item.to_string()))
+        .collect()
+}
+
+impl Choice {
+    /// The place's value; of several places, every value they hold (a list's items one by
+    /// one, null as nothing) gathered into one list, `None` when none holds one.
+    fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {
+        let [one] = self.0.as_slice() else {
+            let mut items = Vec::new();
+            let mut any = false;
+            for place in &self.0 {
+                match place.get(fields).as_deref() {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(values)) => {
+                        any = true;
+                        items.extend(values.iter().cloned());
+                    }
+                    Some(value) => {
+                        any = true;
+                        items.push(value.clone());
+                    }
+                }
+            }
+            return any.then(|| Cow::Owned(Value::Array(items)));
+        };
+        one.get(fields)
+    }
+}
+
+impl FieldPath {
+    /// `a.b`, `a[]`, `a[].b`, `~a`; `list(a)` (a list written in a string); `a + b` (the
+    /// values of both, in one list); `a | b` (the first that holds a value). A path without
+    /// `|`, `+` or `list(…)` is one place, read as it always was.
+    pub fn parse(text: &str) -> FieldPath {
+        let (inverse, body) = match text.strip_prefix('~') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let choices = if body.contains(['|', '+']) || body.starts_with("list(") {
+            body.split('|')
+                .map(|choice| Choice(choice.split('+').map(|p| Place::parse(p.trim())).collect()))
+                .collect()
+        } else {
+            vec![Choice(vec![Place::parse(body)])]
+        };
+        FieldPath {
+            text: text.to_string(),
+            choices,
+            inverse,
+        }
+    }
+
+    /// The key this path reads when it is one plain key (the common case, and the only one
+    /// the reference checker knows).
+    fn body(&self) -> &str {
+        if self.inverse {
+            &self.text[1..]
+        } else {
+            &self.text
+        }
+    }
+
+    /// The one place this path reads, when it reads one as it is (no choice, no list).
+    fn place(&self) -> Option<&[Step]> {
+        match self.choices.as_slice() {
+            [Choice(places)] => match places.as_slice() {
+                [Place { steps, list: false }] if !self.inverse => Some(steps),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The top-level keys a lookup of this path can read: its whole text as one literal key
+    /// (which wins) and the first key of each place it reads. A reader that builds only some
+    /// keys of each record builds these.
+    pub fn top_keys(&self) -> impl Iterator<Item = &str> {
+        let firsts = self
+            .choices
+            .iter()
+            .flat_map(|c| &c.0)
+            .filter_map(Place::first_key);
+        std::iter::once(self.body()).chain(firsts)
+    }
+
+    /// The key when the path is one plain top-level key (not inverse, no `.` or `[]`, no
+    /// choice, no list).
+    pub fn single_key(&self) -> Option<&str> {
+        match self.place()? {
+            [Step::Key(k)] if k == self.body() => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The two keys when the path is one key inside a top-level object (`properties.name`:
+    /// not inverse, no `[]`, no choice, no list). Its whole text is then also a literal
+    /// top-level key, which a lookup reads first.
+    pub fn nested_keys(&self) -> Option<(&str, &str)> {
+        match self.place()? {
+            [Step::Key(object), Step::Key(key)] => Some((object, key)),
+            _ => None,
+        }
+    }
+
+    /// The top-level keys this path reads as they are or as a list written in a string, when
+    /// each of its places is one: (key, written in a string). `None` when some place is
+    /// nested.
+    pub fn plain_keys(&self) -> Option<Vec<(&str, bool)>> {
+        self.choices
+            .iter()
+            .flat_map(|c| &c.0)
+            .map(|place| match place.steps.as_slice() {
+                [Step::Key(k)] => Some((k.as_str(), place.list)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Take out of a record every value this path reads that `drop` names: an item of a list
+    /// (a list written in a string is written again without it), or the key holding a value
+    /// on its own. Places through `[]` are left as they are.
+    pub fn remove_values(&self, fields: &mut Map<String, Value>, drop: &dyn Fn(&Value) -> bool) {
+        let literal = Place {
+            steps: vec![Step::Key(self.body().to_string())],
+            list: false,
+        };
+        for place in std::iter::once(&literal).chain(self.choices.iter().flat_map(|c| &c.0)) {
+            place.remove_values(fields, drop);
+        }
+    }
+
+    /// Look the path up in a record. `None`: absent (some key on the way is missing, in each
+    /// choice).
+    pub fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {
+        if let Some(v) = fields.get(self.body()) {
+            return Some(Cow::Borrowed(v));
+        }
+        // one place of one step: its key is the whole text, just read
+        if let [Choice(places)] = self.choices.as_slice() {
+            if let [Place { steps, list: false }] = places.as_slice() {
+                if steps.len() == 1 {
+                    return None;
+                }
+            }
+        }
+        self.choices.iter().find_map(|choice| choice.get(fields))
     }
 }
 
@@ -341,6 +522,97 @@ mod tests {
         assert!(FieldPath::parse("nothing.here").get(&r).is_none());
         let p = FieldPath::parse("~replaced_by");
         assert!(p.inverse);
+    }
+
+    #[test]
+    fn choices_gather_and_lists_written_in_text() {
+        let get = |path: &str, record: Value| {
+            FieldPath::parse(path)
+                .get(&obj(record))
+                .map(|v| v.into_owned())
+        };
+        // the first choice that holds a value, null included
+        assert_eq!(get("a | b", json!({"b": 2})), Some(json!(2)));
+        assert_eq!(get("a | b", json!({"a": null, "b": 2})), Some(json!(null)));
+        assert_eq!(get("a|m.b", json!({"m": {"b": 3}})), Some(json!(3)));
+        assert_eq!(get("a | b", json!({"c": 1})), None);
+        // places gathered: lists item by item, null and absent as nothing
+        assert_eq!(
+            get("u + g", json!({"u": "alice", "g": ["bot", "ops"]})),
+            Some(json!(["alice", "bot", "ops"]))
+        );
+        assert_eq!(get("u + g", json!({"g": "bot"})), Some(json!(["bot"])));
+        assert_eq!(get("u + g", json!({"u": null})), None);
+        assert_eq!(
+            get("r | u + g", json!({"u": "alice"})),
+            Some(json!(["alice"]))
+        );
+        // a list in a string: JSON text, else items between commas; a list as it is
+        assert_eq!(
+            get("list(r)", json!({"r": "[\"finance\", \"hr\"]"})),
+            Some(json!(["finance", "hr"]))
+        );
+        assert_eq!(
+            get("list(r)", json!({"r": " finance, hr ,,"})),
+            Some(json!(["finance", "hr"]))
+        );
+        assert_eq!(get("list(r)", json!({"r": ""})), Some(json!([])));
+        assert_eq!(
+            get("list(r)", json!({"r": "[1, 2"})),
+            Some(json!(["[1", "2"]))
+        );
+        assert_eq!(get("list(r)", json!({"r": ["a"]})), Some(json!(["a"])));
+        assert_eq!(get("list(r)", json!({"r": 7})), Some(json!(7)));
+        assert_eq!(
+            get("list(m.r)", json!({"m": {"r": "a,b"}})),
+            Some(json!(["a", "b"]))
+        );
+        // a literal key still wins; a plain path reads as it always did
+        assert_eq!(get("a | b", json!({"a | b": 1, "a": 2})), Some(json!(1)));
+        assert_eq!(get("[]", json!({"": [1]})), None);
+        // only a plain path is one key or one key inside an object
+        for path in ["a | b", "list(a)", "a + b", "~a"] {
+            let p = FieldPath::parse(path);
+            assert_eq!((p.single_key(), p.nested_keys()), (None, None), "{path}");
+        }
+        assert_eq!(FieldPath::parse("m.k").nested_keys(), Some(("m", "k")));
+        let p = FieldPath::parse("metadata.r | list(r) | u + g");
+        assert_eq!(
+            p.top_keys().collect::<Vec<_>>(),
+            ["metadata.r | list(r) | u + g", "metadata", "r", "u", "g"]
+        );
+        assert_eq!(p.plain_keys(), None);
+        assert_eq!(
+            FieldPath::parse("list(s) | t").plain_keys(),
+            Some(vec![("s", true), ("t", false)])
+        );
+    }
+
+    #[test]
+    fn values_are_taken_out_wherever_the_path_reads_them() {
+        let drop = |v: &Value| v == "X";
+        let mut r = obj(json!({
+            "s": "X", "keep": "Y", "l": ["A", "X"], "m": {"s": "X", "t": "X"},
+            "j": "[\"X\", \"B\"]", "c": "C, X", "n": null, "each": [{"s": "X"}]
+        }));
+        for path in [
+            "s",
+            "keep",
+            "l",
+            "m.s",
+            "list(j) | list(c)",
+            "n",
+            "each[].s",
+        ] {
+            FieldPath::parse(path).remove_values(&mut r, &drop);
+        }
+        assert_eq!(
+            Value::Object(r),
+            json!({
+                "keep": "Y", "l": ["A"], "m": {"t": "X"}, "j": "[\"B\"]", "c": "C",
+                "n": null, "each": [{"s": "X"}]
+            })
+        );
     }
 
     #[test]

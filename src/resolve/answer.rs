@@ -314,8 +314,8 @@ impl Answer {
     }
 }
 
-/// The record's fields, with any supersedes pointer to a withheld record taken out (a
-/// top-level supersedes key only; a nested one is left as stored).
+/// The record's fields, with any supersedes pointer to a withheld record taken out, wherever
+/// the map reads supersedes (a key, a key inside an object, a list written in a string).
 fn without_pointers_to(
     map: &FieldMap,
     fields: &Map<String, Value>,
@@ -328,16 +328,8 @@ fn without_pointers_to(
     let path = map
         .inverse_path("supersedes")
         .unwrap_or_else(|| map.path("supersedes").into_owned());
-    let Some(key) = path.single_key() else {
-        return fields;
-    };
-    let names = |v: &Value| withheld.contains(py_str(v).as_str());
-    match fields.get_mut(key) {
-        Some(Value::Array(items)) => items.retain(|i| !names(i)),
-        Some(v) if !v.is_null() && names(v) => {
-            fields.shift_remove(key);
-        }
-        _ => {}
-    }
+    path.remove_values(&mut fields, &|v: &Value| {
+        !v.is_null() && withheld.contains(py_str(v).as_str())
+    });
     fields
 }
