@@ -21,7 +21,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
 use serde_json::{Map, Value};
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How long a read waits for a writer that holds the whole file (a rollback-journal database
@@ -77,33 +77,28 @@ impl Source for Sqlite {
 
 fn read(
     name: &str,
-    path: &PathBuf,
+    path: &Path,
     select: &Select,
     ready: &mut OpenSignal,
     lines: &mut Lines,
 ) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| VercyError::Read {
-        path: name.to_string(),
-        reason: crate::error::io_reason(&e),
-    })?;
-    if meta.is_dir() {
-        return Err(VercyError::Directory {
-            path: name.to_string(),
-        });
-    }
+    let conn = open_snapshot(name, path)?;
     let fail = |e: rusqlite::Error| sqlite_error(name, e);
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(fail)?;
-    conn.busy_timeout(BUSY_WAIT).map_err(fail)?;
-    // The first read after BEGIN takes the snapshot every later statement sees.
-    conn.execute_batch("BEGIN").map_err(fail)?;
     let tables = tables(&conn).map_err(fail)?;
     match select {
         Select::Detect => {
-            if is_engrama(&conn, &tables).map_err(fail)? {
+            if super::chroma::is_chroma(&tables) {
+                Err(database::error(
+                    name,
+                    "this SQLite database is a Chroma store's",
+                    format!(
+                        "read its collections as records with `chroma:{}` (one of them: \
+                         `chroma:{}#COLLECTION`)",
+                        path.display(),
+                        path.display()
+                    ),
+                ))
+            } else if is_engrama(&conn, &tables).map_err(fail)? {
                 ready.ok("engrama SQLite database");
                 engrama(name, &conn, lines)
             } else if has_columns(&conn, &tables, "store", &["prefix", "key", "value"])
@@ -141,8 +136,31 @@ fn read(
     }
 }
 
+/// The database file at `path` opened read-only, in a read transaction: the first read takes
+/// the snapshot every later statement sees.
+pub(super) fn open_snapshot(name: &str, path: &Path) -> Result<Connection> {
+    let meta = std::fs::metadata(path).map_err(|e| VercyError::Read {
+        path: name.to_string(),
+        reason: crate::error::io_reason(&e),
+    })?;
+    if meta.is_dir() {
+        return Err(VercyError::Directory {
+            path: name.to_string(),
+        });
+    }
+    let fail = |e: rusqlite::Error| sqlite_error(name, e);
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(fail)?;
+    conn.busy_timeout(BUSY_WAIT).map_err(fail)?;
+    conn.execute_batch("BEGIN").map_err(fail)?;
+    Ok(conn)
+}
+
 /// What a SQLite failure means for someone reading a store.
-fn sqlite_error(name: &str, e: rusqlite::Error) -> VercyError {
+pub(super) fn sqlite_error(name: &str, e: rusqlite::Error) -> VercyError {
     use rusqlite::ErrorCode as C;
     let code = e.sqlite_error_code();
     let (message, help) = match code {
@@ -171,7 +189,7 @@ fn sqlite_error(name: &str, e: rusqlite::Error) -> VercyError {
     database::error(name, message, help)
 }
 
-fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(
         "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') \
          AND name NOT LIKE 'sqlite_%' ORDER BY name",
@@ -180,7 +198,7 @@ fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     names.collect()
 }
 
-fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+pub(super) fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare(&format!("PRAGMA table_info({})", quote_ident(table)))?;
     let names = stmt.query_map([], |r| r.get::<_, String>(1))?;
     names.collect()
@@ -238,7 +256,7 @@ fn value(name: &str, v: ValueRef<'_>) -> Result<Value> {
     })
 }
 
-fn text<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str> {
+pub(super) fn text<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str> {
     std::str::from_utf8(bytes).map_err(|_| {
         database::error(
             name,

@@ -1,0 +1,608 @@
+//! A Chroma store read where it lives: `chroma:PATH[#collection]`, PATH the folder a
+//! `chromadb.PersistentClient(path=…)` writes, or its `chroma.sqlite3`. Each embedding of a
+//! collection is one record: its metadata keys are the record's keys, each value typed as
+//! Chroma keeps it (text, integer, float, boolean, and from chromadb 1.3 a list of one of
+//! those), with what Chroma keeps beside them under its own reserved prefix, which no
+//! metadata key of its API carries: `chroma:collection`, `chroma:id` (the embedding's id) and
+//! `chroma:document`. Without a collection named, every collection is read, in name order.
+//!
+//! Read as the SQLite source reads a file: read-only, in one read transaction (Chroma keeps
+//! its file in rollback-journal mode: a chromadb writing meanwhile waits for the read to end).
+//! Only the metadata segment's tables are read (`embeddings`, `embedding_metadata`,
+//! `embedding_metadata_array`), never a vector: those live in the HNSW folder beside the file
+//! and in Chroma's write-ahead log (`embeddings_queue`), of which only the sequence numbers
+//! are looked at, so that a write logged and not yet applied to the records (a chromadb that
+//! stopped mid-write) is reported rather than silently left out.
+
+use super::database::{self, Lines, OpenSignal};
+use super::sqlite::{columns, open_snapshot, sqlite_error, tables, text};
+use super::{Opened, Select, Source};
+use crate::error::{io_reason, Result, VercyError};
+use crate::python::float_repr;
+use crate::python::json::py_json_str;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension};
+use std::path::{Path, PathBuf};
+
+/// The last migration of each of chromadb's schema folders that this reader knows: what
+/// [`WRITTEN_BY`] writes. A store past any of them has a layout this reader has not seen, and
+/// is refused rather than read wrong.
+const KNOWN: [(&str, i64); 3] = [("embeddings_queue", 2), ("metadb", 6), ("sysdb", 10)];
+
+/// The chromadb whose stores [`KNOWN`] describes (and the tests build).
+const WRITTEN_BY: &str = "chromadb 1.5.9";
+
+/// The file a Chroma folder keeps its collections in.
+const FILE_NAME: &str = "chroma.sqlite3";
+
+/// Chroma's reserved prefix: its API shows no metadata key that starts with it.
+const RESERVED: &str = "chroma:";
+
+/// The metadata key Chroma keeps an embedding's document under.
+const DOCUMENT_KEY: &str = "chroma:document";
+
+/// A Chroma store: its folder or file, and the collection named, if any.
+#[derive(Debug)]
+pub struct Chroma {
+    path: PathBuf,
+    collection: Option<String>,
+}
+
+/// `chroma:PATH` or `chroma:PATH#collection` names a Chroma store. A `#` followed by a `/` is
+/// part of the path (a collection's name holds no `/`).
+pub fn named(arg: &str) -> Option<Box<dyn Source>> {
+    let (path, collection) = parts(arg)?;
+    Some(Box::new(Chroma {
+        path: PathBuf::from(path),
+        collection: collection.map(str::to_string),
+    }))
+}
+
+/// The path and the collection a `chroma:` argument names.
+fn parts(arg: &str) -> Option<(&str, Option<&str>)> {
+    let rest = arg.strip_prefix("chroma:")?;
+    let rest = rest.strip_prefix("//").unwrap_or(rest);
+    Some(match rest.rsplit_once('#') {
+        Some((path, name)) if !name.contains('/') => (path, Some(name).filter(|n| !n.is_empty())),
+        _ => (rest, None),
+    })
+}
+
+/// The tables every version of Chroma's SQLite file holds.
+pub fn is_chroma(tables: &[String]) -> bool {
+    [
+        "collections",
+        "segments",
+        "embeddings",
+        "embedding_metadata",
+        "migrations",
+    ]
+    .iter()
+    .all(|t| tables.iter().any(|have| have == t))
+}
+
+impl Source for Chroma {
+    fn open(&self, name: &str, _select: &Select) -> Result<Opened> {
+        let (name, path, wanted) = (name.to_string(), self.path.clone(), self.collection.clone());
+        database::start(move |ready, lines| read(&name, &path, wanted.as_deref(), ready, lines))
+    }
+
+    fn is_database(&self) -> bool {
+        true
+    }
+}
+
+/// One collection to read: its id, its name, and its metadata segment (a collection made and
+/// never written to may have none).
+struct Collection {
+    id: String,
+    name: String,
+    segment: Option<String>,
+}
+
+fn read(
+    name: &str,
+    path: &Path,
+    wanted: Option<&str>,
+    ready: &mut OpenSignal,
+    lines: &mut Lines,
+) -> Result<()> {
+    let (folder, file) = locate(name, path)?;
+    let conn = open_snapshot(name, &file)?;
+    let fail = |e| sqlite_error(name, e);
+    let tables = tables(&conn).map_err(fail)?;
+    if !is_chroma(&tables) {
+        let found = match tables.is_empty() {
+            true => "no tables".to_string(),
+            false => format!("tables {}", tables.join(", ")),
+        };
+        return Err(database::error(
+            name,
+            format!("not a Chroma store: its SQLite file holds {found}"),
+            "name the folder chromadb.PersistentClient(path=…) was given, or its chroma.sqlite3; \
+             any other SQLite file is read as sqlite:PATH",
+        ));
+    }
+    known_schema(name, &conn)?;
+    let collections = collections(name, &conn, wanted)?;
+    let has = |table: &str| tables.iter().any(|t| t == table);
+    if has("embeddings_queue") && has("max_seq_id") {
+        for collection in &collections {
+            all_applied(name, &conn, collection, &folder)?;
+        }
+    }
+    let names: Vec<&str> = collections.iter().map(|c| c.name.as_str()).collect();
+    ready.ok(match names.as_slice() {
+        [one] => format!("Chroma collection {one}"),
+        [] => "Chroma store without collections".to_string(),
+        many => format!("Chroma collections {}", many.join(", ")),
+    });
+    let bools = columns(&conn, "embedding_metadata")
+        .map_err(fail)?
+        .iter()
+        .any(|c| c == "bool_value");
+    let arrays = has("embedding_metadata_array");
+    for collection in &collections {
+        embeddings(name, &conn, collection, bools, arrays, lines)?;
+    }
+    Ok(())
+}
+
+/// The store's folder and its SQLite file, from the path given (either).
+fn locate(name: &str, path: &Path) -> Result<(PathBuf, PathBuf)> {
+    if path.as_os_str().is_empty() {
+        return Err(database::error(
+            name,
+            "no folder named",
+            "name the folder chromadb.PersistentClient(path=…) was given: chroma:PATH, or \
+             chroma:PATH#COLLECTION for one collection",
+        ));
+    }
+    let meta = std::fs::metadata(path).map_err(|e| VercyError::Read {
+        path: name.to_string(),
+        reason: io_reason(&e),
+    })?;
+    if !meta.is_dir() {
+        let folder = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        return Ok((folder, path.to_path_buf()));
+    }
+    let file = path.join(FILE_NAME);
+    if !file.is_file() {
+        return Err(database::error(
+            name,
+            format!("not a Chroma folder: it holds no {FILE_NAME}"),
+            "name the folder chromadb.PersistentClient(path=…) was given (the one holding \
+             chroma.sqlite3), or the chroma.sqlite3 file itself",
+        ));
+    }
+    Ok((path.to_path_buf(), file))
+}
+
+fn versions(list: &[(String, i64)]) -> String {
+    list.iter()
+        .map(|(dir, version)| format!("{dir} {version}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Refuse a schema past the one this reader knows (see [`KNOWN`]).
+fn known_schema(name: &str, conn: &Connection) -> Result<()> {
+    let fail = |e| sqlite_error(name, e);
+    let mut stmt = conn
+        .prepare("SELECT dir, max(version) FROM migrations GROUP BY dir ORDER BY dir")
+        .map_err(fail)?;
+    let seen = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(fail)?;
+    let unknown = seen.iter().any(|(dir, version)| {
+        KNOWN
+            .iter()
+            .find(|(known, _)| known == dir)
+            .is_none_or(|(_, last)| version > last)
+    });
+    if unknown {
+        let known: Vec<(String, i64)> = KNOWN.iter().map(|(d, v)| (d.to_string(), *v)).collect();
+        return Err(database::error(
+            name,
+            format!(
+                "a Chroma schema vercy does not know: migrations {}",
+                versions(&seen)
+            ),
+            format!(
+                "vercy reads Chroma's schema up to migrations {} (what {WRITTEN_BY} writes); \
+                 read this store with a vercy that knows its schema, or write its records out \
+                 with the chromadb that made it (collection.get())",
+                versions(&known)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The collections to read, in name order: the one named, or all.
+fn collections(name: &str, conn: &Connection, wanted: Option<&str>) -> Result<Vec<Collection>> {
+    let fail = |e| sqlite_error(name, e);
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.id, c.name, (SELECT s.id FROM segments s \
+             WHERE s.collection = c.id AND s.scope = 'METADATA' ORDER BY s.id LIMIT 1) \
+             FROM collections c ORDER BY c.name, c.id",
+        )
+        .map_err(fail)?;
+    let all = stmt
+        .query_map([], |r| {
+            Ok(Collection {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                segment: r.get(2)?,
+            })
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(fail)?;
+    let Some(wanted) = wanted else {
+        return Ok(all);
+    };
+    let listed: Vec<String> = all.iter().map(|c| c.name.clone()).collect();
+    let chosen: Vec<Collection> = all.into_iter().filter(|c| c.name == wanted).collect();
+    if chosen.is_empty() {
+        let help = match listed.is_empty() {
+            true => "this store holds no collection".to_string(),
+            false => format!(
+                "its collections: {} (name one after #, or none to read them all)",
+                listed.join(", ")
+            ),
+        };
+        return Err(database::error(
+            name,
+            format!("no collection `{wanted}` in this Chroma store"),
+            help,
+        ));
+    }
+    Ok(chosen)
+}
+
+/// Refuse a collection whose log holds writes its records do not show yet.
+fn all_applied(
+    name: &str,
+    conn: &Connection,
+    collection: &Collection,
+    folder: &Path,
+) -> Result<()> {
+    let fail = |e| sqlite_error(name, e);
+    let Some(segment) = &collection.segment else {
+        return Ok(());
+    };
+    let applied = conn
+        .query_row(
+            "SELECT seq_id FROM max_seq_id WHERE segment_id = ?1",
+            [segment],
+            |r| {
+                Ok(match r.get_ref(0)? {
+                    ValueRef::Integer(n) => n,
+                    // before chromadb's metadb migration 5: 8 bytes, big-endian
+                    ValueRef::Blob(b) => b.try_into().map_or(0, i64::from_be_bytes),
+                    _ => 0,
+                })
+            },
+        )
+        .optional()
+        .map_err(fail)?
+        .unwrap_or(0);
+    let topic_end = format!("/{}", collection.id);
+    // the log's sequence numbers are its rowids: only the entries past `applied` are visited
+    let pending: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM embeddings_queue \
+             WHERE seq_id > ?1 AND substr(topic, -length(?2)) = ?2",
+            rusqlite::params![applied, topic_end],
+            |r| r.get(0),
+        )
+        .map_err(fail)?;
+    if pending > 0 {
+        return Err(database::error(
+            name,
+            format!(
+                "{pending} write(s) to collection `{}` are in Chroma's log and not yet in its \
+                 records (a chromadb stopped mid-write, or is writing now)",
+                collection.name
+            ),
+            format!(
+                "let chromadb apply its log: open the collection once with it \
+                 (python -c 'import chromadb; chromadb.PersistentClient({:?}).get_collection({:?}).count()'), \
+                 then read the store again",
+                folder.display().to_string(),
+                collection.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One metadata value as JSON text, typed by the column Chroma put it in.
+fn push_value(name: &str, row: &rusqlite::Row<'_>, first: usize, out: &mut String) -> Result<()> {
+    let cell = |i: usize| row.get_ref(first + i).map_err(|e| sqlite_error(name, e));
+    match cell(0)? {
+        ValueRef::Text(t) => {
+            py_json_str(text(name, t)?, out);
+            return Ok(());
+        }
+        ValueRef::Null => {}
+        other => return Err(not_chroma_value(name, other)),
+    }
+    match cell(1)? {
+        ValueRef::Integer(n) => {
+            out.push_str(&n.to_string());
+            return Ok(());
+        }
+        ValueRef::Null => {}
+        other => return Err(not_chroma_value(name, other)),
+    }
+    match cell(2)? {
+        ValueRef::Real(f) if f.is_finite() => {
+            out.push_str(&float_repr(f));
+            return Ok(());
+        }
+        ValueRef::Real(_) => {
+            out.push_str("null");
+            return Ok(());
+        }
+        ValueRef::Null => {}
+        other => return Err(not_chroma_value(name, other)),
+    }
+    match cell(3)? {
+        ValueRef::Integer(0) => out.push_str("false"),
+        ValueRef::Integer(_) => out.push_str("true"),
+        // no column holds a value: the key is there, its value none
+        ValueRef::Null => out.push_str("null"),
+        other => return Err(not_chroma_value(name, other)),
+    }
+    Ok(())
+}
+
+fn not_chroma_value(name: &str, found: ValueRef<'_>) -> VercyError {
+    database::error(
+        name,
+        format!(
+            "a metadata value of type {} where Chroma keeps text, integers, floats and booleans",
+            found.data_type()
+        ),
+        "the store is damaged, or was not written by chromadb",
+    )
+}
+
+/// Every embedding of a collection, one line each, in the order they were added: the rows
+/// of each come from SQLite in key order (bytes compared), its list values from a second
+/// statement in the same order, merged in by key.
+fn embeddings(
+    name: &str,
+    conn: &Connection,
+    collection: &Collection,
+    bools: bool,
+    arrays: bool,
+    lines: &mut Lines,
+) -> Result<()> {
+    let fail = |e| sqlite_error(name, e);
+    let Some(segment) = &collection.segment else {
+        return Ok(());
+    };
+    // `NOT INDEXED`: the embeddings in rowid order, each one's metadata by its (id, key)
+    // index, so SQLite sorts nothing; an embedding without metadata is one row of nulls
+    let bool_value = if bools { "m.bool_value" } else { "NULL" };
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT e.id, e.embedding_id, m.key, m.string_value, m.int_value, m.float_value, \
+             {bool_value} FROM embeddings AS e NOT INDEXED \
+             LEFT JOIN embedding_metadata AS m ON m.id = e.id \
+             WHERE e.segment_id = ?1 ORDER BY e.id, m.key"
+        ))
+        .map_err(fail)?;
+    let mut element_stmt = match arrays {
+        true => Some(
+            conn.prepare(
+                "SELECT a.id, a.key, a.string_value, a.int_value, a.float_value, a.bool_value \
+                 FROM embeddings AS e NOT INDEXED \
+                 JOIN embedding_metadata_array AS a ON a.id = e.id \
+                 WHERE e.segment_id = ?1 ORDER BY e.id, a.key, a.rowid",
+            )
+            .map_err(fail)?,
+        ),
+        false => None,
+    };
+    let mut elements = Elements {
+        rows: match &mut element_stmt {
+            Some(stmt) => Some(stmt.query([segment]).map_err(fail)?),
+            None => None,
+        },
+        next: None,
+    };
+    elements.advance(name)?;
+
+    let mut line = Line::new(&collection.name);
+    let mut current: Option<i64> = None;
+    let mut rows = stmt.query([segment]).map_err(fail)?;
+    while let Some(row) = rows.next().map_err(fail)? {
+        let id: i64 = row.get(0).map_err(fail)?;
+        if current != Some(id) {
+            if current.is_some() {
+                line.finish(lines)?;
+            }
+            current = Some(id);
+            let embedding_id = row.get_ref(1).map_err(fail)?;
+            line.start(name, embedding_id, elements.of(name, id)?)?;
+        }
+        match row.get_ref(2).map_err(fail)? {
+            ValueRef::Null => {} // no metadata
+            ValueRef::Text(key) => line.field(name, text(name, key)?, row)?,
+            other => return Err(not_chroma_value(name, other)),
+        }
+    }
+    if current.is_some() {
+        line.finish(lines)?;
+    }
+    Ok(())
+}
+
+/// A list value of one embedding: its key and its elements, rendered.
+struct List {
+    key: String,
+    items: Vec<String>,
+}
+
+/// The list values of a collection's embeddings (`embedding_metadata_array`, one row an
+/// element), in embedding and key order, taken an embedding at a time.
+struct Elements<'s> {
+    rows: Option<rusqlite::Rows<'s>>,
+    /// The next element not yet taken: its embedding, key and value.
+    next: Option<(i64, String, String)>,
+}
+
+impl Elements<'_> {
+    fn advance(&mut self, name: &str) -> Result<()> {
+        let fail = |e| sqlite_error(name, e);
+        self.next = None;
+        let Some(rows) = &mut self.rows else {
+            return Ok(());
+        };
+        let Some(row) = rows.next().map_err(fail)? else {
+            return Ok(());
+        };
+        let id: i64 = row.get(0).map_err(fail)?;
+        let key = match row.get_ref(1).map_err(fail)? {
+            ValueRef::Text(t) => text(name, t)?.to_string(),
+            other => return Err(not_chroma_value(name, other)),
+        };
+        let mut value = String::new();
+        push_value(name, row, 2, &mut value)?;
+        self.next = Some((id, key, value));
+        Ok(())
+    }
+
+    /// The list values of embedding `id`, the first key last (those of embeddings before it,
+    /// which have no row of their own, are passed over).
+    fn of(&mut self, name: &str, id: i64) -> Result<Vec<List>> {
+        let mut lists: Vec<List> = Vec::new();
+        while let Some((element_id, key, value)) = self.next.take() {
+            if element_id > id {
+                self.next = Some((element_id, key, value));
+                break;
+            }
+            if element_id == id {
+                match lists.last_mut() {
+                    Some(list) if list.key == key => list.items.push(value),
+                    _ => lists.push(List {
+                        key,
+                        items: vec![value],
+                    }),
+                }
+            }
+            self.advance(name)?;
+        }
+        lists.reverse();
+        Ok(lists)
+    }
+}
+
+/// One embedding's line, put together as its rows come: what Chroma keeps of it (collection,
+/// id, document) first, then its metadata in key order with its list values merged in.
+struct Line {
+    /// The collection, and the embedding's id after `head_len`.
+    head: String,
+    head_len: usize,
+    document: String,
+    body: String,
+    /// This embedding's list values not yet written, the next last.
+    lists: Vec<List>,
+    text: String,
+}
+
+impl Line {
+    fn new(collection: &str) -> Line {
+        let mut head = String::from("{\"chroma:collection\": ");
+        py_json_str(collection, &mut head);
+        Line {
+            head_len: head.len(),
+            head,
+            document: String::new(),
+            body: String::new(),
+            lists: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    fn start(&mut self, name: &str, embedding_id: ValueRef<'_>, lists: Vec<List>) -> Result<()> {
+        self.head.push_str(", \"chroma:id\": ");
+        match embedding_id {
+            ValueRef::Text(t) => py_json_str(text(name, t)?, &mut self.head),
+            other => return Err(not_chroma_value(name, other)),
+        }
+        self.lists = lists;
+        Ok(())
+    }
+
+    /// One metadata row: its key, and its value in the row's columns from the fourth on.
+    fn field(&mut self, name: &str, key: &str, row: &rusqlite::Row<'_>) -> Result<()> {
+        if key == DOCUMENT_KEY {
+            self.document.push_str(", \"chroma:document\": ");
+            return push_value(name, row, 3, &mut self.document);
+        }
+        if key.starts_with(RESERVED) {
+            return Ok(()); // Chroma's own, which its API shows no one
+        }
+        self.lists_before(Some(key));
+        if self.lists.last().is_some_and(|list| list.key == key) {
+            return Ok(()); // a key both a value and a list: the list, as Chroma's API gives it
+        }
+        self.body.push_str(", ");
+        py_json_str(key, &mut self.body);
+        self.body.push_str(": ");
+        push_value(name, row, 3, &mut self.body)
+    }
+
+    /// Write the list values whose key comes before `key` (all, for `None`).
+    fn lists_before(&mut self, key: Option<&str>) {
+        while let Some(list) = self.lists.last() {
+            if key.is_some_and(|key| list.key.as_str() >= key) {
+                break;
+            }
+            let list = self.lists.pop().expect("looked at");
+            self.body.push_str(", ");
+            py_json_str(&list.key, &mut self.body);
+            self.body.push_str(": [");
+            self.body.push_str(&list.items.join(", "));
+            self.body.push(']');
+        }
+    }
+
+    fn finish(&mut self, lines: &mut Lines) -> Result<()> {
+        self.lists_before(None);
+        self.text.clear();
+        self.text.push_str(&self.head);
+        self.text.push_str(&self.document);
+        self.text.push_str(&self.body);
+        self.text.push('}');
+        self.head.truncate(self.head_len);
+        self.document.clear();
+        self.body.clear();
+        lines.line(self.text.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_a_store_and_maybe_a_collection() {
+        assert_eq!(parts("sqlite:x"), None);
+        assert_eq!(parts("chroma:/data/db"), Some(("/data/db", None)));
+        assert_eq!(
+            parts("chroma:/data/db#facts"),
+            Some(("/data/db", Some("facts")))
+        );
+        assert_eq!(parts("chroma:///data/db#m"), Some(("/data/db", Some("m"))));
+        assert_eq!(parts("chroma:./a#b/db"), Some(("./a#b/db", None)));
+        assert_eq!(parts("chroma:./a#b/db#m"), Some(("./a#b/db", Some("m"))));
+        assert_eq!(parts("chroma:db#"), Some(("db", None)));
+    }
+}
