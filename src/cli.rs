@@ -217,8 +217,10 @@ Examples:
 
 #[derive(Debug, Clone, Args)]
 pub struct MapArg {
-    /// Where each role lives: role=path pairs (paths: key, a.b, a[], a[].b, ~inverse) and named
-    /// maps (graphiti, zep, mem0, engrama, dimension, profile), comma-separated or repeated
+    /// Where each role lives: role=path pairs (paths: key, a.b, a[], a[].b, ~inverse,
+    /// list(a) for a list written in a string, a + b gathered, a | b the first there) and named
+    /// maps (graphiti, zep, mem0, chroma, engrama, langgraph, dimension, profile),
+    /// comma-separated or repeated
     #[arg(long = "map", value_name = "MAP", value_parser = MapValue, hide_possible_values = true)]
     pub map: Vec<String>,
 }

@@ -631,7 +631,16 @@ mod tests {
 
     #[test]
     fn every_named_map_loads() {
-        for name in ["profile", "dimension", "graphiti", "zep", "mem0", "engrama"] {
+        for name in [
+            "profile",
+            "dimension",
+            "graphiti",
+            "zep",
+            "mem0",
+            "chroma",
+            "engrama",
+            "langgraph",
+        ] {
             assert!(named_map(name).is_some(), "{name}");
         }
     }

@@ -102,6 +102,12 @@ pub fn run(args: MapArgs) -> Result<Outcome> {
                         path.unwrap_or_else(|| format!("{f} (same name)")),
                     ));
                 }
+                // the roles beyond the profile's a map names (recorded_at, expired_at)
+                for (r, p) in &m.roles.0 {
+                    if !roles.iter().any(|(listed, _)| listed == r) {
+                        roles.push((r.clone(), p.clone()));
+                    }
+                }
                 match args.format {
                     MapFormat::Json => {
                         let obj: Map<String, Value> = m
