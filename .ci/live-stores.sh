@@ -1,9 +1,9 @@
 # Live stores (issue 23), sourced by .ci/run before `cargo test`: the databases the tests read,
 # built with the real packages (engrama 0.18.1's sqlite backend from the dumps in
-# fixtures/engrama/, LangGraph's SqliteStore and PostgresStore through their Python API), and a
-# real PostgreSQL 15 on a Unix socket in a temporary folder, stopped when .ci/run exits (an EXIT
-# trap, kept beside any trap already set). The tests find them through VERCY_TEST_LIVE_DIR,
-# VERCY_TEST_PG_URL and VERCY_TEST_PG_PASSWORD.
+# fixtures/engrama/, LangGraph's SqliteStore and PostgresStore through their Python API, Chroma
+# collections through chromadb's), and a real PostgreSQL 15 on a Unix socket in a temporary
+# folder, stopped when .ci/run exits (an EXIT trap, kept beside any trap already set). The
+# tests find them through VERCY_TEST_LIVE_DIR, VERCY_TEST_PG_URL and VERCY_TEST_PG_PASSWORD.
 #
 # initdb and postgres refuse to run as root: as root, the server runs as `nobody` in a folder
 # only `nobody` owns (root, which runs the tests, reaches its socket regardless).
@@ -29,6 +29,14 @@ for dump in fixtures/engrama/*.ndjson fixtures/live/engrama-quirks.ndjson; do
   ENGRAMA_DB_PATH="$live_dir/$name.db" GRAPH_BACKEND=sqlite EMBEDDING_DIMENSIONS=4 \
     engrama export "$live_dir/$name.export.ndjson" >/dev/null
 done
+
+# Chroma (issue 53): collections written by the real chromadb, pinned, in a venv of its own
+chroma_venv="${VERCY_CHROMA_VENV:-$PWD/target/live-chroma-venv}"
+if ! "$chroma_venv/bin/python" -c 'import chromadb, sys; sys.exit(chromadb.__version__ != "1.5.9")' 2>/dev/null; then
+  /usr/bin/python3 -m venv "$chroma_venv"
+  "$chroma_venv/bin/pip" install --quiet --disable-pip-version-check 'chromadb==1.5.9'
+fi
+"$chroma_venv/bin/python" tests/live/make_chroma.py fixtures/live/chroma "$live_dir"
 
 # LangGraph's SqliteStore
 "$live_venv/bin/python" tests/live/make_stores.py langgraph-sqlite \
@@ -70,6 +78,8 @@ pg_conninfo="host=$pg_tmp port=$pg_port user=vercy password=$pg_password dbname=
   fixtures/live/langgraph-items.jsonl "$pg_conninfo" "$live_dir/langgraph-postgres.api.jsonl"
 "$live_venv/bin/python" tests/live/make_stores.py memories-postgres \
   fixtures/live/memories.jsonl "$pg_conninfo"
+"$live_venv/bin/python" tests/live/make_stores.py mem0-pgvector \
+  fixtures/live/chroma/mem0.jsonl "$pg_conninfo"
 
 export VERCY_TEST_LIVE_DIR="$live_dir"
 export VERCY_TEST_PG_URL="postgresql://vercy@/vercy_test?host=$pg_tmp&port=$pg_port"

@@ -37,19 +37,19 @@ fn live_env(name: &str) -> Option<String> {
     }
 }
 
-fn live_dir() -> Option<PathBuf> {
+pub(crate) fn live_dir() -> Option<PathBuf> {
     live_env("VERCY_TEST_LIVE_DIR").map(PathBuf::from)
 }
 
 /// The test server's URL and password (given through PGPASSWORD, never in the URL).
-fn pg() -> Option<(String, String)> {
+pub(crate) fn pg() -> Option<(String, String)> {
     Some((
         live_env("VERCY_TEST_PG_URL")?,
         live_env("VERCY_TEST_PG_PASSWORD")?,
     ))
 }
 
-fn run(args: &[&str]) -> Output {
+pub(crate) fn run(args: &[&str]) -> Output {
     vercy()
         .env_remove("PGPASSWORD")
         .args(args)
@@ -57,7 +57,7 @@ fn run(args: &[&str]) -> Output {
         .expect("vercy runs")
 }
 
-fn run_pg(password: &str, args: &[&str]) -> Output {
+pub(crate) fn run_pg(password: &str, args: &[&str]) -> Output {
     vercy()
         .env("PGPASSWORD", password)
         .args(args)
@@ -65,7 +65,7 @@ fn run_pg(password: &str, args: &[&str]) -> Output {
         .expect("vercy runs")
 }
 
-fn ok(out: Output) -> Output {
+pub(crate) fn ok(out: Output) -> Output {
     assert!(
         out.status.success(),
         "exit {:?}: {}",
@@ -76,7 +76,7 @@ fn ok(out: Output) -> Output {
 }
 
 /// stderr as one line of words (miette wraps its messages to the terminal's width).
-fn said(out: &Output) -> String {
+pub(crate) fn said(out: &Output) -> String {
     stderr_of(out)
         .replace(['│', '×'], " ")
         .split_whitespace()
@@ -84,12 +84,12 @@ fn said(out: &Output) -> String {
         .join(" ")
 }
 
-fn two(out: &Output) {
+pub(crate) fn two(out: &Output) {
     assert_eq!(out.status.code(), Some(2), "{}", stderr_of(out));
 }
 
 /// A check report with what may differ between a database and its dump taken out.
-fn report(out: &Output) -> Value {
+pub(crate) fn report(out: &Output) -> Value {
     let mut v: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
     let reports = match &mut v {
         Value::Array(items) => items.iter_mut().collect::<Vec<_>>(),
@@ -103,7 +103,7 @@ fn report(out: &Output) -> Value {
     v
 }
 
-fn records(text: &str) -> Vec<Map<String, Value>> {
+pub(crate) fn records(text: &str) -> Vec<Map<String, Value>> {
     text.lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect()

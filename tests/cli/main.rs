@@ -15,6 +15,7 @@ mod fuzz_checks;
 mod bounded_memory;
 mod check_cli;
 mod check_reports;
+mod chroma_store;
 mod closed_stderr;
 mod compact_cli;
 mod compact_disclosure;

@@ -3,10 +3,16 @@
     make_stores.py langgraph-sqlite ITEMS.jsonl OUT.db API.jsonl
     make_stores.py langgraph-postgres ITEMS.jsonl CONNINFO API.jsonl
     make_stores.py memories-postgres RECORDS.jsonl CONNINFO
+    make_stores.py mem0-pgvector MEM0.jsonl CONNINFO
 
 Each LangGraph item is written with the store's own put(); API.jsonl is what the store's
 own API gives back (Item.dict() per item, search order by namespace then key): the same
 data as a dump, for the tests to compare vercy's reading of the database with.
+
+mem0-pgvector writes each memory (id and payload) into a table `mem0` as mem0's pgvector
+store does (mem0/vector_stores/pgvector.py in mem0ai 2.2.1: id UUID, vector, payload JSONB
+holding json.dumps(payload)). Without the pgvector extension on the server the vector
+column is a real[]: vercy's recipe reads only id and payload.
 """
 
 import json
@@ -81,6 +87,24 @@ def main():
                     ),
                 )
                 conn.execute("INSERT INTO docs (doc) VALUES (%s)", (json.dumps(r),))
+    elif kind == "mem0-pgvector":
+        import psycopg
+
+        memories = items(sys.argv[2])
+        with psycopg.connect(sys.argv[3], autocommit=True) as conn:
+            conn.execute("DROP TABLE IF EXISTS mem0")
+            try:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                vector_type = "vector(3)"
+            except psycopg.Error:
+                vector_type = "real[]"
+            conn.execute(f"CREATE TABLE mem0 (id UUID PRIMARY KEY, vector {vector_type}, payload JSONB)")
+            for i, m in enumerate(memories):
+                vector = [i / 10, 1.0, 0.5]
+                conn.execute(
+                    "INSERT INTO mem0 (id, vector, payload) VALUES (%s, %s, %s)",
+                    (m["id"], str(vector) if vector_type != "real[]" else vector, json.dumps(m["payload"])),
+                )
     else:
         sys.exit(f"unknown store kind {kind}")
 
