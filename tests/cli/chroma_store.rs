@@ -64,6 +64,30 @@ fn digests(dir: &Path) -> Vec<String> {
     stdout_of(&out).lines().map(str::to_string).collect()
 }
 
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
+}
+
+/// `resolve` of the concept bonus_pool in `facts` on 2026-07-01 for `caller`, as JSON.
+fn resolve_bonus_pool(facts: &str, caller: &str) -> Vec<String> {
+    let host = fixture("live/chroma/host.yaml");
+    #[rustfmt::skip]
+    let args = [
+        "resolve", facts, "--map", "chroma", "--concept", "bonus_pool", "--as-of", "2026-07-01",
+        "--caller", caller, "--host", host.to_str().unwrap(), "--format", "json",
+    ];
+    strings(&args)
+}
+
+/// The record_id of each line of a compact text.
+fn ids_of(compact: &str) -> Vec<String> {
+    compact
+        .lines()
+        .skip(1)
+        .map(|l| l.split('|').next().unwrap().to_string())
+        .collect()
+}
+
 fn no_panic(out: &Output) {
     assert!(!stderr_of(out).contains("panicked"), "{}", stderr_of(out));
 }
@@ -93,6 +117,19 @@ fn owned(pairs: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
         .map(|(f, o)| (f.to_string(), o.iter().map(|s| s.to_string()).collect()))
         .collect()
 }
+
+/// The record_id of each embedding of `facts`, in the order they were added: the metadata's
+/// record_id, else the embedding's id.
+const FACTS: [&str; 8] = [
+    "D-801",
+    "D-802",
+    "D-108",
+    "D-110",
+    "D-109",
+    "emb-no-id",
+    "emb-bare",
+    "emb-empty",
+];
 
 const M1: &str = "5b1c3f7e-0d3a-4c7e-9a51-1f2e3d4c5b6a";
 const M2: &str = "0f4e2a9c-6b7d-4e1f-8a2b-3c4d5e6f7a8b";
@@ -160,18 +197,8 @@ fn check_gives_the_records_level_and_findings_of_a_collection() {
             ("valid_to", &["D-109", "emb-bare", "emb-empty"]),
             // applies_to read from "EU, UK": a rule, without does_not_apply_to
             ("does_not_apply_to", &["D-802"]),
-            (
-                "owner_role",
-                &[
-                    "D-802",
-                    "D-108",
-                    "D-110",
-                    "D-109",
-                    "emb-no-id",
-                    "emb-bare",
-                    "emb-empty"
-                ]
-            ),
+            // all but D-801, the one record that names one
+            ("owner_role", &FACTS[1..]),
             (
                 "supersedes",
                 &[
@@ -253,20 +280,17 @@ fn lists_written_in_text_are_lists_where_the_map_says_so() {
     );
     // "finance" is one party, a list of one
     assert_eq!(
-        compact(&["--map", "chroma", "--reader", "finance"])
-            .lines()
-            .skip(1)
-            .map(|l| l.split('|').next().unwrap())
-            .collect::<Vec<_>>(),
+        ids_of(&compact(&["--map", "chroma", "--reader", "finance"])),
         ["D-108", "D-110", "emb-no-id"]
     );
     // read as written, text is one party: "finance, hr" names neither
     assert_eq!(
-        compact(&["--map", "chroma,release_to=release_to", "--reader", "hr"])
-            .lines()
-            .skip(1)
-            .map(|l| l.split('|').next().unwrap())
-            .collect::<Vec<_>>(),
+        ids_of(&compact(&[
+            "--map",
+            "chroma,release_to=release_to",
+            "--reader",
+            "hr"
+        ])),
         ["emb-no-id"]
     );
     // selection by date and concept; supersedes "D-801" read as a list of one
@@ -293,12 +317,7 @@ fn lists_written_in_text_are_lists_where_the_map_says_so() {
         "--reader",
         "concierge",
     ]));
-    let ids: Vec<String> = stdout_of(&out)
-        .lines()
-        .skip(1)
-        .map(|l| l.split('|').next().unwrap().to_string())
-        .collect();
-    assert_eq!(ids, [M1, M3, M4]);
+    assert_eq!(ids_of(&stdout_of(&out)), [M1, M3, M4]);
     assert!(stderr_of(&out).contains("withheld 1 record"));
     let nurse = stdout_of(&ok(run(&[
         "compact", &mem0, "--map", "mem0", "--reader", "nurse",
@@ -319,42 +338,15 @@ fn export_and_resolve_read_a_collection_and_withhold_what_they_must() {
     ])));
     let nodes = records(out.split_once('\n').unwrap().1);
     let keys: Vec<&Value> = nodes.iter().map(|n| &n["key_value"]).collect();
-    assert_eq!(
-        keys,
-        [
-            "D-801",
-            "D-802",
-            "D-108",
-            "D-110",
-            "D-109",
-            "emb-no-id",
-            "emb-bare",
-            "emb-empty"
-        ]
-    );
+    assert_eq!(keys, FACTS);
     assert_eq!(
         nodes[5]["properties"]["counts"],
         json!([1, 2, 9007199254740993u64])
     );
 
-    let host = fixture("live/chroma/host.yaml");
     let resolve = |caller: &str| {
-        run(&[
-            "resolve",
-            &facts,
-            "--map",
-            "chroma",
-            "--concept",
-            "bonus_pool",
-            "--as-of",
-            "2026-07-01",
-            "--caller",
-            caller,
-            "--host",
-            host.to_str().unwrap(),
-            "--format",
-            "json",
-        ])
+        let args = resolve_bonus_pool(&facts, caller);
+        run(&args.iter().map(String::as_str).collect::<Vec<_>>())
     };
     let finance: Value = serde_json::from_slice(&ok(resolve("finance")).stdout).unwrap();
     assert_eq!(finance["outcome"], "answered");
@@ -382,28 +374,17 @@ fn reading_changes_nothing_and_reads_no_vector() {
     let Some(folder) = chroma_dir() else { return };
     let before = digests(&folder);
     let facts = store(&folder, "facts");
-    let host = fixture("live/chroma/host.yaml");
     let out_dir = tempfile::tempdir().unwrap();
     let into = out_dir.path().join("copy.jsonl");
     for args in [
-        vec!["check", &facts, "--map", "chroma", "--strict"],
-        vec!["compact", &facts, "--map", "chroma", "--reader", "hr"],
-        vec!["export", &facts, "--map", "chroma", "--to", "engrama"],
-        vec!["recency", &facts],
-        vec![
-            "resolve",
-            &facts,
-            "--map",
-            "chroma",
-            "--concept",
-            "bonus_pool",
-            "--caller",
-            "hr",
-            "--host",
-            host.to_str().unwrap(),
-        ],
-        vec!["import", &facts, "--into", into.to_str().unwrap()],
+        strings(&["check", &facts, "--map", "chroma", "--strict"]),
+        strings(&["compact", &facts, "--map", "chroma", "--reader", "hr"]),
+        strings(&["export", &facts, "--map", "chroma", "--to", "engrama"]),
+        strings(&["recency", &facts]),
+        resolve_bonus_pool(&facts, "hr"),
+        strings(&["import", &facts, "--into", into.to_str().unwrap()]),
     ] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = run(&args);
         no_panic(&out);
         assert_ne!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
