@@ -43,6 +43,14 @@ pub fn py_json(value: &Value, out: &mut String) {
 
 /// A string as `json.dumps(s, ensure_ascii=False)` writes it, appended to `out`.
 pub fn py_json_str(s: &str, out: &mut String) {
+    // most strings need no escape: quoted as they are, without the serializer's round trip
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     append(s, Numbers::AsPython, out);
 }
 
@@ -197,6 +205,27 @@ impl<L: Formatter> Formatter for Python<L> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_without_escapes_is_quoted_as_the_serializer_quotes_it() {
+        for s in [
+            "",
+            "plain",
+            "Ünïcode — ✓ 休暇",
+            "del\u{7f}",
+            "sep\u{2028}",
+            "q\"",
+            "b\\",
+            "nl\n",
+            "\u{1}",
+        ] {
+            let mut fast = String::from("x");
+            py_json_str(s, &mut fast);
+            let mut slow = String::from("x");
+            append(s, Numbers::AsPython, &mut slow);
+            assert_eq!(fast, slow, "{s:?}");
+        }
+    }
 
     #[test]
     fn numbers_as_written_or_as_python_prints_them() {

@@ -257,7 +257,7 @@ fn value(name: &str, v: ValueRef<'_>) -> Result<Value> {
 }
 
 pub(super) fn text<'a>(name: &str, bytes: &'a [u8]) -> Result<&'a str> {
-    std::str::from_utf8(bytes).map_err(|_| {
+    crate::bytes::utf8(bytes).map_err(|_| {
         database::error(
             name,
             "a text value that is not valid UTF-8",
