@@ -141,9 +141,13 @@ fn read(
         .map_err(fail)?
         .iter()
         .any(|c| c == "bool_value");
-    let arrays = has("embedding_metadata_array");
+    let metadata = Table::read(name, &conn, "embedding_metadata", bools)?;
+    let lists = match has("embedding_metadata_array") {
+        true => Some(Table::read(name, &conn, "embedding_metadata_array", true)?),
+        false => None,
+    };
     for collection in &collections {
-        embeddings(name, &conn, collection, bools, arrays, lines)?;
+        embeddings(name, &conn, collection, &metadata, lists.as_ref(), lines)?;
     }
     Ok(())
 }
@@ -371,89 +375,162 @@ fn not_chroma_value(name: &str, found: ValueRef<'_>) -> VercyError {
     )
 }
 
-/// Every embedding of a collection, one line each, in the order they were added: the rows
-/// of each come from SQLite in key order (bytes compared), its list values from a second
-/// statement in the same order, merged in by key.
+/// How one of the metadata tables (`embedding_metadata`, `embedding_metadata_array`: a row a
+/// key, or a list's element) is read: rows of one embedding after another, in the order of
+/// the embeddings.
+struct Table {
+    sql: String,
+}
+
+impl Table {
+    /// chromadb writes an embedding's rows together as it adds it, so the rows lie in that
+    /// order and are read as they lie, in one pass over the table; an update (which adds the
+    /// new keys after others) breaks it, and the rows are then read through the (id, key)
+    /// index, one lookup a row. One pass over the ids, before reading, tells which (here
+    /// rather than in SQL: a window function over them costs SQLite ten times as much).
+    fn read(name: &str, conn: &Connection, table: &str, bools: bool) -> Result<Table> {
+        let fail = |e| sqlite_error(name, e);
+        let mut stmt = conn
+            .prepare(&format!(
+                "SELECT id FROM {table} NOT INDEXED ORDER BY rowid"
+            ))
+            .map_err(fail)?;
+        let mut rows = stmt.query([]).map_err(fail)?;
+        let mut last = i64::MIN;
+        let mut in_order = true;
+        while let Some(row) = rows.next().map_err(fail)? {
+            let id: i64 = row.get(0).map_err(fail)?;
+            if id < last {
+                in_order = false;
+                break;
+            }
+            last = id;
+        }
+        let order = if in_order { "rowid" } else { "id, key, rowid" };
+        let bool_value = if bools { "bool_value" } else { "NULL" };
+        Ok(Table {
+            sql: format!(
+                "SELECT id, key, string_value, int_value, float_value, {bool_value} \
+                 FROM {table} ORDER BY {order}"
+            ),
+        })
+    }
+}
+
+/// Every embedding of a collection, one line each, in the order they were added: the
+/// embeddings and the rows of the metadata tables, each in embedding order, merged by
+/// embedding (a row of another collection's embedding is passed over).
 fn embeddings(
     name: &str,
     conn: &Connection,
     collection: &Collection,
-    bools: bool,
-    arrays: bool,
+    metadata: &Table,
+    lists: Option<&Table>,
     lines: &mut Lines,
 ) -> Result<()> {
     let fail = |e| sqlite_error(name, e);
     let Some(segment) = &collection.segment else {
         return Ok(());
     };
-    // `NOT INDEXED`: the embeddings in rowid order, each one's metadata by its (id, key)
-    // index, so SQLite sorts nothing; an embedding without metadata is one row of nulls
-    let bool_value = if bools { "m.bool_value" } else { "NULL" };
-    let mut stmt = conn
-        .prepare(&format!(
-            "SELECT e.id, e.embedding_id, m.key, m.string_value, m.int_value, m.float_value, \
-             {bool_value} FROM embeddings AS e NOT INDEXED \
-             LEFT JOIN embedding_metadata AS m ON m.id = e.id \
-             WHERE e.segment_id = ?1 ORDER BY e.id, m.key"
-        ))
+    let mut id_stmt = conn
+        .prepare(
+            "SELECT id, embedding_id FROM embeddings NOT INDEXED WHERE segment_id = ?1 \
+             ORDER BY id",
+        )
         .map_err(fail)?;
-    let mut element_stmt = match arrays {
-        true => Some(
-            conn.prepare(
-                "SELECT a.id, a.key, a.string_value, a.int_value, a.float_value, a.bool_value \
-                 FROM embeddings AS e NOT INDEXED \
-                 JOIN embedding_metadata_array AS a ON a.id = e.id \
-                 WHERE e.segment_id = ?1 ORDER BY e.id, a.key, a.rowid",
-            )
-            .map_err(fail)?,
-        ),
-        false => None,
+    let mut ids = Embeddings {
+        rows: id_stmt.query([segment]).map_err(fail)?,
+        next: None,
+    };
+    ids.advance(name)?;
+    let mut element_stmt = match lists {
+        Some(table) => Some(conn.prepare(&table.sql).map_err(fail)?),
+        None => None,
     };
     let mut elements = Elements {
         rows: match &mut element_stmt {
-            Some(stmt) => Some(stmt.query([segment]).map_err(fail)?),
+            Some(stmt) => Some(stmt.query([]).map_err(fail)?),
             None => None,
         },
         next: None,
     };
     elements.advance(name)?;
-
     let mut line = Line::new(&collection.name);
-    let mut current: Option<i64> = None;
-    let mut rows = stmt.query([segment]).map_err(fail)?;
+    // the embedding the line is open for
+    let mut open: Option<i64> = None;
+    let mut meta_stmt = conn.prepare(&metadata.sql).map_err(fail)?;
+    let mut rows = meta_stmt.query([]).map_err(fail)?;
     while let Some(row) = rows.next().map_err(fail)? {
         let id: i64 = row.get(0).map_err(fail)?;
-        if current != Some(id) {
-            if current.is_some() {
+        if open != Some(id) {
+            if open.take().is_some() {
                 line.finish(lines)?;
             }
-            current = Some(id);
-            let embedding_id = row.get_ref(1).map_err(fail)?;
-            line.start(name, embedding_id, elements.of(name, id)?)?;
+            // the embeddings before this row's hold no metadata
+            while ids.next_id().is_some_and(|next| next < id) {
+                ids.start(&mut line, &mut elements, name)?;
+                line.finish(lines)?;
+            }
+            if ids.next_id() != Some(id) {
+                continue; // another collection's
+            }
+            ids.start(&mut line, &mut elements, name)?;
+            open = Some(id);
         }
-        match row.get_ref(2).map_err(fail)? {
-            ValueRef::Null => {} // no metadata
+        match row.get_ref(1).map_err(fail)? {
             ValueRef::Text(key) => line.field(name, text(name, key)?, row)?,
             other => return Err(not_chroma_value(name, other)),
         }
     }
-    if current.is_some() {
+    if open.is_some() {
+        line.finish(lines)?;
+    }
+    while ids.next_id().is_some() {
+        ids.start(&mut line, &mut elements, name)?;
         line.finish(lines)?;
     }
     Ok(())
 }
 
-/// A list value of one embedding: its key and its elements, rendered.
-struct List {
-    key: String,
-    items: Vec<String>,
+/// A collection's embeddings in id order, the next one taken ahead: its id and embedding id.
+struct Embeddings<'s> {
+    rows: rusqlite::Rows<'s>,
+    next: Option<(i64, String)>,
 }
 
-/// The list values of a collection's embeddings (`embedding_metadata_array`, one row an
-/// element), in embedding and key order, taken an embedding at a time.
+impl Embeddings<'_> {
+    fn advance(&mut self, name: &str) -> Result<()> {
+        let fail = |e| sqlite_error(name, e);
+        self.next = match self.rows.next().map_err(fail)? {
+            None => None,
+            Some(row) => Some((
+                row.get(0).map_err(fail)?,
+                match row.get_ref(1).map_err(fail)? {
+                    ValueRef::Text(t) => text(name, t)?.to_string(),
+                    other => return Err(not_chroma_value(name, other)),
+                },
+            )),
+        };
+        Ok(())
+    }
+
+    fn next_id(&self) -> Option<i64> {
+        self.next.as_ref().map(|(id, _)| *id)
+    }
+
+    /// Open `line` for the next embedding, with its list values.
+    fn start(&mut self, line: &mut Line, elements: &mut Elements<'_>, name: &str) -> Result<()> {
+        let (id, embedding_id) = self.next.take().expect("an embedding is next");
+        line.start(&embedding_id);
+        elements.feed(id, line, name)?;
+        self.advance(name)
+    }
+}
+
+/// The list values' elements (`embedding_metadata_array`, a row an element) in embedding
+/// order, the next one taken ahead: its embedding, key and rendered value.
 struct Elements<'s> {
     rows: Option<rusqlite::Rows<'s>>,
-    /// The next element not yet taken: its embedding, key and value.
     next: Option<(i64, String, String)>,
 }
 
@@ -467,53 +544,52 @@ impl Elements<'_> {
         let Some(row) = rows.next().map_err(fail)? else {
             return Ok(());
         };
-        let id: i64 = row.get(0).map_err(fail)?;
         let key = match row.get_ref(1).map_err(fail)? {
             ValueRef::Text(t) => text(name, t)?.to_string(),
             other => return Err(not_chroma_value(name, other)),
         };
         let mut value = String::new();
         push_value(name, row, 2, &mut value)?;
-        self.next = Some((id, key, value));
+        self.next = Some((row.get(0).map_err(fail)?, key, value));
         Ok(())
     }
 
-    /// The list values of embedding `id`, the first key last (those of embeddings before it,
-    /// which have no row of their own, are passed over).
-    fn of(&mut self, name: &str, id: i64) -> Result<Vec<List>> {
-        let mut lists: Vec<List> = Vec::new();
-        while let Some((element_id, key, value)) = self.next.take() {
-            if element_id > id {
-                self.next = Some((element_id, key, value));
+    /// Give `line` the elements of embedding `id` (passing over those of embeddings before
+    /// it: another collection's).
+    fn feed(&mut self, id: i64, line: &mut Line, name: &str) -> Result<()> {
+        while let Some((element_id, key, value)) = &self.next {
+            if *element_id > id {
                 break;
             }
-            if element_id == id {
-                match lists.last_mut() {
-                    Some(list) if list.key == key => list.items.push(value),
-                    _ => lists.push(List {
-                        key,
-                        items: vec![value],
-                    }),
-                }
+            if *element_id == id {
+                line.element(key, value);
             }
             self.advance(name)?;
         }
-        lists.reverse();
-        Ok(lists)
+        Ok(())
     }
 }
 
+/// A metadata value of the line: where its key (as stored) and its value (rendered) lie in
+/// [`Line::fields`]'s text, and whether it is an element of a list.
+struct Field {
+    key: std::ops::Range<usize>,
+    value: std::ops::Range<usize>,
+    element: bool,
+}
+
 /// One embedding's line, put together as its rows come: what Chroma keeps of it (collection,
-/// id, document) first, then its metadata in key order with its list values merged in.
+/// id, document) first, then its metadata by key (bytes compared), a list's elements in
+/// their order.
 struct Line {
-    /// The collection, and the embedding's id after `head_len`.
+    /// The collection, then the embedding's id from `head_len` on.
     head: String,
     head_len: usize,
     document: String,
-    body: String,
-    /// This embedding's list values not yet written, the next last.
-    lists: Vec<List>,
+    /// The metadata's keys and rendered values, one after the other.
     text: String,
+    fields: Vec<Field>,
+    out: String,
 }
 
 impl Line {
@@ -524,67 +600,97 @@ impl Line {
             head_len: head.len(),
             head,
             document: String::new(),
-            body: String::new(),
-            lists: Vec::new(),
             text: String::new(),
+            fields: Vec::new(),
+            out: String::new(),
         }
     }
 
-    fn start(&mut self, name: &str, embedding_id: ValueRef<'_>, lists: Vec<List>) -> Result<()> {
+    fn start(&mut self, embedding_id: &str) {
         self.head.push_str(", \"chroma:id\": ");
-        match embedding_id {
-            ValueRef::Text(t) => py_json_str(text(name, t)?, &mut self.head),
-            other => return Err(not_chroma_value(name, other)),
-        }
-        self.lists = lists;
+        py_json_str(embedding_id, &mut self.head);
+    }
+
+    fn push(
+        &mut self,
+        key: &str,
+        element: bool,
+        value: impl FnOnce(&mut String) -> Result<()>,
+    ) -> Result<()> {
+        let start = self.text.len();
+        self.text.push_str(key);
+        let middle = self.text.len();
+        value(&mut self.text)?;
+        self.fields.push(Field {
+            key: start..middle,
+            value: middle..self.text.len(),
+            element,
+        });
         Ok(())
     }
 
-    /// One metadata row: its key, and its value in the row's columns from the fourth on.
+    /// One metadata row: its key, and its value in the row's columns from the third on.
     fn field(&mut self, name: &str, key: &str, row: &rusqlite::Row<'_>) -> Result<()> {
         if key == DOCUMENT_KEY {
             self.document.push_str(", \"chroma:document\": ");
-            return push_value(name, row, 3, &mut self.document);
+            return push_value(name, row, 2, &mut self.document);
         }
         if key.starts_with(RESERVED) {
             return Ok(()); // Chroma's own, which its API shows no one
         }
-        self.lists_before(Some(key));
-        if self.lists.last().is_some_and(|list| list.key == key) {
-            return Ok(()); // a key both a value and a list: the list, as Chroma's API gives it
-        }
-        self.body.push_str(", ");
-        py_json_str(key, &mut self.body);
-        self.body.push_str(": ");
-        push_value(name, row, 3, &mut self.body)
+        self.push(key, false, |out| push_value(name, row, 2, out))
     }
 
-    /// Write the list values whose key comes before `key` (all, for `None`).
-    fn lists_before(&mut self, key: Option<&str>) {
-        while let Some(list) = self.lists.last() {
-            if key.is_some_and(|key| list.key.as_str() >= key) {
-                break;
-            }
-            let list = self.lists.pop().expect("looked at");
-            self.body.push_str(", ");
-            py_json_str(&list.key, &mut self.body);
-            self.body.push_str(": [");
-            self.body.push_str(&list.items.join(", "));
-            self.body.push(']');
-        }
+    fn element(&mut self, key: &str, value: &str) {
+        let _ = self.push(key, true, |out| {
+            out.push_str(value);
+            Ok(())
+        });
     }
 
     fn finish(&mut self, lines: &mut Lines) -> Result<()> {
-        self.lists_before(None);
-        self.text.clear();
-        self.text.push_str(&self.head);
-        self.text.push_str(&self.document);
-        self.text.push_str(&self.body);
-        self.text.push('}');
+        let text = &self.text;
+        // a stable sort: a list's elements stay in their order
+        self.fields
+            .sort_by(|a, b| text[a.key.clone()].cmp(&text[b.key.clone()]));
+        let out = &mut self.out;
+        out.clear();
+        out.push_str(&self.head);
+        out.push_str(&self.document);
+        let mut at = 0;
+        while at < self.fields.len() {
+            let key = &text[self.fields[at].key.clone()];
+            let end = at
+                + self.fields[at..]
+                    .iter()
+                    .take_while(|f| &text[f.key.clone()] == key)
+                    .count();
+            let same = &self.fields[at..end];
+            out.push_str(", ");
+            py_json_str(key, out);
+            out.push_str(": ");
+            match same.iter().any(|f| f.element) {
+                // a key both a value and a list: the list, as Chroma's API gives it
+                true => {
+                    out.push('[');
+                    for (i, f) in same.iter().filter(|f| f.element).enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        out.push_str(&text[f.value.clone()]);
+                    }
+                    out.push(']');
+                }
+                false => out.push_str(&text[same[0].value.clone()]),
+            }
+            at = end;
+        }
+        out.push('}');
         self.head.truncate(self.head_len);
         self.document.clear();
-        self.body.clear();
-        lines.line(self.text.as_bytes())
+        self.text.clear();
+        self.fields.clear();
+        lines.line(self.out.as_bytes())
     }
 }
 
