@@ -137,44 +137,93 @@ impl Place {
 
     /// The value here; `None` when some key on the way is missing. A path through `[]`
     /// collects every element reached into one list.
-    fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {
-        let mut current: Vec<&'a Value> = Vec::new();
-        let mut many = false;
-        for (i, step) in self.steps.iter().enumerate() {
-            match step {
-                Step::Key(k) if i == 0 => current.push(fields.get(k.as_str())?),
-                Step::Key(k) => {
-                    let next: Vec<&Value> = current
-                        .iter()
-                        .filter_map(|v| v.as_object().and_then(|o| o.get(k.as_str())))
-                        .collect();
-                    if next.is_empty() && !many {
-                        return None;
-                    }
-                    current = next;
-                }
-                Step::Each => {
-                    many = true;
-                    current = current
-                        .iter()
-                        .flat_map(|v| match v {
-                            Value::Array(items) => items.iter().collect::<Vec<_>>(),
-                            Value::Null => Vec::new(),
-                            other => vec![*other],
-                        })
-                        .collect();
-                }
-            }
-        }
-        let found = if many {
-            Cow::Owned(Value::Array(current.into_iter().cloned().collect()))
-        } else {
-            Cow::Borrowed(current.pop()?)
+    fn get<'a>(&self, top: &dyn TopLevel<'a>) -> Option<Cow<'a, Value>> {
+        let Some((Step::Key(first), rest)) = self.steps.split_first() else {
+            // no key to start from: a path through `[]` from nothing reaches nothing
+            return Some(Cow::Owned(Value::Array(Vec::new())));
+        };
+        let found = match top.top(first)? {
+            Cow::Borrowed(root) => walk(root, rest)?,
+            Cow::Owned(root) => Cow::Owned(walk(&root, rest)?.into_owned()),
         };
         match (self.list, found.as_ref()) {
             (true, Value::String(text)) => Some(Cow::Owned(Value::Array(list_in_text(text)))),
             _ => Some(found),
         }
+    }
+}
+
+/// The value `steps` reach from `root`.
+fn walk<'v>(root: &'v Value, steps: &[Step]) -> Option<Cow<'v, Value>> {
+    if !steps.contains(&Step::Each) {
+        let mut at = root;
+        for step in steps {
+            let Step::Key(k) = step else { return None };
+            at = at.as_object()?.get(k.as_str())?;
+        }
+        return Some(Cow::Borrowed(at));
+    }
+    let mut current: Vec<&'v Value> = vec![root];
+    let mut many = false;
+    for step in steps {
+        match step {
+            Step::Key(k) => {
+                let next: Vec<&Value> = current
+                    .iter()
+                    .filter_map(|v| v.as_object().and_then(|o| o.get(k.as_str())))
+                    .collect();
+                if next.is_empty() && !many {
+                    return None;
+                }
+                current = next;
+            }
+            Step::Each => {
+                many = true;
+                current = current
+                    .iter()
+                    .flat_map(|v| match v {
+                        Value::Array(items) => items.iter().collect::<Vec<_>>(),
+                        Value::Null => Vec::new(),
+                        other => vec![*other],
+                    })
+                    .collect();
+            }
+        }
+    }
+    if many {
+        Some(Cow::Owned(Value::Array(
+            current.into_iter().cloned().collect(),
+        )))
+    } else {
+        current.pop().map(Cow::Borrowed)
+    }
+}
+
+/// Where a path finds a record's top-level values: its built fields, or each value parsed
+/// from its text as the path asks for it ([`FieldPath::get_parsed`]).
+trait TopLevel<'a> {
+    fn top(&self, key: &str) -> Option<Cow<'a, Value>>;
+}
+
+impl<'a> TopLevel<'a> for &'a Map<String, Value> {
+    fn top(&self, key: &str) -> Option<Cow<'a, Value>> {
+        self.get(key).map(Cow::Borrowed)
+    }
+}
+
+struct Parsed<F>(F);
+
+impl<'a, F: Fn(&str) -> Option<Value>> TopLevel<'a> for Parsed<F> {
+    fn top(&self, key: &str) -> Option<Cow<'a, Value>> {
+        (self.0)(key).map(Cow::Owned)
+    }
+}
+
+struct Found<F>(F);
+
+impl<'a, F: Fn(&str) -> Option<&'a Value>> TopLevel<'a> for Found<F> {
+    fn top(&self, key: &str) -> Option<Cow<'a, Value>> {
+        (self.0)(key).map(Cow::Borrowed)
     }
 }
 
@@ -240,12 +289,12 @@ pub fn list_in_text(text: &str) -> Vec<Value> {
 impl Choice {
     /// The place's value; of several places, every value they hold (a list's items one by
     /// one, null as nothing) gathered into one list, `None` when none holds one.
-    fn get<'a>(&self, fields: &'a Map<String, Value>) -> Option<Cow<'a, Value>> {
+    fn get<'a>(&self, top: &dyn TopLevel<'a>) -> Option<Cow<'a, Value>> {
         let [one] = self.0.as_slice() else {
             let mut items = Vec::new();
             let mut any = false;
             for place in &self.0 {
-                match place.get(fields).as_deref() {
+                match place.get(top).as_deref() {
                     None | Some(Value::Null) => {}
                     Some(Value::Array(values)) => {
                         any = true;
@@ -259,7 +308,7 @@ impl Choice {
             }
             return any.then(|| Cow::Owned(Value::Array(items)));
         };
-        one.get(fields)
+        one.get(top)
     }
 }
 
@@ -338,20 +387,6 @@ impl FieldPath {
         }
     }
 
-    /// The top-level keys this path reads as they are or as a list written in a string, when
-    /// each of its places is one: (key, written in a string). `None` when some place is
-    /// nested.
-    pub fn plain_keys(&self) -> Option<Vec<(&str, bool)>> {
-        self.choices
-            .iter()
-            .flat_map(|c| &c.0)
-            .map(|place| match place.steps.as_slice() {
-                [Step::Key(k)] => Some((k.as_str(), place.list)),
-                _ => None,
-            })
-            .collect()
-    }
-
     /// Take out of a record every value this path reads that `drop` names: an item of a list
     /// (a list written in a string is written again without it), or the key holding a value
     /// on its own. Places through `[]` are left as they are.
@@ -371,15 +406,67 @@ impl FieldPath {
         if let Some(v) = fields.get(self.body()) {
             return Some(Cow::Borrowed(v));
         }
-        // one place of one step: its key is the whole text, just read
-        if let [Choice(places)] = self.choices.as_slice() {
-            if let [Place { steps, list: false }] = places.as_slice() {
-                if steps.len() == 1 {
-                    return None;
-                }
+        if self.is_one_key() {
+            return None;
+        }
+        self.choices.iter().find_map(|choice| choice.get(&fields))
+    }
+
+    /// [`Self::get`] in a record whose top-level values `top` gives, parsed as they are asked
+    /// for: only the keys the path reaches are read.
+    pub fn get_parsed(&self, top: impl Fn(&str) -> Option<Value>) -> Option<Value> {
+        if let Some(v) = top(self.body()) {
+            return Some(v);
+        }
+        if self.is_one_key() {
+            return None;
+        }
+        let top = Parsed(top);
+        self.choices
+            .iter()
+            .find_map(|choice| choice.get(&top))
+            .map(Cow::into_owned)
+    }
+
+    /// The keys inside the value of top-level key `key` that this path reads, when it reads
+    /// only keys inside it (`metadata.owner | metadata.source`: owner and source); `None`
+    /// when it reads the value itself, or through `[]`.
+    pub fn keys_inside(&self, key: &str) -> Option<Vec<&str>> {
+        if self.body() == key {
+            return None;
+        }
+        let mut inside = Vec::new();
+        for place in self.choices.iter().flat_map(|c| &c.0) {
+            match place.steps.as_slice() {
+                [Step::Key(first), ..] if first != key => {}
+                [Step::Key(_), Step::Key(k), ..] => inside.push(k.as_str()),
+                _ => return None,
             }
         }
-        self.choices.iter().find_map(|choice| choice.get(fields))
+        Some(inside)
+    }
+
+    /// [`Self::get`] in a record whose top-level values `top` finds (a few values read from a
+    /// record's text, kept in a short list).
+    pub fn get_found<'a>(&self, top: impl Fn(&str) -> Option<&'a Value>) -> Option<Cow<'a, Value>> {
+        if let Some(v) = top(self.body()) {
+            return Some(Cow::Borrowed(v));
+        }
+        if self.is_one_key() {
+            return None;
+        }
+        let top = Found(top);
+        self.choices.iter().find_map(|choice| choice.get(&top))
+    }
+
+    /// One place of one step: its key is the whole text, read first as a literal key.
+    fn is_one_key(&self) -> bool {
+        match self.choices.as_slice() {
+            [Choice(places)] => {
+                matches!(places.as_slice(), [Place { steps, list: false }] if steps.len() == 1)
+            }
+            _ => false,
+        }
     }
 }
 
@@ -581,11 +668,13 @@ mod tests {
             p.top_keys().collect::<Vec<_>>(),
             ["metadata.r | list(r) | u + g", "metadata", "r", "u", "g"]
         );
-        assert_eq!(p.plain_keys(), None);
+        assert_eq!(p.keys_inside("metadata"), Some(vec!["r"]));
+        assert_eq!(p.keys_inside("r"), None);
         assert_eq!(
-            FieldPath::parse("list(s) | t").plain_keys(),
-            Some(vec![("s", true), ("t", false)])
+            FieldPath::parse("m.a | m.b[]").keys_inside("m"),
+            Some(vec!["a", "b"])
         );
+        assert_eq!(FieldPath::parse("m[].a").keys_inside("m"), None);
     }
 
     #[test]

@@ -94,7 +94,7 @@ impl<'a> Encoder<'a> {
             if derived && role == self.roles.supersedes() {
                 let value = self.supersedes(view, role);
                 writer.cell(value.as_deref().map_or(Cell::Absent, Cell::Value), kind);
-            } else if view.has_text() {
+            } else if view.reads_text(role) {
                 Self::raw_cell(&mut writer, view.raw(role), kind);
             } else {
                 let value = view.get(role);

@@ -375,10 +375,84 @@ struct SlotPlan {
     /// The roles a view sizes up when it is made (the first [`MAX_ROLES`]), each with its
     /// slot: empty unless the command asks how every role counts ([`RecordView::counts`]).
     sized: Vec<(usize, usize)>,
+    /// Each view sizes up its roles as it is made (the command asks how all of them count).
+    sizes: bool,
     /// The literal keys and their slots, looked through in order (a few short keys: no hash).
     literal_slots: Vec<(&'static str, usize)>,
     /// The roles one key inside a top-level object, when there are some.
     inside: Option<Inside>,
+    /// The roles whose path is neither one key nor one key inside an object (`a | b`,
+    /// `list(a)`, `a[].b`): each read through the map from the top-level keys its path
+    /// reads, parsed from their slots as the role is asked for.
+    computed: Vec<Computed>,
+    /// Their bits, by role number (the first [`MAX_ROLES`]).
+    computed_bits: u32,
+    /// The top-level keys they read, all together, each with its slot and the keys inside
+    /// its value that they read (`None`: the value itself): a view that sizes up its roles
+    /// reads each once for all of them.
+    computed_keys: Vec<(String, usize, Option<Vec<String>>)>,
+}
+
+/// A role read through its path from the values of a few top-level keys.
+#[derive(Debug, Clone)]
+struct Computed {
+    index: usize,
+    path: FieldPath,
+    /// The top-level keys the path reads, each with its slot and, when the path reads only
+    /// keys inside its value, those keys.
+    keys: Vec<(String, usize, Option<Vec<String>>)>,
+}
+
+impl Computed {
+    /// The role's value: the path read through the keys it reaches, each parsed from its
+    /// text (which the reader has validated) as the path asks for it.
+    fn value<'t>(&self, text_at: impl Fn(usize) -> Option<&'t str>) -> Option<Value> {
+        self.path.get_parsed(|key| {
+            let (_, slot, inside) = self.keys.iter().find(|(k, _, _)| k == key)?;
+            parse_value(text_at(*slot)?, inside.as_deref())
+        })
+    }
+}
+
+/// A value's text parsed (the reader has validated it); of an object whose keys `inside`
+/// names, only those keys.
+fn parse_value(text: &str, inside: Option<&[String]>) -> Option<Value> {
+    match inside {
+        Some(inside) if text.starts_with('{') => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            serde::de::DeserializeSeed::deserialize(Only(inside), &mut de).ok()
+        }
+        _ => serde_json::from_str(text).ok(),
+    }
+}
+
+/// An object's text read into an object of only the keys named (the last of a repeated
+/// key, as a whole read keeps it); the other values are stepped over, not built.
+struct Only<'k>(&'k [String]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Only<'_> {
+    type Value = Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Only<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut kept = Map::new();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if self.0.iter().any(|k| *k == key) {
+                kept.insert(key.into_owned(), map.next_value()?);
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(Value::Object(kept))
+    }
 }
 
 /// Roles one key inside one top-level object (the engrama map's `properties.valid_from`):
@@ -624,7 +698,7 @@ impl ViewPlan {
     ) -> R {
         let sized_roles;
         let sized = match &self.slots {
-            Some(plan) if !plan.sized.is_empty() => {
+            Some(plan) if plan.sizes => {
                 sized_roles = SizedRoles::of(plan, text, spans, plain);
                 Some(&sized_roles)
             }
@@ -675,6 +749,19 @@ impl ViewPlan {
         }
     }
 
+    /// How a role of this plan's set is computed, when it is (see [`SlotPlan::computed`]).
+    #[inline]
+    fn computed(&self, role: Role) -> Option<&Computed> {
+        let plan = self.slots.as_ref()?;
+        if plan.computed.is_empty() || role.index == usize::MAX {
+            return None;
+        }
+        if role.index < MAX_ROLES && plan.computed_bits & (1 << role.index) == 0 {
+            return None;
+        }
+        plan.computed.iter().find(|c| c.index == role.index)
+    }
+
     /// The slot of a role of this plan's set.
     fn slot(&self, role: Role) -> Option<usize> {
         let plan = self.slots.as_ref()?;
@@ -693,10 +780,11 @@ impl ViewPlan {
 }
 
 impl SlotPlan {
-    /// The top-level keys whose places a plan for `roles` under `map` reads: each role's key,
-    /// or for a key inside an object, the object and the whole path as one key. `None` when
-    /// some role is neither, or the keys inside lie in more than one object: the records must
-    /// then be built and read through the map.
+    /// The top-level keys whose places a plan for `roles` under `map` reads: each role's key;
+    /// for a key inside an object, the object and the whole path as one key; for any other
+    /// path, the keys it reads ([`FieldPath::top_keys`]). `None` when some role is inverse,
+    /// or the keys inside lie in more than one object: the records must then be built and
+    /// read through the map.
     fn top_keys(map: &FieldMap, roles: &RoleSet) -> Option<Vec<String>> {
         let mut keys = Vec::new();
         let mut object: Option<String> = None;
@@ -706,7 +794,13 @@ impl SlotPlan {
                 keys.push(key.to_string());
                 continue;
             }
-            let (outer, _) = path.nested_keys()?;
+            if path.inverse {
+                return None;
+            }
+            let Some((outer, _)) = path.nested_keys() else {
+                keys.extend(path.top_keys().map(str::to_string));
+                continue;
+            };
             match &object {
                 Some(seen) if seen != outer => return None,
                 Some(_) => {}
@@ -762,7 +856,7 @@ impl SlotPlan {
                 },
             )
             .collect::<Vec<Option<usize>>>();
-        let sized = match sized {
+        let sized_roles: Vec<(usize, usize)> = match sized {
             true => slot_of
                 .iter()
                 .take(MAX_ROLES)
@@ -775,12 +869,50 @@ impl SlotPlan {
             .iter()
             .filter_map(|key| Some((*key, slots.slot(key)?)))
             .collect();
+        let mut computed = Vec::new();
+        let mut computed_bits = 0u32;
+        let mut computed_keys: Vec<(String, usize, Option<Vec<String>>)> = Vec::new();
+        for (index, path) in paths.iter().enumerate() {
+            if path.single_key().is_some() || path.nested_keys().is_some() {
+                continue;
+            }
+            let mut keys: Vec<(String, usize, Option<Vec<String>>)> = Vec::new();
+            for key in path.top_keys() {
+                if !keys.iter().any(|(k, _, _)| k == key) {
+                    let inside = path
+                        .keys_inside(key)
+                        .map(|keys| keys.into_iter().map(str::to_string).collect());
+                    keys.push((key.to_string(), slots.slot(key)?, inside));
+                }
+            }
+            for (key, slot, inside) in &keys {
+                match computed_keys.iter_mut().find(|(k, _, _)| k == key) {
+                    None => computed_keys.push((key.clone(), *slot, inside.clone())),
+                    Some((_, _, all)) => match (all.as_mut(), inside) {
+                        (Some(all), Some(inside)) => all.extend(inside.iter().cloned()),
+                        _ => *all = None,
+                    },
+                }
+            }
+            computed.push(Computed {
+                index,
+                path: path.clone().into_owned(),
+                keys,
+            });
+            if index < MAX_ROLES {
+                computed_bits |= 1 << index;
+            }
+        }
         Some(SlotPlan {
+            sizes: sized && !(sized_roles.is_empty() && computed.is_empty()),
             slots,
             slot_of,
-            sized,
+            sized: sized_roles,
             literal_slots,
             inside,
+            computed,
+            computed_bits,
+            computed_keys,
         })
     }
 }
@@ -810,6 +942,8 @@ pub struct RecordView<'a> {
 struct SizedRoles<'a> {
     texts: [Option<RawRole<'a>>; MAX_ROLES],
     counts: PresenceBits,
+    /// The computed roles' values, by role number (see [`SlotPlan::computed`]).
+    values: Vec<(usize, Option<Value>)>,
 }
 
 impl<'a> SizedRoles<'a> {
@@ -818,6 +952,7 @@ impl<'a> SizedRoles<'a> {
         let mut sized = SizedRoles {
             texts: [None; MAX_ROLES],
             counts: PresenceBits::default(),
+            values: Vec::new(),
         };
         for &(index, slot) in &plan.sized {
             if let Some(raw) = slot_text(text, spans, slot) {
@@ -827,6 +962,29 @@ impl<'a> SizedRoles<'a> {
                     *t = Some(raw);
                 }
             }
+        }
+        // a computed role counts as its value does, kept for when it is asked for; the keys
+        // they read are read once for all of them
+        if plan.computed.is_empty() {
+            return sized;
+        }
+        sized.values.reserve(plan.computed.len());
+        let mut fields: Vec<(&str, Value)> = Vec::with_capacity(plan.computed_keys.len());
+        for (key, slot, inside) in &plan.computed_keys {
+            if let Some(value) =
+                slot_text(text, spans, *slot).and_then(|text| parse_value(text, inside.as_deref()))
+            {
+                fields.push((key, value));
+            }
+        }
+        let found = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
+        for computed in plan.computed.iter().filter(|c| c.index < MAX_ROLES) {
+            let value = computed.path.get_found(found).map(Cow::into_owned);
+            if let Some(value) = &value {
+                let value = RoleValue::Json(Cow::Borrowed(value));
+                sized.counts.add(computed.index, Presence::of(Some(&value)));
+            }
+            sized.values.push((computed.index, value));
         }
         sized
     }
@@ -914,6 +1072,24 @@ impl<'a> RecordView<'a> {
         if let Some(raw) = self.sized_up(role) {
             return raw.map(|raw| raw.value());
         }
+        if let Some(computed) = self.plan.computed(role).filter(|_| self.numbers(role)) {
+            let value = match &self.form {
+                Form::Spans {
+                    sized: Some(sized), ..
+                } if role.index < MAX_ROLES => {
+                    let (_, value) = sized.values.iter().find(|(i, _)| *i == role.index)?;
+                    return value.as_ref().map(|v| RoleValue::Json(Cow::Borrowed(v)));
+                }
+                Form::Spans { spans, .. } => {
+                    computed.value(|slot| slot_text(self.text, spans, slot))
+                }
+                Form::Raw(fields) => computed.value(|slot| fields.get(slot)),
+                Form::Fields(fields) => {
+                    return self.plan.map.get(role.name, fields).map(RoleValue::Json)
+                }
+            };
+            return value.map(|v| RoleValue::Json(Cow::Owned(v)));
+        }
         match &self.form {
             Form::Fields(fields) => self.plan.map.get(role.name, fields).map(RoleValue::Json),
             Form::Spans { spans, plain, .. } if self.numbers(role) => {
@@ -943,11 +1119,20 @@ impl<'a> RecordView<'a> {
                 ..
             } => {
                 debug_assert!(role.set == self.plan.set || role.index == usize::MAX);
+                if self.plan.computed(role).is_some() {
+                    return None;
+                }
                 // a role read by name has no number: not sized up, read the slow way
                 texts.get(role.index).copied()
             }
             _ => None,
         }
+    }
+
+    /// The role reads from the text where the reader noted its key ([`Self::raw`] gives its
+    /// value's text): not from built fields, and not a role computed from several keys.
+    pub fn reads_text(&self, role: Role) -> bool {
+        self.has_text() && (!self.numbers(role) || self.plan.computed(role).is_none())
     }
 
     /// A filled role's raw JSON text, when the view sized it up: `Some(None)` when the role
@@ -1136,6 +1321,88 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Roles whose path is a choice, a list in text or gathered places, read from the
+        /// spans the reader notes (sized up or not), are the values a lookup through the map
+        /// finds in the record built whole.
+        #[test]
+        fn computed_roles_read_as_the_map_reads_them(
+            members in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    r#""id""#, r#""chroma:id""#, r#""valid_from""#, r#""release_to""#,
+                    r#""user_id""#, r#""agent_id""#, r#""id | chroma:id""#, r#""x""#,
+                ]), value_text()),
+                0..7,
+            ),
+            inner in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    r#""valid_from""#, r#""release_to""#, r#""other""#,
+                ]), value_text()),
+                0..4,
+            ),
+            metadata in 0..3u8,
+            list_text in proptest::sample::select(vec![
+                r#""a, b""#, r#""[\"a\", 1]""#, r#""""#, r#"" , ""#, r#""[x""#,
+            ]),
+        ) {
+            let mut members: Vec<(String, String)> = members
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            let inner: Vec<(String, String)> =
+                inner.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+            match metadata {
+                0 => members.push(("\"metadata\"".into(), object_text(&inner))),
+                1 => members.push(("\"metadata\"".into(), list_text.to_string())),
+                _ => {}
+            }
+            members.push(("\"applies_to\"".into(), list_text.to_string()));
+            let text = object_text(&members);
+            // with a plain key among them, and every role computed
+            for (spec, names) in [
+                (
+                    "record_id=id | chroma:id,valid_from=metadata.valid_from | valid_from,\
+                     release_to=metadata.release_to | list(release_to) | user_id + agent_id,\
+                     applies_to=list(applies_to),source=x",
+                    &["record_id", "valid_from", "release_to", "applies_to", "source"][..],
+                ),
+                ("record_id=id | chroma:id,applies_to=list(applies_to)", &["record_id", "applies_to"]),
+            ] {
+            let map = FieldMap::parse(&[spec.to_string()]).expect("a map");
+            let roles = RoleSet::new(names.iter().copied());
+            let fields = pyjson::object(&text).expect("an object");
+            let whole = ViewPlan::fields(&map);
+            let whole = whole.view_fields(&fields, Origin::default());
+            for sized in [true, false] {
+                let plan = ViewPlan::new(&map, &roles, &[], &[], sized);
+                let slots = plan.key_slots().expect("computed roles read from the text");
+                let mut spans = vec![(0, 0); slots.len()];
+                let Some(plain) = scan::object_spans(&text, slots, &mut spans) else {
+                    return Ok(());
+                };
+                plan.with_spans(&text, &spans, plain, Origin::default(), None, |view| {
+                    for name in roles.names() {
+                        let (role, by_name) = (roles.role(name), Role::by_name(name));
+                        let got = view.get(role).map(RoleValue::into_json);
+                        let expected = whole.get(by_name).map(RoleValue::into_json);
+                        assert_eq!(got, expected, "{name} in {text}");
+                        assert_eq!(view.presence(role), whole.presence(by_name), "{name} in {text}");
+                        assert_eq!(
+                            view.filled_str(role).map(Cow::into_owned),
+                            whole.filled_str(by_name).map(Cow::into_owned),
+                            "{name} in {text}"
+                        );
+                        if let Some(counts) = view.counts() {
+                            let bit = PresenceBits::bit(role);
+                            let presence = whole.presence(by_name);
+                            assert_eq!(counts.present & bit != 0, presence.is_present(), "{name} in {text}");
+                            assert_eq!(counts.filled & bit != 0, presence.is_filled(), "{name} in {text}");
+                        }
+                    }
+                });
+            }
+            }
+        }
+
         /// Roles one key inside an object (`properties.valid_from`), read from the spans
         /// the reader notes and the object's own scanned from its text, are the values a
         /// lookup through the map finds in the record built whole: a literal dotted key
