@@ -13,7 +13,7 @@ makes: target/live-chroma-venv/bin/python).
                        written by `vercy export chroma:chroma-<N>#bench --to jsonl` when
                        --vercy names a vercy (the benchmark checks both).
 
-Writing 1M embeddings takes chromadb about 12 minutes on the bench machine (2 cores).
+Writing 1M embeddings took chromadb 19 minutes on the bench machine (2 cores, shared).
 
 Usage: bench/gen_chroma.py [--out DIR] [--store store-<N>.jsonl] [--vercy PATH] [SIZE]
        (SIZE like 100k or 1m; 1m unless given)
