@@ -84,9 +84,9 @@ impl RoleReading {
             own,
             keep: KeySelection::all(),
         };
-        // a line is seen in place when every role is one plain key (at the top or inside one
-        // object) under the map given; else the keys the roles start with are built, under
-        // every map
+        // a line is seen in place when no role is inverse under the map given (a role that is
+        // neither one plain key nor one key inside one object is computed from the keys its
+        // path reads); else the keys the roles start with are built, under every map
         let own_slots = reading.own.as_ref().and_then(ViewPlan::key_slots).cloned();
         match reading.given.key_slots() {
             Some(slots) => {

@@ -351,8 +351,10 @@ impl PresenceBits {
 }
 
 /// How the roles of one [`RoleSet`] are found in the records of a store read through one map:
-/// through the map in built fields, and, when every role is one plain top-level key or one key
-/// inside one top-level object, at the slots of those keys in the record's text.
+/// through the map in built fields, and, when no role is inverse, at the slots of the keys
+/// they read in the record's text (a role one plain top-level key or one key inside one
+/// top-level object read there as it is; any other computed from the values of the keys its
+/// path reads).
 #[derive(Debug, Clone)]
 pub struct ViewPlan {
     map: FieldMap,
@@ -576,8 +578,8 @@ impl ViewPlan {
         &self.map
     }
 
-    /// The top-level keys' slots, when every role is one plain key, at the top or inside one
-    /// object: the reader then notes where their values lie in each line and builds nothing.
+    /// The top-level keys' slots, when no role is inverse (and the keys inside lie in one
+    /// object): the reader then notes where their values lie in each line and builds nothing.
     pub fn key_slots(&self) -> Option<&KeySlots> {
         self.slots.as_ref().map(|s| &s.slots)
     }
