@@ -1299,6 +1299,37 @@ mod tests {
         }
     }
 
+    /// Each role of `view` reads as it does in the record built whole: its value, how it
+    /// counts (also in the view's bit sets, when it sized its roles up), its text.
+    fn reads_as_whole(view: &RecordView, whole: &RecordView, roles: &RoleSet, text: &str) {
+        for name in roles.names() {
+            let (role, by_name) = (roles.role(name), Role::by_name(name));
+            let got = view.get(role).map(RoleValue::into_json);
+            let expected = whole.get(by_name).map(RoleValue::into_json);
+            assert_eq!(got, expected, "{name} in {text}");
+            let presence = whole.presence(by_name);
+            assert_eq!(view.presence(role), presence, "{name} in {text}");
+            assert_eq!(
+                view.filled_str(role).map(Cow::into_owned),
+                whole.filled_str(by_name).map(Cow::into_owned),
+                "{name} in {text}"
+            );
+            if let Some(counts) = view.counts() {
+                let bit = PresenceBits::bit(role);
+                assert_eq!(
+                    counts.present & bit != 0,
+                    presence.is_present(),
+                    "{name} in {text}"
+                );
+                assert_eq!(
+                    counts.filled & bit != 0,
+                    presence.is_filled(),
+                    "{name} in {text}"
+                );
+            }
+        }
+    }
+
     /// A JSON text for the proptest below: mostly plain strings, some escaped, empty or
     /// not strings at all.
     fn value_text() -> impl proptest::strategy::Strategy<Value = String> {
@@ -1382,24 +1413,7 @@ mod tests {
                     return Ok(());
                 };
                 plan.with_spans(&text, &spans, plain, Origin::default(), None, |view| {
-                    for name in roles.names() {
-                        let (role, by_name) = (roles.role(name), Role::by_name(name));
-                        let got = view.get(role).map(RoleValue::into_json);
-                        let expected = whole.get(by_name).map(RoleValue::into_json);
-                        assert_eq!(got, expected, "{name} in {text}");
-                        assert_eq!(view.presence(role), whole.presence(by_name), "{name} in {text}");
-                        assert_eq!(
-                            view.filled_str(role).map(Cow::into_owned),
-                            whole.filled_str(by_name).map(Cow::into_owned),
-                            "{name} in {text}"
-                        );
-                        if let Some(counts) = view.counts() {
-                            let bit = PresenceBits::bit(role);
-                            let presence = whole.presence(by_name);
-                            assert_eq!(counts.present & bit != 0, presence.is_present(), "{name} in {text}");
-                            assert_eq!(counts.filled & bit != 0, presence.is_filled(), "{name} in {text}");
-                        }
-                    }
+                    reads_as_whole(view, &whole, &roles, &text)
                 });
             }
             }
@@ -1451,18 +1465,7 @@ mod tests {
             let whole = whole.view_fields(&fields, Origin::default());
             let origin = Origin::default();
             plan.with_spans(&text, &spans, plain, origin, None, |view| {
-                for name in roles.names() {
-                    let (role, by_name) = (roles.role(name), Role::by_name(name));
-                    let got = view.get(role).map(RoleValue::into_json);
-                    let expected = whole.get(by_name).map(RoleValue::into_json);
-                    assert_eq!(got, expected, "{name} in {text}");
-                    assert_eq!(view.presence(role), whole.presence(by_name), "{name} in {text}");
-                    assert_eq!(
-                        view.filled_str(role).map(Cow::into_owned),
-                        whole.filled_str(by_name).map(Cow::into_owned),
-                        "{name} in {text}"
-                    );
-                }
+                reads_as_whole(view, &whole, &roles, &text)
             });
         }
     }
