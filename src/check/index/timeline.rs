@@ -195,11 +195,14 @@ impl Timeline {
 
     /// Every partition's entries in [`order_key`]'s order (by concept; in a concept, the
     /// records by valid_from then store order, then the edges), each partition given to
-    /// `each` (its entries of a concept together, and free to change), in partition order:
-    /// what `each` makes of each. Fails only when the temporary file cannot be read back.
-    pub fn settle<R: Send>(
+    /// `each` (its entries of a concept together, and free to change) with buffers of the
+    /// caller's that one core reuses from one partition to the next (`S`, made by `init`), in
+    /// partition order: what `each` makes of each. Fails only when the temporary file cannot
+    /// be read back.
+    pub fn settle<S: Send, R: Send>(
         mut self,
-        each: impl Fn(&mut [Entry]) -> R + Sync,
+        init: impl Fn() -> S + Sync + Send,
+        each: impl Fn(&mut S, &mut [Entry]) -> R + Sync,
     ) -> io::Result<Vec<R>> {
         let parts = std::mem::take(&mut self.parts);
         let count = |p: usize| parts[p].len() + self.spill.count(p);
@@ -210,22 +213,22 @@ impl Timeline {
         // next would otherwise find held beside its own.
         let small = (0..parts.len()).all(|p| count(p) <= SORT_IN_PLACE);
         let spill = &self.spill;
+        let work = || (PartWork::default(), init());
+        let settle = |(work, own): &mut (PartWork, S), (p, entries)| {
+            work.sorted(spill, p, entries)
+                .map(|sorted| each(own, sorted))
+        };
         match small {
             true => parts
                 .into_par_iter()
                 .enumerate()
-                .map_init(PartWork::default, |work, (p, entries)| {
-                    work.sorted(spill, p, entries).map(&each)
-                })
+                .map_init(work, settle)
                 .collect::<io::Result<_>>()
                 .inspect(|_| table::give_back_freed()),
             false => {
-                let mut work = PartWork::default();
-                parts
-                    .into_iter()
-                    .enumerate()
-                    .map(|(p, entries)| work.sorted(spill, p, entries).map(&each))
-                    .collect()
+                let mut work = work();
+                let parts = parts.into_iter().enumerate();
+                parts.map(|part| settle(&mut work, part)).collect()
             }
         }
     }

@@ -70,7 +70,8 @@ fn find(
     timeline: Timeline,
     lines: impl Fn(&[u32], &mut Vec<u64>) + Sync,
 ) -> io::Result<Option<Found>> {
-    let settled = timeline.settle(|sorted| part_conflicts(sorted, &lines))?;
+    let each = |work: &mut PartWork, sorted: &mut [Entry]| work.conflicts(sorted, &lines);
+    let settled = timeline.settle(PartWork::default, each)?;
     let first = settled.iter().filter_map(|part| part.first).min_by_key(|f| f.0);
     let Some((_, concept, at)) = first else {
         return Ok(None);
@@ -95,38 +96,50 @@ struct PartFound {
     first: Option<(Order, u64, (i64, u32))>,
 }
 
-/// The first conflict of each concept of one partition of the timeline, `sorted`.
-fn part_conflicts(sorted: &mut [Entry], lines: &impl Fn(&[u32], &mut Vec<u64>)) -> PartFound {
-    let mut scratch = Scratch::default();
-    let mut met = Vec::new();
-    for group in sorted.chunk_by_mut(|x, y| x.concept == y.concept) {
-        met.extend(scratch.first_conflict(group));
-    }
-    // each record's line is a read at a random place among the ids: the partition's are
-    // read together, so their cache misses overlap
-    let who: Vec<u32> = met
-        .iter()
-        .flat_map(|(a, b, _): &(Entry, Entry, _)| [a.who, b.who])
-        .collect();
-    let mut met_lines = Vec::with_capacity(who.len());
-    lines(&who, &mut met_lines);
-    let mut found = PartFound {
-        pairs: Vec::with_capacity(met.len()),
-        first: None,
-    };
-    for ((a, b, at), pair_lines) in met.into_iter().zip(met_lines.chunks_exact(2)) {
-        let (la, lb) = (pair_lines[0], pair_lines[1]);
-        let order = (la.max(lb), la.min(lb), a.seq.max(b.seq), a.seq.min(b.seq));
-        if found.first.is_none_or(|(o, _, _)| order < o) {
-            found.first = Some((order, a.concept, at));
+/// Buffers one core reuses from one partition to the next.
+#[derive(Default)]
+struct PartWork {
+    scratch: Scratch,
+    /// A partition's first conflicts, and their records and lines.
+    met: Vec<(Entry, Entry, (i64, u32))>,
+    who: Vec<u32>,
+    met_lines: Vec<u64>,
+}
+
+impl PartWork {
+    /// The first conflict of each concept of one partition of the timeline, `sorted`.
+    fn conflicts(
+        &mut self,
+        sorted: &mut [Entry],
+        lines: &impl Fn(&[u32], &mut Vec<u64>),
+    ) -> PartFound {
+        for group in sorted.chunk_by_mut(|x, y| x.concept == y.concept) {
+            self.met.extend(self.scratch.first_conflict(group));
         }
-        found.pairs.push(Pair {
-            order,
-            a: a.who,
-            b: b.who,
-        });
+        // each record's line is a read at a random place among the ids: the partition's are
+        // read together, so their cache misses overlap
+        self.who.clear();
+        self.who.extend(self.met.iter().flat_map(|(a, b, _)| [a.who, b.who]));
+        self.met_lines.clear();
+        lines(&self.who, &mut self.met_lines);
+        let mut found = PartFound {
+            pairs: Vec::with_capacity(self.met.len()),
+            first: None,
+        };
+        for ((a, b, at), pair_lines) in self.met.drain(..).zip(self.met_lines.chunks_exact(2)) {
+            let (la, lb) = (pair_lines[0], pair_lines[1]);
+            let order = (la.max(lb), la.min(lb), a.seq.max(b.seq), a.seq.min(b.seq));
+            if found.first.is_none_or(|(o, _, _)| order < o) {
+                found.first = Some((order, a.concept, at));
+            }
+            found.pairs.push(Pair {
+                order,
+                a: a.who,
+                b: b.who,
+            });
+        }
+        found
     }
-    found
 }
 
 /// Where a pair is listed: the later and the earlier line of its two records, then their
