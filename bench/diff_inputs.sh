@@ -39,7 +39,8 @@ diff_run() {
 # fills the array `inputs`: the INPUTs given (as absolute paths, since each run happens in its
 # own folder), or else every file under fixtures/ and DATA (default ../shared/data/) that
 # passes the FIND_TESTs, and RANDOM_STORES small generated stores (DEFAULT_COUNT unless set:
-# gen_store.py and gen_messy.py at random sizes; SEED fixes the sizes), in "$WORK/gen".
+# gen_store.py, gen_messy.py in its four kinds and gen_adversarial.py in its eight, at random
+# sizes; SEED fixes the kinds and sizes), in "$WORK/gen".
 # Needs HERE (the checkout) and WORK (a scratch folder).
 diff_inputs() {
   local count=$1; shift
@@ -55,16 +56,19 @@ diff_inputs() {
   python3 - "${RANDOM_STORES:-$count}" "${SEED:-19}" >"$WORK/sizes" <<'PY'
 import random, sys
 r = random.Random(int(sys.argv[2]))
+kinds = ["store", "messy"] * 4 + ["messy --long-ids", "messy --path-ids", "messy --person-owners"]
+kinds += ["adv " + k for k in ("pairs", "pointers", "dups", "owners", "concepts", "ids", "targets", "skew")]
 for _ in range(int(sys.argv[1]) // 2):
-    print(r.choice(["store", "messy"]), r.randint(1, 400))
+    print(r.randint(1, 400), r.choice(kinds))
 PY
-  local kind size
-  while read -r kind size; do
-    if [ "$kind" = store ]; then
-      python3 "$HERE/bench/gen_store.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
-    else
-      python3 "$HERE/bench/gen_messy.py" --out "$WORK/gen" "$size" >/dev/null 2>&1
-    fi
+  local kind size flags
+  while read -r size kind flags; do
+    case $kind in
+      store) python3 "$HERE/bench/gen_store.py" --out "$WORK/gen" "$size" ;;
+      # shellcheck disable=SC2086 # the flags' words are the arguments
+      messy) python3 "$HERE/bench/gen_messy.py" --out "$WORK/gen" $flags "$size" ;;
+      adv) python3 "$HERE/bench/gen_adversarial.py" --out "$WORK/gen" --records "$size" "$flags" ;;
+    esac >/dev/null 2>&1
   done <"$WORK/sizes"
   while IFS= read -r f; do inputs+=("$f"); done < <(find "$WORK/gen" -type f | sort)
 }

@@ -35,8 +35,9 @@ bound gives way before a user's store does.
 The UUIDs are not random: `UUID(int=i * 0x9E3779B97F4A7C15 + 12345)`, so they share their
 first bytes (the ones a sort by name looks at first). The same kind always gives the same bytes.
 
-Usage: bench/gen_adversarial.py [--out DIR] [--force] [KIND ...]
-       (kinds: pairs pointers dups owners concepts ids targets skew)
+Usage: bench/gen_adversarial.py [--out DIR] [--force] [--records N] [KIND ...]
+       (kinds: pairs pointers dups owners concepts ids targets skew; --records: the same shapes
+       at another size, as adv-KIND-N.jsonl, for the differentials)
 """
 
 import argparse
@@ -58,7 +59,7 @@ def path(k):
     return f"store://tenant-{k % 97}/" + "segment/" * 28 + f"record-{k:07d}"
 
 
-def record(kind, i, rng):
+def record(kind, i, rng, N=N):
     r = {"record_id": uid(i)}
     if kind == "pairs":
         c = i // 2
@@ -111,6 +112,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", default=os.path.join(here, "out"))
     p.add_argument("--force", action="store_true", help="rewrite files that already exist")
+    p.add_argument("--records", type=int, default=N, help="records a store (default: 1,000,000)")
     # kinds checked here: Python 3.11's argparse checks an empty list against `choices` as
     # one value, and so refuses no kinds at all
     p.add_argument("kinds", nargs="*", help="pairs, pointers, dups, owners, concepts, ids, targets or skew (default: all of them)")
@@ -120,14 +122,16 @@ def main():
             p.error(f"unknown kind {kind!r}: choose from {', '.join(KINDS)}")
     os.makedirs(args.out, exist_ok=True)
     for kind in args.kinds or KINDS:
-        path = os.path.join(args.out, f"adv-{kind}.jsonl")
+        n = args.records
+        name = f"adv-{kind}.jsonl" if n == N else f"adv-{kind}-{n}.jsonl"
+        path = os.path.join(args.out, name)
         if os.path.exists(path) and not args.force:
             print(f"exists {path}")
             continue
         rng = random.Random(7)
         with open(path + ".tmp", "w") as f:
-            for i in range(N):
-                f.write(json.dumps(record(kind, i, rng)) + "\n")
+            for i in range(n):
+                f.write(json.dumps(record(kind, i, rng, n)) + "\n")
         os.replace(path + ".tmp", path)
         print(f"wrote  {path} ({os.path.getsize(path)} bytes)")
 

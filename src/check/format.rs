@@ -81,6 +81,16 @@ pub fn write(
     }
 }
 
+/// The `vercy-check/1` object of one report as a value (for a small report: the MCP tool's
+/// full detail): what `format/json.rs`, the object's one definition, writes, read back.
+pub fn to_json(report: &Report) -> serde_json::Value {
+    let mut bytes = Vec::new();
+    match json::write(std::slice::from_ref(report), &mut bytes) {
+        Ok(()) => serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+        Err(_) => serde_json::Value::Null,
+    }
+}
+
 /// The reports in `format`, in memory: for tests and small reports (the CLI writes them to
 /// stdout as they are made, see [`write()`]).
 pub fn render(format: Format, reports: &[Report], quiet: bool) -> String {

@@ -1,16 +1,18 @@
 //! `check`: rate a store against the profile's levels.
 //!
-//! [`rules`] is the reference checker's behaviour (presence), [`values`] goes further (values),
-//! [`report`] assembles both into the `vercy-check/1` report, [`mod@format`] prints it.
+//! [`rules`] is the reference checker's behaviour (presence), [`values`] goes further (values)
+//! over the index every value check reads (`index/`), [`report`] assembles both into the
+//! `vercy-check/1` report, [`mod@format`] prints it.
 
 pub mod format;
+mod index;
 pub mod report;
 mod roles;
 pub mod rules;
 mod spill;
 mod table;
 pub mod values;
-pub mod warnings;
+mod warnings;
 
 use crate::error::Result;
 use crate::progress;
@@ -43,7 +45,8 @@ fn facts(rules: &rules::ReferenceRules, view: &RecordView) -> Facts {
     let mut rule_facts = rules.facts(view);
     let values = values::ValueChecks::facts(view, view.origin.line);
     // the name the reference gives a record is nearly always its id: one copy travels
-    let name_is_id = rule_facts.name.is_some() && rule_facts.name.as_deref() == values.id();
+    let name_is_id =
+        rule_facts.name.is_some() && rule_facts.name.as_deref() == values.shared().id();
     if name_is_id {
         rule_facts.name = None;
     }
@@ -119,7 +122,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             rules
         });
         let unnamed;
-        let name = match (&facts.rules.name, facts.values.id()) {
+        let name = match (&facts.rules.name, facts.values.shared().id()) {
             (_, Some(id)) if facts.name_is_id => id,
             (Some(name), _) => name.as_ref(),
             _ => {
@@ -129,7 +132,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         };
         // the value checks first: they name the record (by `who`) the way the rules' list
         // of offenders keeps it
-        let line = facts.values.line();
+        let line = facts.values.shared().line();
         let who = values.fold(&facts.values, name);
         rules.fold(&facts.rules, name, line, &mut || {
             who.unwrap_or_else(|| values.name_aside(name, line))
@@ -174,7 +177,16 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
             path: "the check's temporary file".to_string(),
             reason: e.to_string(),
         })?;
-    Ok(Report::build(input, opts, shape, rules, values))
+    let (mapping, records) = (rules.map().clone(), rules.records());
+    let (warnings, expected) = values.finish();
+    let reference = rules.finish(opts.policy_outside_records, &warnings.record_names());
+    Ok(Report::build(
+        input,
+        opts,
+        (shape, mapping, records),
+        reference,
+        (warnings, expected),
+    ))
 }
 
 /// Size the value checks' id table once for the whole file, from the first records' sizes;
@@ -188,17 +200,20 @@ fn size_tables(early: &[Facts], file_size: Option<u64>, values: &mut values::Val
     }
     let records = (early.len() as u64).saturating_mul(size) / end;
     let records = usize::try_from(records + records / 8).unwrap_or(usize::MAX);
-    let per_record = |len: fn(&values::PackedFacts) -> usize| {
-        let bytes: usize = early.iter().map(|facts| len(&facts.values)).sum();
+    let per_record = |len: fn(&index::SharedFacts) -> usize| {
+        let bytes: usize = early.iter().map(|facts| len(facts.values.shared())).sum();
         records.saturating_mul(bytes / early.len().max(1) + 1)
     };
-    let pointers: usize = early.iter().map(|facts| facts.values.pointer_count()).sum();
+    let pointers: usize = early
+        .iter()
+        .map(|facts| facts.values.shared().pointer_count())
+        .sum();
     let pointers = pointers.saturating_mul(records) / early.len().max(1);
     values.expect_records(
         records,
-        per_record(values::PackedFacts::id_len),
+        per_record(index::SharedFacts::id_len),
         pointers,
-        per_record(values::PackedFacts::concept_len),
+        per_record(index::SharedFacts::concept_len),
     );
     records
 }

@@ -2,14 +2,23 @@
 //! the reference checker's keys in the reference's order and meaning; what vercy adds comes
 //! after them, under new keys.
 
-use super::rules::{Finding, ReferenceRules};
-use super::values::{Expected, ValueChecks};
-use super::warnings::Warnings;
+//!
+//! The formats (`format/`) read the report and what it holds through this module only: the
+//! value warnings and their codes (`warnings/`, and every code the checks declare, `values/`),
+//! the names of the records they name (the index's), the reference's findings.
+
+pub use super::index::book::BookAhead;
+pub use super::index::id_text::RecordName;
+pub use super::index::names::{read_together, NamesAhead};
+pub use super::rules::{Finding, NO_POLICY};
+pub use super::values::codes;
+pub use super::warnings::{Code, Group, Warning, Warnings, CODES_HELP_URI};
+
+use super::index::Expected;
 use super::Options;
 use crate::mapping::FieldMap;
 use crate::profile::{Applies, Profile};
 use crate::store::{Input, Shape};
-use serde_json::Value;
 
 #[derive(Debug)]
 pub struct Report {
@@ -46,18 +55,15 @@ impl Report {
         })
     }
 
+    /// The report of one store read as `shape`: the reference's level and findings (under
+    /// `mapping`, of `records` records) and the value warnings with the register.
     pub fn build(
         input: &Input,
         opts: &Options,
-        shape: Shape,
-        rules: ReferenceRules,
-        values: ValueChecks,
+        (shape, mapping, records): (Shape, FieldMap, usize),
+        (reference_level, findings): (u8, Vec<Finding>),
+        (warnings, expected_concepts): (Warnings, Option<Expected>),
     ) -> Report {
-        let mapping = rules.map().clone();
-        let records = rules.records();
-        let (warnings, expected_concepts) = values.finish();
-        let (reference_level, findings) =
-            rules.finish(opts.policy_outside_records, &warnings.record_names());
         let level = if opts.strict {
             warnings
                 .groups()
@@ -103,7 +109,7 @@ impl Report {
                 None => false,
             };
             if counts {
-                needs.push(if f.offenders.len() == 1 && f.offenders.first().as_deref() == Some(super::rules::NO_POLICY) {
+                needs.push(if f.offenders.len() == 1 && f.offenders.first().as_deref() == Some(NO_POLICY) {
                     format!("{}: a conflict policy, stated once (a record carrying it, or --policy when it lives elsewhere)", f.field)
                 } else {
                     format!("{}: on {} record{} ({})", f.field, f.offenders.len(), plural(f.offenders.len()), f.requirement)
@@ -131,16 +137,6 @@ impl Report {
             }
         }
         Some((next, needs))
-    }
-
-    /// The `vercy-check/1` object as a value (for a small report: the MCP tool's full
-    /// detail): what `format/json.rs`, the object's one definition, writes, read back.
-    pub fn to_json(&self) -> Value {
-        let mut bytes = Vec::new();
-        match super::format::json::write(std::slice::from_ref(self), &mut bytes) {
-            Ok(()) => serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-            Err(_) => Value::Null,
-        }
     }
 }
 

@@ -12,10 +12,10 @@
 //! pointed at and the names of the records waiting on them. Each grows at most by one entry
 //! per record: linear, and nothing else grows with the store.
 
+use super::index::id_text::RecordName;
+use super::index::names::{NamesAhead, RecordNames};
 use super::roles;
 use super::table::Names;
-use super::values::id_text::RecordName;
-use super::values::record_names::{NamesAhead, RecordNames};
 use crate::mapping::{FieldMap, FieldPath};
 use crate::profile::{Applies, CountsWhen, Field, Profile};
 use crate::store::{Presence, PresenceBits, RecordView, Role};

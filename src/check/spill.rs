@@ -5,9 +5,10 @@
 //! written) everything stays in memory, with the same answer: the caller keeps what it could
 //! not write, and nothing more goes to the file.
 //!
-//! The conflict check's entries (`values/conflicts.rs`), the store's concepts
-//! (`values/owners.rs`) and its record ids (`values/ids.rs`) go here; each says what its runs
-//! hold and counts what it holds in its own unit (entries, bytes).
+//! Every spilling column of the index goes here (`index/`: the ids, the texts sought, the
+//! dangling pointers, the concepts, the timeline); each says what its runs hold and counts what
+//! it holds in its own unit (entries, bytes), under the limit its share of the index's
+//! `Budget` gives it.
 
 use crate::file_at::read_at;
 use std::borrow::Cow;
@@ -23,9 +24,9 @@ pub struct Run {
     pub len: u64,
 }
 
-/// What a check holds in memory, and the file its partitions' runs go to past `LIMIT` of it.
+/// What a column holds in memory, and the file its partitions' runs go to past its limit.
 #[derive(Debug)]
-pub struct Spill<const LIMIT: usize> {
+pub struct Spill {
     held: usize,
     limit: usize,
     file: Option<File>,
@@ -36,15 +37,9 @@ pub struct Spill<const LIMIT: usize> {
     stopped: bool,
 }
 
-impl<const LIMIT: usize> Default for Spill<LIMIT> {
-    fn default() -> Self {
-        Spill::with_limit(LIMIT)
-    }
-}
-
-impl<const LIMIT: usize> Spill<LIMIT> {
-    /// A spill that writes past `limit` rather than `LIMIT` (tests write after a few things).
-    pub fn with_limit(limit: usize) -> Self {
+impl Spill {
+    /// Nothing held yet; every partition's things go to the file past `limit` of them.
+    pub fn new(limit: usize) -> Self {
         Spill {
             held: 0,
             limit,
@@ -249,7 +244,7 @@ mod tests {
 
     #[test]
     fn runs_come_back_as_written_partition_by_partition() {
-        let mut spill = Spill::<8>::default();
+        let mut spill = Spill::new(8);
         assert!(!spill.hold(5));
         assert!(spill.hold(5), "10 held of 8");
         spill.write(2, 2, 4, &[b"ab", b"cd"]).unwrap();
@@ -259,7 +254,7 @@ mod tests {
         assert_eq!(spill.written(), 8);
         assert_eq!(spill.held(), 7);
         let mut buf = Vec::new();
-        let read = |spill: &Spill<8>, part: usize, buf: &mut Vec<u8>| -> Vec<Vec<u8>> {
+        let read = |spill: &Spill, part: usize, buf: &mut Vec<u8>| -> Vec<Vec<u8>> {
             spill
                 .runs(part)
                 .iter()

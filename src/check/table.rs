@@ -403,7 +403,7 @@ impl Slots {
 /// side tables: the strings in one arena ([`Names`]), their indices in [`Slots`]. The table
 /// doubles as the set grows. For sets of a few thousand strings, looked up on every record
 /// (the owners of concepts): a set of millions is gathered and resolved by partition instead
-/// (`ids.rs`, `owners.rs`).
+/// (`index/ids.rs`, `index/concepts.rs`).
 #[derive(Default)]
 pub struct Interner {
     names: Names,
@@ -495,7 +495,7 @@ impl Bits {
 /// tried are in bench/NOTES.md).
 pub const PARTS: usize = 32;
 
-// a partition is the top bits of a hash, and `ids.rs` keeps it in a byte
+// a partition is the top bits of a hash, and `index/ids.rs` keeps it in a byte
 const _: () = assert!(PARTS.is_power_of_two() && PARTS <= 256);
 
 /// `PARTS` empty partitions, made when the first thing goes into one.

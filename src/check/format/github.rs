@@ -4,8 +4,7 @@
 //! seen), then one summary notice with the counts per code. With `$GITHUB_STEP_SUMMARY` set,
 //! a Markdown summary (bounded in size) is appended there too.
 
-use super::super::report::{plural, Report};
-use super::super::values::id_text::RecordName;
+use super::super::report::{plural, RecordName, Report};
 use super::human::thousands;
 use super::Failure;
 use crate::output::github_escape;

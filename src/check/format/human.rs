@@ -3,9 +3,7 @@
 //! concepts), then `… and N more`; long lines wrap between items, never inside one, so an id
 //! is never split. Every text read from the store goes through [`terminal_safe`].
 
-use super::super::report::{plural, Report};
-use super::super::values::Code;
-use super::super::warnings::{Group, Warning};
+use super::super::report::{plural, Group, Report, Warning};
 use crate::output::{paint, Paint};
 use crate::profile::Profile;
 use crate::text::terminal_safe;
@@ -448,11 +446,7 @@ fn group_line(
         let n = thousands(g.warnings);
         let tries = fit.tries(GROUP_SHOWN).map(|shown| {
             let mut w = start();
-            let count = match g.code {
-                Code::Owners => format!("{n} concepts have more than one owner"),
-                Code::SupersedesCycle => format!("{n} supersedes cycles"),
-                code => format!("{n} warnings: {}", code.meaning()),
-            };
+            let count = g.code.many(&n);
             let subjects = r.warnings.of_code(g.code).map(|x| {
                 let subject = x.subject();
                 if subject.is_empty() {

@@ -10,18 +10,16 @@
 //! anything to escape are copied whole, and the records' names are looked up a batch ahead of
 //! writing, so the lookups into the ids (spread over the whole store) overlap instead of
 //! waiting one by one. Names in the temporary file are read for a window of pieces at once,
-//! in the order they lie there (`record_names.rs`'s `read_together`). The small values (the
+//! in the order they lie there (`index/names.rs`'s `read_together`). The small values (the
 //! mapping, the register, what the next level needs) still go through serde.
 //!
 //! Memory: the buffer holds a chunk (and at most one item more), and a window of pieces is in
 //! flight ([`WINDOW`] × [`PIECE`] items, and their records' names when read together),
 //! whatever the report's size.
 
-use super::super::report::Report;
-use super::super::rules::Finding;
-use super::super::values::owners::BookAhead;
-use super::super::values::record_names::{read_together, NamesAhead};
-use super::super::warnings::{Warning, Warnings};
+use super::super::report::{
+    read_together, BookAhead, Finding, NamesAhead, Report, Warning, Warnings,
+};
 use crate::profile::Profile;
 use rayon::prelude::*;
 use serde::Serialize;

@@ -7,9 +7,7 @@
 //! same across runs. An unreadable store is a failed invocation with the diagnostic as its
 //! notification.
 
-use super::super::report::{plural, Report};
-use super::super::values::id_text::RecordName;
-use super::super::values::Code;
+use super::super::report::{codes, plural, RecordName, Report, CODES_HELP_URI};
 use super::human::thousands;
 use super::Failure;
 use crate::profile::Profile;
@@ -20,8 +18,6 @@ use std::io::{self, Write};
 pub const MAX_RESULTS: usize = 25_000;
 /// Records of a result listed as related locations.
 const RELATED: usize = 100;
-/// The README section that explains the check codes: every rule's `helpUri`.
-pub const CODES_HELP_URI: &str = "https://github.com/ver-cy/vercy/blob/main/README.md#check-codes";
 /// The base the relative paths are resolved against.
 const BASE: &str = "SRCROOT";
 
@@ -90,14 +86,11 @@ fn rules() -> Vec<Value> {
                    "defaultConfiguration": {"level": level}})
         })
         .collect();
-    for code in Code::ALL {
-        let (field, text) = (code.field(), code.meaning());
-        let code = code.code();
+    for code in codes() {
         rules.push(
-            json!({"id": code, "name": field, "shortDescription": {"text": text},
-            "help": {"text": format!("{code}: {text}. The records are named with their lines; \
-                --strict counts this warning against the level.")},
-            "helpUri": CODES_HELP_URI,
+            json!({"id": code.code(), "name": code.field(), "shortDescription": {"text": code.meaning()},
+            "help": {"text": code.help()},
+            "helpUri": code.doc(),
             "defaultConfiguration": {"level": "warning"}}),
         );
     }

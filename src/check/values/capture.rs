@@ -1,8 +1,18 @@
 //! Validity time is not capture time: valid_from equal to the capture timestamp on most
 //! records (`value.capture_time`).
 
-use super::super::warnings::Warnings;
-use super::{Code, Folding, Reading, Settled, ValueCheck};
+use super::super::index::{Folding, Index, Reading};
+use super::super::warnings::{Code, Spec, Warnings};
+use super::ValueCheck;
+
+const CAPTURE_TIME: Code = Code::new(&Spec {
+    code: "value.capture_time",
+    field: "valid_from",
+    caps_level: 0,
+    meaning: "valid_from equal to the capture timestamp on most records",
+    many: None,
+    words: None,
+});
 
 /// Keys where stores keep the capture (write) time of a record.
 pub const CAPTURE_KEYS: [&str; 5] = [
@@ -22,6 +32,7 @@ pub(super) struct Capture {
 }
 
 impl ValueCheck for Capture {
+    const CODES: &'static [Code] = &[CAPTURE_TIME];
     /// A capture timestamp was found: whether it equals valid_from.
     type Facts = Option<bool>;
 
@@ -44,8 +55,8 @@ impl ValueCheck for Capture {
         }
     }
 
-    fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
-        let records = store.records;
+    fn warnings(&mut self, index: &mut Index, out: &mut Warnings) {
+        let records = index.records();
         if self.known > 0 && self.equal.len() * 2 > records {
             let message = format!(
                 "valid_from equals the capture timestamp on {} of {} records: validity time is when the statement became true, not when it was written",
@@ -53,7 +64,7 @@ impl ValueCheck for Capture {
                 records
             );
             let equal = std::mem::take(&mut self.equal);
-            out.push_named(Code::CaptureTime, &message, "", equal);
+            out.push_named(CAPTURE_TIME, &message, "", equal);
         }
     }
 }

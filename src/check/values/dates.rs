@@ -1,8 +1,27 @@
 //! Dates and intervals: a valid_from or valid_to that is not a date (`value.date`), and
 //! valid_to before valid_from (`value.interval`).
 
-use super::super::warnings::Warnings;
-use super::{Code, Folding, Reading, Settled, ValueCheck};
+use super::super::index::{Folding, Index, Reading};
+use super::super::warnings::{Code, Spec, Warnings};
+use super::ValueCheck;
+
+const DATE: Code = Code::new(&Spec {
+    code: "value.date",
+    field: "valid_from",
+    caps_level: 0,
+    meaning: "a valid_from or valid_to that is not a date",
+    many: None,
+    words: None,
+});
+
+const INTERVAL: Code = Code::new(&Spec {
+    code: "value.interval",
+    field: "valid_to",
+    caps_level: 0,
+    meaning: "valid_to before valid_from",
+    many: None,
+    words: None,
+});
 
 /// The records with a date that does not parse (twice when both do not) and with an inverted
 /// interval, by `who`: each list holds a record at most twice, so it is linear in the store
@@ -26,6 +45,7 @@ pub(super) struct DateFacts {
 }
 
 impl ValueCheck for Dates {
+    const CODES: &'static [Code] = &[DATE, INTERVAL];
     type Facts = DateFacts;
 
     #[inline(always)]
@@ -62,17 +82,17 @@ impl ValueCheck for Dates {
         }
     }
 
-    fn warnings(&mut self, _store: &mut Settled, out: &mut Warnings) {
+    fn warnings(&mut self, _index: &mut Index, out: &mut Warnings) {
         if !self.bad_dates.is_empty() {
             let example = self.bad_date_example.clone().unwrap_or_default();
             let message = format!("dates that do not parse (first: {example})");
             let bad_dates = std::mem::take(&mut self.bad_dates);
-            out.push_named(Code::Date, &message, "", bad_dates);
+            out.push_named(DATE, &message, "", bad_dates);
         }
         if !self.inverted.is_empty() {
             let message = "valid_to is before valid_from";
             let inverted = std::mem::take(&mut self.inverted);
-            out.push_named(Code::Interval, message, "", inverted);
+            out.push_named(INTERVAL, message, "", inverted);
         }
     }
 }

@@ -1,11 +1,30 @@
 //! One conflict policy per store, stated once: more than one policy (`value.policies`), the
 //! policy repeated on every record (`value.policy_repeated`).
 
+use super::super::index::{Folding, Index, Reading};
+use super::super::warnings::{Code, Spec, Warnings};
 use super::super::table;
-use super::super::warnings::Warnings;
-use super::{Code, Folding, Reading, Settled, ValueCheck};
+use super::ValueCheck;
 use crate::store::RoleValue;
 use std::collections::HashSet;
+
+const POLICIES: Code = Code::new(&Spec {
+    code: "value.policies",
+    field: "conflict_policy",
+    caps_level: 1,
+    meaning: "more than one conflict policy in the store",
+    many: None,
+    words: None,
+});
+
+const POLICY_REPEATED: Code = Code::new(&Spec {
+    code: "value.policy_repeated",
+    field: "conflict_policy",
+    caps_level: 1,
+    meaning: "the conflict policy repeated on every record",
+    many: None,
+    words: None,
+});
 
 /// Distinct policy texts counted in a table: a store states one, or a few. One that states a
 /// policy of its own on each record has as many as records, and past this many each record's
@@ -26,6 +45,7 @@ pub(super) struct Policy {
 }
 
 impl ValueCheck for Policy {
+    const CODES: &'static [Code] = &[POLICIES, POLICY_REPEATED];
     /// The hash of the record's conflict policy, when it states one.
     type Facts = Option<u64>;
 
@@ -50,19 +70,19 @@ impl ValueCheck for Policy {
         }
     }
 
-    fn warnings(&mut self, store: &mut Settled, out: &mut Warnings) {
-        let records = store.records;
+    fn warnings(&mut self, index: &mut Index, out: &mut Warnings) {
+        let records = index.records();
         self.more.sort_unstable();
         self.more.dedup();
         let distinct = self.texts.len() + self.more.len();
         if distinct > 1 {
             let message = format!("{distinct} different conflict policies: a store states one");
-            out.push_named(Code::Policies, &message, "", self.records.iter().copied());
+            out.push_named(POLICIES, &message, "", self.records.iter().copied());
         } else if records > 1 && self.records.len() == records {
             let message =
                 "the conflict policy is repeated on every record: state it once per store";
             let first = self.records.iter().take(1).copied();
-            out.push_named(Code::PolicyRepeated, message, "", first);
+            out.push_named(POLICY_REPEATED, message, "", first);
         }
     }
 }

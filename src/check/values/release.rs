@@ -1,8 +1,18 @@
 //! release_to is a list of parties (`value.release_to`).
 
-use super::super::warnings::Warnings;
-use super::{Code, Folding, Reading, Settled, ValueCheck};
+use super::super::index::{Folding, Index, Reading};
+use super::super::warnings::{Code, Spec, Warnings};
+use super::ValueCheck;
 use crate::store::RoleValue;
+
+const RELEASE_TO: Code = Code::new(&Spec {
+    code: "value.release_to",
+    field: "release_to",
+    caps_level: 2,
+    meaning: "release_to that is not a list of parties",
+    many: None,
+    words: None,
+});
 
 /// The records whose release_to is not a list of parties, by `who` (once each: linear in the
 /// store, 4 bytes a record).
@@ -12,6 +22,7 @@ pub(super) struct Release {
 }
 
 impl ValueCheck for Release {
+    const CODES: &'static [Code] = &[RELEASE_TO];
     /// The record's release_to is filled and not a list of parties.
     type Facts = bool;
 
@@ -33,11 +44,11 @@ impl ValueCheck for Release {
         }
     }
 
-    fn warnings(&mut self, _store: &mut Settled, out: &mut Warnings) {
+    fn warnings(&mut self, _index: &mut Index, out: &mut Warnings) {
         if !self.bad.is_empty() {
             let message = "release_to is not a list of party names";
             let bad = std::mem::take(&mut self.bad);
-            out.push_named(Code::ReleaseTo, message, "", bad);
+            out.push_named(RELEASE_TO, message, "", bad);
         }
     }
 }

@@ -181,7 +181,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
     let report = check_store(&args::records(arguments), &opts).map_err(ToolError::Failed)?;
     let full = arguments.get("detail").and_then(Value::as_str) == Some("full");
     let answer = if full {
-        let value = report.to_json();
+        let value = crate::check::format::to_json(&report);
         let size = serde_json::to_vec(&value).map_or(usize::MAX, |v| v.len());
         if size <= FULL_MAX_BYTES {
             value

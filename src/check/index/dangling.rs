@@ -9,21 +9,18 @@
 //! a report writes it.
 //!
 //! Memory: two bytes a pointer (its length; where every 64th starts, 8 bytes), and the pointers
-//! held up to [`IN_MEMORY`]; past it they go to the temporary file of `spill.rs`, and are read
+//! held up to the budget's share (`Budget::dangling`); past it they go to the temporary file of `spill.rs`, and are read
 //! back as the names are written (in order: `ids.rs`'s `ReadAhead` reads the next ones with
 //! each).
 
 use super::super::spill;
 use super::id_text::RecordName;
 use super::ids::{read_span, ReadAhead};
-use super::record_names::{RecordNames, NAMED};
+use super::names::{RecordNames, NAMED};
+use super::Budget;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Bytes of pointers held before they go to the temporary file: the few thousand of bench's
-/// messy stores never go.
-const IN_MEMORY: usize = 4 << 20;
-
-type Spill = spill::Spill<IN_MEMORY>;
+type Spill = spill::Spill;
 
 /// The one partition of [`Dangling::spill`].
 const PART: usize = 0;
@@ -37,7 +34,6 @@ const STRIDE: usize = 64;
 /// A pointer's length too long for two bytes (see [`Dangling::lens`]).
 const LONG: u16 = u16::MAX;
 
-#[derive(Default)]
 pub struct Dangling {
     /// Each pointer's length: its record (4 bytes, little-endian: its id's index, named by
     /// its id as the pointer names it, or with [`NAMED`] the place of its name aside, for a
@@ -57,7 +53,26 @@ pub struct Dangling {
     unreadable: AtomicBool,
 }
 
+impl Default for Dangling {
+    fn default() -> Self {
+        Dangling::new(Budget::DEFAULT.dangling)
+    }
+}
+
 impl Dangling {
+    /// No pointers yet; they go to the temporary file past `limit` bytes held.
+    pub fn new(limit: usize) -> Dangling {
+        Dangling {
+            lens: Vec::new(),
+            long: Vec::new(),
+            starts: Vec::new(),
+            held: Vec::new(),
+            gone: 0,
+            spill: Spill::new(limit),
+            unreadable: AtomicBool::new(false),
+        }
+    }
+
     /// Room for up to `n` more pointers.
     pub fn reserve(&mut self, n: usize) {
         self.lens.reserve(n);
@@ -192,7 +207,7 @@ mod tests {
         let aside = names.name_aside("record 2", 9) | NAMED;
         for limit in [usize::MAX, 1] {
             let mut dangling = Dangling {
-                spill: Spill::with_limit(limit),
+                spill: Spill::new(limit),
                 ..Dangling::default()
             };
             dangling.push(0, b"X-1");
@@ -220,7 +235,7 @@ mod tests {
         let targets: Vec<String> = (0..200).map(target).collect();
         for limit in [usize::MAX, 300] {
             let mut dangling = Dangling {
-                spill: Spill::with_limit(limit),
+                spill: Spill::new(limit),
                 ..Dangling::default()
             };
             for target in &targets {

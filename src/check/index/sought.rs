@@ -11,7 +11,7 @@
 //! before them held 60 MB of them, and the pointers another 80.
 //!
 //! Memory: each text's entry (32 bits of its hash, the length of its kept form, its kept
-//! form) is held up to [`IN_MEMORY`] in all; past it every partition's go to the temporary
+//! form) is held up to the budget's share in all (`Budget::sought`); past it every partition's go to the temporary
 //! file of `spill.rs`. Matching reads one partition back at a time on each core.
 
 use super::super::spill;
@@ -20,12 +20,7 @@ use super::id_text::with_kept;
 use std::borrow::Cow;
 use std::io;
 
-/// Bytes of entries held before every partition's go to the temporary file: the targets of
-/// bench's clean and messy 1M stores take 5 MiB and never go (UUIDs take 8, and go once).
-/// Small, as an entry is only ever read in order, a partition at a time.
-const IN_MEMORY: usize = 8 << 20;
-
-type Spill = spill::Spill<IN_MEMORY>;
+type Spill = spill::Spill;
 
 /// A text sought among the ids: the partition it went to (its place there is its turn).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +33,6 @@ impl Sought {
 }
 
 /// The texts sought, by partition, each in store order.
-#[derive(Default)]
 pub struct SoughtTexts {
     /// By partition: the entries held, one after the other, and how many.
     held: Vec<Vec<u8>>,
@@ -48,6 +42,15 @@ pub struct SoughtTexts {
 }
 
 impl SoughtTexts {
+    /// No texts yet; every partition's go to the temporary file past `limit` bytes held.
+    pub fn new(limit: usize) -> SoughtTexts {
+        SoughtTexts {
+            held: Vec::new(),
+            counts: Vec::new(),
+            spill: Spill::new(limit),
+        }
+    }
+
     /// Room for about `n` more texts of `bytes` in all (never more than is held at once).
     pub fn reserve(&mut self, n: usize, bytes: usize) {
         let entries = bytes.saturating_add(n.saturating_mul(ENTRY_HEAD));
@@ -92,6 +95,11 @@ impl SoughtTexts {
         }
     }
 
+    /// Let go of every text (nothing more is sought).
+    pub fn forget(&mut self) {
+        *self = SoughtTexts::new(self.spill.limit());
+    }
+
     /// How many texts were sought in partition `p`.
     pub fn count(&self, p: usize) -> usize {
         let held = self.counts.get(p).map_or(0, |&n| n as usize);
@@ -130,7 +138,7 @@ impl SoughtTexts {
 /// Each partition's entries read back in order, a run at a time (the runs a partition went
 /// to the temporary file in, then what it holds): a cursor a partition.
 ///
-/// Memory: a run a partition, at most [`IN_MEMORY`] in all (a run is what the partition held
+/// Memory: a run a partition, at most the budget's share in all (a run is what the partition held
 /// when every partition's went).
 pub struct SoughtReader<'s> {
     texts: &'s SoughtTexts,
@@ -253,7 +261,7 @@ mod tests {
             limit in 1usize..200,
         ) {
             for limit in [usize::MAX, limit] {
-                let mut sought = SoughtTexts { spill: Spill::with_limit(limit), ..Default::default() };
+                let mut sought = SoughtTexts::new(limit);
                 let parts: Vec<Sought> = texts.iter().map(|t| sought.push(t, hash(t))).collect();
                 for p in 0..PARTS {
                     let mut came_back = Vec::new();
@@ -283,7 +291,7 @@ mod tests {
     /// An entry cut short is an error, once, and nothing after it is read.
     #[test]
     fn an_entry_cut_short_is_an_error() {
-        let mut sought = SoughtTexts::default();
+        let mut sought = SoughtTexts::new(1 << 20);
         sought.push("R-1", 0);
         sought.push("R-2", 0);
         let bytes = &sought.held[0];

@@ -1,6 +1,6 @@
 //! Every record id of a store and every id a supersedes pointer names, gathered in store order
 //! while the records stream past, and matched up once at the end: which ids repeat an earlier
-//! one (`value.duplicate_id`), and which id each pointer names (for `supersession.rs`).
+//! one (`value.duplicate_id`), and which id each pointer names (for `pointers.rs`).
 //!
 //! Why not a hash table of ids during the pass: at a million records it spans tens of
 //! megabytes, and nearly every record's lookup missed the cache, on the thread that folds
@@ -15,7 +15,7 @@
 //!
 //! Memory: per id its line (`id_lines.rs`: 4 bytes), 8 bytes of key, 5 of place and 4 of
 //! where its kept form ends: linear in the store. The kept forms (`id_text.rs`: 17 bytes for
-//! a UUID, else the text) are held up to a fixed amount ([`IN_MEMORY`]); past it every
+//! a UUID, else the text) are held up to the budget's share (`Budget::ids`); past it every
 //! partition's go to the temporary file of `spill.rs`. A partition is read back whole when
 //! it is matched up, and a name alone when a report writes it, or with the other names of
 //! a window of the JSON report (`Ids::read_spilled`). The texts sought are kept
@@ -26,23 +26,17 @@ use super::super::spill;
 use super::super::table::{
     key_of, part_of, partitions, prefetch, share, spread, Bits, Slots, PARTS,
 };
-use super::super::warnings::Warnings;
 use super::id_lines::IdLines;
 use super::id_text::{IdTexts, RecordName};
 use super::sought::{Sought, SoughtReader, SoughtTexts};
-use super::Code;
+use super::Budget;
 use crate::bytes::same;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Bytes of ids' kept forms held in memory before every partition's go to the temporary
-/// file: a million UUIDs of bench's UUID store take 17 MiB and never go; ids of about 30
-/// bytes and more go once or more.
-const IN_MEMORY: usize = 32 << 20;
-
-type Spill = spill::Spill<IN_MEMORY>;
+type Spill = spill::Spill;
 
 /// "Not found" in [`Matched::found`].
 const NONE: u32 = u32::MAX;
@@ -57,7 +51,6 @@ struct IdPart {
     texts: IdTexts,
 }
 
-#[derive(Default)]
 pub struct Ids {
     /// Every id as met, in store order (a repeat too): an id's index is its place here; the
     /// record's line, and whether it carries a written valid_to.
@@ -76,7 +69,13 @@ pub struct Ids {
     unreadable: AtomicBool,
 }
 
-/// What one reader of many names (`record_names.rs`'s `NamesAhead`) last read back from the
+impl Default for Ids {
+    fn default() -> Self {
+        Ids::new(&Budget::DEFAULT)
+    }
+}
+
+/// What one reader of many names (`names.rs`'s `NamesAhead`) last read back from the
 /// temporary file, by the spill's partition. Names in store order come, in each partition, in
 /// the order they were written: a name read a little after the last one of its partition is
 /// read with the bytes after it, which hold the next ones. Names at random are read alone.
@@ -105,9 +104,9 @@ const READ_MOST: u64 = 256 << 10;
 
 impl ReadAhead {
     /// Bytes `span` of the spill's partition `n`, from the block read last or read now.
-    fn read<const L: usize>(
+    fn read(
         &mut self,
-        spill: &spill::Spill<L>,
+        spill: &spill::Spill,
         n: usize,
         (from, to): (u64, u64),
     ) -> io::Result<&[u8]> {
@@ -192,6 +191,19 @@ pub fn small(i: usize) -> u32 {
 }
 
 impl Ids {
+    /// No ids yet, held up to `budget`'s share, and no texts sought.
+    pub fn new(budget: &Budget) -> Ids {
+        Ids {
+            lines: IdLines::default(),
+            parts: Vec::new(),
+            places: Vec::new(),
+            id_parts: Vec::new(),
+            sought: SoughtTexts::new(budget.sought),
+            spill: Spill::new(budget.ids),
+            unreadable: AtomicBool::new(false),
+        }
+    }
+
     /// Room for about `ids` more ids of `bytes` in all, and `sought` more targets: sized once,
     /// the long lists skip the copies of growing by doubling.
     pub fn reserve(&mut self, ids: usize, bytes: usize, sought: usize) {
@@ -243,7 +255,7 @@ impl Ids {
 
     /// Let the sought texts go, once what they came to is read.
     pub fn forget_sought(&mut self) {
-        self.sought = SoughtTexts::default();
+        self.sought.forget();
     }
 
     /// The bytes of kept forms held in memory that could go to the temporary file.
@@ -260,7 +272,11 @@ impl Ids {
                 continue;
             }
             let count = small(texts.held());
-            if self.spill.write(n, count, texts.text_len(), &[texts.text()]).is_err() {
+            if self
+                .spill
+                .write(n, count, texts.text_len(), &[texts.text()])
+                .is_err()
+            {
                 self.spill.stop();
                 return;
             }
@@ -294,10 +310,10 @@ impl Ids {
     /// spill after a few).
     #[cfg(test)]
     pub fn spilling_past(limit: usize) -> Ids {
-        Ids {
-            spill: Spill::with_limit(limit),
-            ..Ids::default()
-        }
+        Ids::new(&Budget {
+            ids: limit,
+            ..Budget::DEFAULT
+        })
     }
 
     /// Some ids' kept forms went to the temporary file (then all of them did, once matched
@@ -329,19 +345,16 @@ impl Ids {
     /// [`Ids::unreadable`]).
     ///
     /// Memory: a read of at most [`READ_MOST`] bytes.
-    pub fn read_spilled(
-        &self,
-        n: usize,
-        spans: &[(u64, u64)],
-        mut each: impl FnMut(usize, &str),
-    ) {
+    pub fn read_spilled(&self, n: usize, spans: &[(u64, u64)], mut each: impl FnMut(usize, &str)) {
         let mut buf = Vec::new();
-        let read = self.spill.read_spans(n, spans, (READ_GAP, READ_MOST), &mut buf, |k, kept| {
-            match RecordName::of_kept_read(kept) {
-                Some(name) => each(k, name.as_str()),
-                None => self.unreadable.store(true, Ordering::Relaxed),
-            }
-        });
+        let read = self
+            .spill
+            .read_spans(n, spans, (READ_GAP, READ_MOST), &mut buf, |k, kept| {
+                match RecordName::of_kept_read(kept) {
+                    Some(name) => each(k, name.as_str()),
+                    None => self.unreadable.store(true, Ordering::Relaxed),
+                }
+            });
         if read.is_err() {
             self.unreadable.store(true, Ordering::Relaxed);
         }
@@ -383,7 +396,7 @@ impl Ids {
 
     /// Start loading where the id at `i` is kept, and its line: the first step of reading
     /// many ids at random places ([`Ids::prefetch_bounds`], [`Ids::prefetch_text`] the next,
-    /// see `record_names.rs`).
+    /// see `names.rs`).
     #[inline]
     pub fn prefetch_place(&self, i: u32) {
         let i = i as usize;
@@ -482,8 +495,8 @@ impl Ids {
 /// `spill`: held, or read back (through `ahead` when given). `None` when it cannot be read
 /// back (empty past the end).
 #[inline]
-pub(super) fn kept_name<'s, const L: usize>(
-    (spill, n): (&spill::Spill<L>, usize),
+pub(super) fn kept_name<'s>(
+    (spill, n): (&spill::Spill, usize),
     texts: &'s IdTexts,
     at: usize,
     ahead: Option<&mut ReadAhead>,
@@ -501,8 +514,8 @@ pub(super) fn kept_name<'s, const L: usize>(
 }
 
 /// Bytes `span` of partition `n` of `spill`, read back (through `ahead` when given).
-pub(super) fn read_span<const L: usize>(
-    (spill, n): (&spill::Spill<L>, usize),
+pub(super) fn read_span(
+    (spill, n): (&spill::Spill, usize),
     span: (u64, u64),
     ahead: Option<&mut ReadAhead>,
 ) -> io::Result<Vec<u8>> {
@@ -574,25 +587,6 @@ impl Matched {
     }
 }
 
-/// `value.duplicate_id`: one warning naming every record whose id repeats an earlier one
-/// (the ids are the store's, kept for every check: nothing of its own to read or keep).
-#[derive(Default)]
-pub(super) struct DuplicateIds;
-
-impl super::ValueCheck for DuplicateIds {
-    type Facts = ();
-
-    fn warnings(&mut self, store: &mut super::Settled, out: &mut Warnings) {
-        // a repeat at a time: each name is built and kept compact, not gathered as Strings
-        let mut repeats = store.matched.repeats().peekable();
-        if repeats.peek().is_some() {
-            let message = "record_id used by more than one record (each repeat is named)";
-            // an id's index is its record's `who`
-            out.push_named(Code::DuplicateId, message, "", repeats);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::super::table::hash;
@@ -603,7 +597,7 @@ mod tests {
     #[test]
     fn a_name_that_cannot_be_read_back_is_noted() {
         let mut ids = Ids {
-            spill: Spill::with_limit(8),
+            spill: Spill::new(8),
             ..Ids::default()
         };
         for (n, id) in ["first-id", "second-id", "x"].iter().enumerate() {
@@ -611,7 +605,7 @@ mod tests {
         }
         assert!(!ids.unreadable());
         // the runs forgotten: what went to the file is out of reach
-        ids.spill = Spill::with_limit(usize::MAX);
+        ids.spill = Spill::new(usize::MAX);
         assert_eq!(ids.text(2), "x", "still held");
         assert!(!ids.unreadable());
         assert_eq!(ids.text(0), "");
@@ -629,7 +623,7 @@ mod tests {
             .filter_map(|i| ids.held_or_spilled(i).err())
             .collect();
         assert!(!spilled.is_empty() && ids.spilled());
-        ids.spill = Spill::with_limit(usize::MAX);
+        ids.spill = Spill::new(usize::MAX);
         let (n, span) = spilled[0];
         let mut given = 0;
         ids.read_spilled(n, &[span], |_, _| given += 1);
@@ -686,7 +680,7 @@ mod tests {
                 }
             }
             for limit in [usize::MAX, limit] {
-                let mut gathered = Ids { spill: Spill::with_limit(limit), ..Ids::default() };
+                let mut gathered = Ids { spill: Spill::new(limit), ..Ids::default() };
                 for (i, id) in ids.iter().enumerate() {
                     gathered.push(id, hash(id), i as u64, false);
                 }

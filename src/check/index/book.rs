@@ -1,10 +1,10 @@
-//! The book of concepts with several owners, made a partition at a time as `owners.rs`
+//! The book of concepts with several owners, made a partition at a time as `concepts.rs`
 //! settles them: what the `value.owners` warnings are read from when a report writes them,
 //! their texts in memory or, past a fixed amount, in a temporary file of their own (written
 //! while the book is made, never held whole).
 
 use super::super::table::{Interner, Names};
-use super::owners::{text_owner, Owner};
+use super::concepts::{text_owner, Owner};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -52,7 +52,7 @@ impl SharedConcepts {
 /// The concepts with several owners and the owners' names: what the `value.owners` warnings
 /// are read from when a report writes them. Kept whole, as settling made it, rather than
 /// written out as a text a warning (a messy store has a quarter of a million); past
-/// `BOOK_IN_MEMORY` bytes of texts, the texts go to a temporary file of their own and each
+/// `Budget::book` bytes of texts, the texts go to a temporary file of their own and each
 /// warning's words are read back from it as the report writes them.
 #[derive(Default)]
 pub struct OwnersBook {
@@ -61,15 +61,6 @@ pub struct OwnersBook {
     /// The texts, once written out (see [`BookTexts`]).
     written: Option<BookTexts>,
 }
-
-/// Bytes of concept and owner texts a book holds in memory, while it is made and through
-/// the report. The book is made while the settle holds what the report reads (the names of
-/// records, the warnings' lists), and held to the last line of the report, when the report's
-/// own memory (names read back, rendered pieces of JSON) comes on top: a store with a concept
-/// every two records and an owner a record makes a book of 45 MB of texts, and its JSON report
-/// peaked past 128 MiB with them. Bench's messy stores make books of 3.5 to 29 MB; the ones
-/// past this go to the temporary file.
-pub(super) const BOOK_IN_MEMORY: usize = 16 << 20;
 
 /// A book's texts in a temporary file: each concept's text and its owners' names as a report
 /// writes them (`a, b, c`), one concept after the other in the book's order, each read back
@@ -200,13 +191,13 @@ impl OwnersBook {
     /// The book of `concepts`, each with its owners in the order first seen (one record an
     /// owner), as settling makes it.
     pub fn of(concepts: &[(&str, &[&str])]) -> OwnersBook {
-        OwnersBook::of_past(concepts, BOOK_IN_MEMORY)
+        OwnersBook::of_past(concepts, super::Budget::DEFAULT.book)
     }
 
     /// [`Self::of`], its texts written out past `limit` bytes of them.
     fn of_past(concepts: &[(&str, &[&str])], limit: usize) -> OwnersBook {
         use super::super::table::hash;
-        let mut held = super::owners::ConceptOwners::with_limits(limit, usize::MAX);
+        let mut held = super::concepts::ConceptOwners::with_limits(limit, usize::MAX);
         let mut who = 0;
         for (concept, owners) in concepts {
             for owner in owners.iter() {
@@ -692,7 +683,7 @@ mod tests {
             .collect();
         let book = |limit| {
             // every owner kept as text
-            let mut held = super::super::owners::ConceptOwners::with_limits(limit, 0);
+            let mut held = super::super::concepts::ConceptOwners::with_limits(limit, 0);
             let mut who = 0;
             for (concept, owners) in concepts.iter().zip(&owners) {
                 for owner in owners {

@@ -53,6 +53,15 @@ impl std::fmt::Debug for RecordNames {
 }
 
 impl RecordNames {
+    /// No names yet; the ids and the dangling pointers held up to `budget`'s shares.
+    pub fn new(budget: &super::Budget) -> RecordNames {
+        RecordNames {
+            ids: Ids::new(budget),
+            dangling: Dangling::new(budget.dangling),
+            ..RecordNames::default()
+        }
+    }
+
     /// Keep `name` (on `line`) for a record that is not named by its id: its `who` without
     /// the [`NAMED`] bit.
     pub fn name_aside(&mut self, name: &str, line: u64) -> u32 {

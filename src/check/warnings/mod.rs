@@ -13,48 +13,45 @@
 //! warnings (one per code at most, twice for its two dates), so the whole is linear in the
 //! store with small constants.
 
+use super::index::book::{BookAhead, OwnersBook};
+use super::index::id_text::RecordName;
+use super::index::ids::small;
+use super::index::names::{NamesAhead, RecordNames};
 use super::table::Names;
-use super::values::id_text::RecordName;
-use super::values::ids::small;
-use super::values::owners::BookAhead;
-use super::values::record_names::{NamesAhead, RecordNames};
-use super::values::supersession::cycle_words;
-use super::values::{Code, OwnersBook};
+mod code;
+
+pub use code::{Code, Part, Spec, Words, CODES_HELP_URI};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Where a warning's records are kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kept {
-    /// By `who`, in [`Warnings::named`].
-    ByWho,
-    /// As the dangling pointers of [`RecordNames`] (`dangling.rs`).
-    Dangling,
-}
-
-/// One warning: its code and where its records start.
+/// One warning: its code, where its records start, and how it is kept (16 bytes: a store has
+/// a quarter of a million warnings).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     code: Code,
-    kept: Kept,
-    /// Where its records start, among the records kept where it keeps them (4 bytes: a
-    /// store has a quarter of a million warnings, and 4 bytes a record named cannot hold
-    /// past 2^32 of them in memory anyway).
+    /// Where its records start, among the records kept where it keeps them (4 bytes: 4 bytes
+    /// a record named cannot hold past 2^32 of them in memory anyway).
     first_record: u32,
-    made: Made,
+    /// [`DANGLING`] when its records are the dangling pointers of [`RecordNames`]
+    /// (`dangling.rs`), else they are kept by `who` in [`Warnings::named`]; [`MADE`] when its
+    /// message and subject are made when read (its code's [`Words`]) from the number below
+    /// the two bits, else they are kept in [`Warnings::messages`] and [`Warnings::subjects`].
+    how: u32,
 }
 
-/// Where a warning's message and subject come from: kept, or made when read from what the
-/// warnings keep anyway, for the codes that can have a warning for every few records.
-#[derive(Debug, Clone, Copy)]
-enum Made {
-    /// Kept, in [`Warnings::messages`] and [`Warnings::subjects`].
-    Kept,
-    /// A concept with several owners: its place in [`Warnings::owners`].
-    Owners(u32),
-    /// A group of records that supersede one another: how many of its records, named first,
-    /// are its cycle (`supersession.rs`'s `cycle_words`).
-    Cycle(u32),
+/// See [`Entry::how`].
+const DANGLING: u32 = 1 << 31;
+const MADE: u32 = 1 << 30;
+
+impl Entry {
+    fn dangling(&self) -> bool {
+        self.how & DANGLING != 0
+    }
+
+    /// The number its words are made from, when they are made.
+    fn made(&self) -> Option<u32> {
+        (self.how & MADE != 0).then_some(self.how & (MADE - 1))
+    }
 }
 
 /// Every warning of one store, in the order they were found.
@@ -85,7 +82,8 @@ pub struct Warning<'a> {
     pub code: Code,
     message: &'a str,
     subject: &'a str,
-    made: Made,
+    /// The number its words are made from, when they are made.
+    made: Option<u32>,
     owners: &'a OwnersBook,
     records: Records<'a>,
     range: (usize, usize),
@@ -108,40 +106,37 @@ impl<'a> Warning<'a> {
     /// a temporary file is read through `ahead`.
     pub fn message_through(&self, ahead: Option<&mut BookAhead>) -> Cow<'a, str> {
         match self.made {
-            Made::Kept => Cow::Borrowed(self.message),
-            Made::Owners(i) => {
-                let (concept, owners) = self.owners.concept_through(i as usize, ahead);
-                Cow::Owned(format!(
-                    "concept {concept:?} has {} owners: {owners}",
-                    self.count()
-                ))
-            }
-            Made::Cycle(cycle) => Cow::Owned(self.cycle_words(cycle).1),
+            None => Cow::Borrowed(self.message),
+            Some(kept) => Cow::Owned(self.words(kept, Part::Message, ahead)),
         }
     }
 
-    /// What the warning is about in a few words (empty: the message says it): a cycle, or
-    /// `concept (owner, owner, …)`.
+    /// What the warning is about in a few words (empty: the message says it), e.g. a cycle,
+    /// or `concept (owner, owner, …)`.
     pub fn subject(&self) -> Cow<'a, str> {
         match self.made {
-            Made::Kept => Cow::Borrowed(self.subject),
-            Made::Owners(i) => {
-                let (concept, owners) = self.owners.concept(i as usize);
-                Cow::Owned(format!("{concept} ({owners})"))
-            }
-            Made::Cycle(cycle) => Cow::Owned(self.cycle_words(cycle).0),
+            None => Cow::Borrowed(self.subject),
+            Some(kept) => Cow::Owned(self.words(kept, Part::Subject, None)),
         }
     }
 
-    /// The subject and message of a group of records in a cycle of `cycle` of them.
-    fn cycle_words(&self, cycle: u32) -> (String, String) {
-        let cycle = cycle as usize;
-        let more = self.count().saturating_sub(cycle);
+    /// The `part` of its words its code makes from `kept`.
+    fn words(&self, kept: u32, part: Part, ahead: Option<&mut BookAhead>) -> String {
+        let Some(make) = self.code.words() else {
+            return String::new();
+        };
         let name = |k: usize| match self.records {
             Records::Named(who, names) => names.name(who[self.range.0 + k]).0,
             Records::Dangling(_) => RecordName::Text(""),
         };
-        cycle_words(cycle, more, name)
+        let mut words = Words {
+            kept,
+            count: self.count(),
+            name: &name,
+            book: self.owners,
+            ahead,
+        };
+        make(&mut words, part)
     }
 
     /// How many records the warning names.
@@ -203,7 +198,7 @@ impl Warnings {
         subject: &str,
         records: impl IntoIterator<Item = u32>,
     ) {
-        self.open(code, (Kept::ByWho, self.named.len()), message, subject);
+        self.open(code, (0, self.named.len()), message, subject);
         self.named.extend(records);
     }
 
@@ -211,22 +206,33 @@ impl Warnings {
     /// [`Self::keep_names`], from the `from`th on (to the next such warning's first, or the
     /// last); `subject` may be empty.
     pub fn push_dangling(&mut self, code: Code, message: &str, subject: &str, from: usize) {
-        self.open(code, (Kept::Dangling, from), message, subject);
+        self.open(code, (DANGLING, from), message, subject);
     }
 
-    /// Start a warning whose records are kept as `kept`, from `first_record` on.
+    /// Add a warning naming `records` by `who`, its message and subject made when read by its
+    /// code's words from `kept` (below 2^30).
+    pub fn push_made(&mut self, code: Code, kept: usize, records: impl IntoIterator<Item = u32>) {
+        self.open(
+            code,
+            (MADE | small(kept).min(MADE - 1), self.named.len()),
+            "",
+            "",
+        );
+        self.named.extend(records);
+    }
+
+    /// Start a warning whose records are kept as `how` says, from `first_record` on.
     fn open(
         &mut self,
         code: Code,
-        (kept, first_record): (Kept, usize),
+        (how, first_record): (u32, usize),
         message: &str,
         subject: &str,
     ) {
         self.entries.push(Entry {
             code,
-            kept,
             first_record: small(first_record),
-            made: Made::Kept,
+            how,
         });
         self.messages.push(message);
         self.subjects.push(subject);
@@ -258,28 +264,7 @@ impl Warnings {
         self.names.unreadable() || self.owners.unreadable()
     }
 
-    /// Add the warning that the `concept`th concept of the owners book (given with
-    /// [`Self::keep_owners`]) has several owners, each with the first record where it owns
-    /// it (`records`, in the book's order of its owners).
-    pub fn push_owners(&mut self, concept: usize, records: impl IntoIterator<Item = u32>) {
-        self.push_made(Code::Owners, Made::Owners(small(concept)), records);
-    }
-
-    /// Add the warning that the records `records` supersede one another, the first `cycle`
-    /// of them along the pointers (its message and subject are made from their names).
-    pub fn push_cycle(&mut self, cycle: usize, records: impl IntoIterator<Item = u32>) {
-        self.push_made(Code::SupersedesCycle, Made::Cycle(small(cycle)), records);
-    }
-
-    /// Add a warning naming `records` by `who`, its words made when read as `made` says.
-    fn push_made(&mut self, code: Code, made: Made, records: impl IntoIterator<Item = u32>) {
-        self.push_named(code, "", "", records);
-        if let Some(last) = self.entries.last_mut() {
-            last.made = made;
-        }
-    }
-
-    /// The concepts with several owners that [`Self::push_owners`] names.
+    /// The concepts with several owners, which the words of some warnings read.
     pub fn keep_owners(&mut self, book: OwnersBook) {
         self.owners = book;
     }
@@ -307,19 +292,19 @@ impl Warnings {
         // the next warning whose records are kept in the same place starts where this ends
         // (the two places alternate only from one code to the next, so this looks past at
         // most the warnings of the codes between)
-        let (records, all) = match entry.kept {
-            Kept::ByWho => (Records::Named(&self.named, &self.names), self.named.len()),
-            Kept::Dangling => (Records::Dangling(&self.names), self.names.dangling.len()),
+        let (records, all) = match entry.dangling() {
+            false => (Records::Named(&self.named, &self.names), self.named.len()),
+            true => (Records::Dangling(&self.names), self.names.dangling.len()),
         };
         let end = self.entries[i + 1..]
             .iter()
-            .find(|e| e.kept == entry.kept)
+            .find(|e| e.dangling() == entry.dangling())
             .map_or(all, |e| e.first_record as usize);
         Some(Warning {
             code: entry.code,
             message: self.messages.get(i),
             subject: self.subjects.get(i),
-            made: entry.made,
+            made: entry.made(),
             owners: &self.owners,
             records,
             range: (entry.first_record as usize, end),
@@ -358,8 +343,16 @@ impl Warnings {
 
 #[cfg(test)]
 mod tests {
-    use super::super::values::record_names::AS_ID;
+    use super::super::index::names::{AS_ID, NAMED};
+    use super::super::table::hash;
     use super::*;
+
+    /// The code of this name, as a check declares it.
+    fn code(name: &str) -> Code {
+        super::super::values::codes()
+            .find(|c| c.code() == name)
+            .expect("a code of a check")
+    }
 
     /// Records as a report shows them.
     fn shown<'a>(records: impl Iterator<Item = (RecordName<'a>, u64)>) -> Vec<String> {
@@ -374,9 +367,7 @@ mod tests {
     fn names_of(ids: &[(&str, u64)]) -> RecordNames {
         let mut names = RecordNames::default();
         for &(id, line) in ids {
-            names
-                .ids
-                .push(id, super::super::table::hash(id), line, false);
+            names.ids.push(id, hash(id), line, false);
         }
         names
     }
@@ -388,9 +379,9 @@ mod tests {
     #[test]
     fn warnings_keep_their_own_records_and_group_by_code() {
         let mut w = Warnings::default();
-        w.push_named(Code::Owners, "concept a", "a (x, y)", [0, 1]);
-        w.push_named(Code::Interval, "inverted", "", NONE);
-        w.push_named(Code::Owners, "concept b", "b (x, z)", [2]);
+        w.push_named(code("value.owners"), "concept a", "a (x, y)", [0, 1]);
+        w.push_named(code("value.interval"), "inverted", "", NONE);
+        w.push_named(code("value.owners"), "concept b", "b (x, z)", [2]);
         w.keep_names(names_of(&[("R-1", 1), ("R-2", 2), ("R-3", 7)]));
         let all: Vec<_> = w.iter().collect();
         assert_eq!(all.len(), 3);
@@ -400,7 +391,7 @@ mod tests {
         assert_eq!(all[2].subject(), "b (x, z)");
         assert_eq!(all[0].code.field(), "concept_owner");
         assert_eq!(all[0].message(), "concept a");
-        w.push_owners(0, [0, 1]);
+        w.push_made(code("value.owners"), 0, [0, 1]);
         w.keep_owners(book(&[("c (1)", &["x", "y (z)"])]));
         let owners = w.get(3).unwrap();
         assert_eq!(owners.subject(), "c (1) (x, y (z))");
@@ -414,24 +405,29 @@ mod tests {
             (groups[0].code.code(), groups[0].warnings, groups[0].records),
             ("value.owners", 3, 5)
         );
-        assert_eq!(w.of_code(Code::Owners).count(), 3);
+        assert_eq!(w.of_code(code("value.owners")).count(), 3);
     }
 
     #[test]
     fn records_named_by_who_read_their_names_from_the_book_between_dangling_ones() {
         let mut names = names_of(&[("R-1", 1), ("R-2", 2), ("R-3", 3)]);
-        let aside = names.name_aside("line 9", 9) | super::super::values::record_names::NAMED;
-        let renamed = names.rename(2, "R-3 (again)", 3) | super::super::values::record_names::NAMED;
+        let aside = names.name_aside("line 9", 9) | NAMED;
+        let renamed = names.rename(2, "R-3 (again)", 3) | NAMED;
         names.dangling.push(0, b"X-9");
         names.dangling.push(1, b"X-8");
         let mut w = Warnings::default();
-        w.push_dangling(Code::SupersedesUnknown, "unknown", "", 0);
-        w.push_named(Code::DuplicateId, "repeated", "", [1, aside]);
-        w.push_dangling(Code::SupersedesUnknown, "unknown too", "", 1);
-        w.push_owners(0, [0, renamed]);
+        w.push_dangling(code("value.supersedes_unknown"), "unknown", "", 0);
+        w.push_named(code("value.duplicate_id"), "repeated", "", [1, aside]);
+        w.push_dangling(code("value.supersedes_unknown"), "unknown too", "", 1);
+        w.push_made(code("value.owners"), 0, [0, renamed]);
         // a renamed id named by its index, then by its text
-        w.push_named(Code::SupersedesCycle, "cycle", "R-3", [2, 2 | AS_ID]);
-        w.push_named(Code::ReleaseTo, "bad", "", NONE);
+        w.push_named(
+            code("value.supersedes_cycle"),
+            "cycle",
+            "R-3",
+            [2, 2 | AS_ID],
+        );
+        w.push_named(code("value.release_to"), "bad", "", NONE);
         w.keep_names(names);
         w.keep_owners(book(&[("c", &["x", "y"])]));
         let all: Vec<Vec<String>> = w.iter().map(|w| shown(w.records())).collect();
