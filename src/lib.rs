@@ -29,6 +29,7 @@ pub mod recency;
 pub mod record;
 pub mod resolve;
 pub mod select;
+pub mod spill;
 pub mod store;
 pub mod text;
 pub mod time;

@@ -9,7 +9,6 @@ mod index;
 pub mod report;
 mod roles;
 pub mod rules;
-mod spill;
 mod table;
 pub mod values;
 mod warnings;

@@ -15,7 +15,6 @@
 //! more. What settling makes for the report is the book of concepts with several owners
 //! (`book.rs`).
 
-use super::super::spill::{self, Run};
 use super::super::table::{
     key_of, part_of, partitions, release_pages, share, spread, Interner, Names, Slots, PARTS,
 };
@@ -24,6 +23,7 @@ use super::book::{BookMaker, PartShared};
 use super::ids::small;
 use super::Budget;
 use crate::bytes::same;
+use crate::spill::{self, Run};
 use rayon::prelude::*;
 use std::io;
 

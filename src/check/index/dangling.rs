@@ -13,11 +13,11 @@
 //! back as the names are written (in order: `ids.rs`'s `ReadAhead` reads the next ones with
 //! each).
 
-use super::super::spill;
 use super::id_text::RecordName;
 use super::ids::{read_span, ReadAhead};
 use super::names::{RecordNames, NAMED};
 use super::Budget;
+use crate::spill;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 type Spill = spill::Spill;

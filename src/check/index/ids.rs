@@ -22,7 +22,6 @@
 //! apart (`sought.rs`), and what matching found of them is 4 bytes a text until the
 //! pointers are followed.
 
-use super::super::spill;
 use super::super::table::{
     key_of, part_of, partitions, prefetch, share, spread, Bits, Slots, PARTS,
 };
@@ -31,6 +30,7 @@ use super::id_text::{IdTexts, RecordName};
 use super::sought::{Sought, SoughtReader, SoughtTexts};
 use super::Budget;
 use crate::bytes::same;
+use crate::spill;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::io;

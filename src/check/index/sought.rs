@@ -14,9 +14,9 @@
 //! form) is held up to the budget's share in all (`Budget::sought`); past it every partition's go to the temporary
 //! file of `spill.rs`. Matching reads one partition back at a time on each core.
 
-use super::super::spill;
 use super::super::table::{key_of, part_of, partitions, share, PARTS};
 use super::id_text::with_kept;
+use crate::spill;
 use std::borrow::Cow;
 use std::io;
 

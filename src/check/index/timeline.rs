@@ -8,8 +8,8 @@
 //! entries in memory every partition's go to the temporary file of `spill.rs`, and each is
 //! read back alone when the timeline is settled.
 
-use super::super::spill;
 use super::super::table;
+use crate::spill;
 use rayon::prelude::*;
 use std::io;
 

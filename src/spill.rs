@@ -5,10 +5,11 @@
 //! written) everything stays in memory, with the same answer: the caller keeps what it could
 //! not write, and nothing more goes to the file.
 //!
-//! Every spilling column of the index goes here (`index/`: the ids, the texts sought, the
-//! dangling pointers, the concepts, the timeline); each says what its runs hold and counts what
-//! it holds in its own unit (entries, bytes), under the limit its share of the index's
-//! `Budget` gives it.
+//! Every spilling column of check's index goes here (`check/index/`: the ids, the texts sought,
+//! the dangling pointers, the concepts, the timeline); each says what its runs hold and counts
+//! what it holds in its own unit (entries, bytes), under the limit its share of the index's
+//! `Budget` gives it. It sits low in the house so that any command that keeps something per id
+//! or per concept can spill the same way.
 
 use crate::file_at::read_at;
 use std::borrow::Cow;
