@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # CI, the ecosystem part (.ci/run calls it before the test suite):
 #  1. the tools, idempotently: maturin, pre-commit, the official Python MCP SDK and jsonschema
-#     (PyPI, in target/eco-venv) and the official TypeScript MCP SDK (npm, package-lock.json
-#     in tests/mcp-clients); tests/cli/mcp_clients.rs finds them there;
+#     (which tests/mcp-clients/python_client.py checks each tool's answer with; PyPI, in
+#     target/eco-venv) and the official TypeScript MCP SDK (npm, package-lock.json in
+#     tests/mcp-clients); tests/cli/mcp_clients.rs finds them there;
 #  2. the wheel: built by maturin, installed into a fresh venv, and `vercy check` run from it;
 #  3. the pre-commit hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a scratch
 #     git repository holding a good and a bad store.
