@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
-# CI, the ecosystem part (.ci/run calls it before the test suite):
-#  1. the tools, idempotently: maturin, pre-commit, the official Python MCP SDK and jsonschema
-#     (which tests/mcp-clients/python_client.py checks each tool's answer with; PyPI, in
-#     target/eco-venv) and the official TypeScript MCP SDK (npm, package-lock.json in
-#     tests/mcp-clients); tests/cli/mcp_clients.rs finds them there;
+# CI, the packaging part (.ci/run calls it after the test suite):
+#  1. the tools, idempotently: maturin and pre-commit (PyPI, in target/eco-venv);
 #  2. the wheel: built by maturin, installed into a fresh venv, and `vercy check` run from it;
 #  3. the pre-commit hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a scratch
 #     git repository holding a good and a bad store.
@@ -25,18 +22,12 @@ fail() {
 
 # -- 1. tools ----------------------------------------------------------------------------
 eco=target/eco-venv
+tools=('maturin>=1.9,<2' 'pre-commit>=4,<5')
 mkdir -p target
 [ -x "$eco/bin/python" ] || "$py" -m venv "$eco"
-"$eco/bin/pip" install "${pip_quiet[@]}" 'maturin>=1.9,<2' 'pre-commit>=4,<5' 'mcp>=2.3,<3' \
-  'jsonschema>=4.23,<5'
-# node for the TypeScript SDK, groff for tests/cli/man_pages.rs (both come with the image)
-if ! command -v node >/dev/null || ! command -v npm >/dev/null || ! command -v groff >/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm groff-base >/dev/null
-fi
-if [ ! -f tests/mcp-clients/node_modules/@modelcontextprotocol/sdk/package.json ] ||
-  [ tests/mcp-clients/package-lock.json -nt tests/mcp-clients/node_modules/.package-lock.json ]; then
-  (cd tests/mcp-clients && npm ci --no-audit --no-fund --loglevel=error)
+if [ "$(cat "$eco/.requirements" 2>/dev/null)" != "${tools[*]}" ]; then
+  "$eco/bin/pip" install "${pip_quiet[@]}" "${tools[@]}"
+  echo "${tools[*]}" >"$eco/.requirements"
 fi
 
 # -- 2. the wheel ------------------------------------------------------------------------
