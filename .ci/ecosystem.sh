@@ -53,7 +53,7 @@ rc=$?
 set -e
 [ "$rc" = 1 ] || fail "a store below --min-level made the wheel's vercy exit $rc, not 1: $out"
 grep -q 'level 0 of 3 · FAIL (needs level 2)' <<<"$out" || fail "below the level it printed: $out"
-echo "ecosystem: $(basename "$wheel") installs and checks (exit 0 at level 3, 1 below)"
+echo "ecosystem: $(basename "$wheel") installs and checks (exit 0 at level 3, 1 below; $SECONDS s)"
 
 # -- 3. pre-commit -----------------------------------------------------------------------
 # The hooks are taken from this checkout's committed HEAD, as `rev:` takes them from a tag.
@@ -112,4 +112,4 @@ EOF
     { cat "$scratch/out"; fail "--map mem0 did not reach vercy check"; }
   run 0 vercy-check-system package.json
 )
-echo "ecosystem: pre-commit passes the good store, fails the bad one, skips package.json"
+echo "ecosystem: pre-commit passes the good store, fails the bad one, skips package.json ($SECONDS s)"
