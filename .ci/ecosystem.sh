@@ -4,6 +4,8 @@
 #  2. the wheel: built by maturin, installed into a fresh venv, and `vercy check` run from it;
 #  3. the pre-commit hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a scratch
 #     git repository holding a good and a bad store.
+# `--prepare` only installs the tools and builds the hooks' environments (the python hook
+# builds vercy), which .ci/run does while the tests run; the full run then finds them built.
 # CI builds the wheel with the dev profile (VERCY_WHEEL_PROFILE): the release profile's thin
 # LTO over one codegen unit is a full optimised build on two cores, and what is tested here is
 # the packaging, not the optimiser. `pip install .` and `maturin build` without it use release.
@@ -28,6 +30,51 @@ mkdir -p target
 if [ "$(cat "$eco/.requirements" 2>/dev/null)" != "${tools[*]}" ]; then
   "$eco/bin/pip" install "${pip_quiet[@]}" "${tools[@]}"
   echo "${tools[*]}" >"$eco/.requirements"
+fi
+
+# -- the hooks' repository and environments ----------------------------------------------
+# The hooks are taken from this checkout's committed HEAD, as `rev:` takes them from a tag.
+if [ -n "$(git status --porcelain -- .pre-commit-hooks.yaml pyproject.toml Cargo.toml)" ]; then
+  echo "ecosystem: note: the hook test uses HEAD; the hook files have uncommitted changes" >&2
+fi
+rev=$(git rev-parse HEAD)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(
+  cd "$scratch"
+  git init -q -b main .
+  git config user.email ci@example.invalid
+  git config user.name ci
+  mkdir stores
+  cp "$root/fixtures/reference-store.jsonl" stores/good.jsonl
+  cp "$root/fixtures/formats/mem0_memories.jsonl" stores/bad.jsonl
+  echo '{"name": "not-a-store"}' >package.json
+  cat >.pre-commit-config.yaml <<EOF
+repos:
+  - repo: $root
+    rev: $rev
+    hooks:
+      - id: vercy-check
+        args: [--min-level, "2"]
+      - id: vercy-check-system
+        args: [--min-level, "2", --map, mem0]
+EOF
+  git add -A
+)
+# pre-commit, its environments kept between runs in target/pre-commit-home. It pip-installs
+# this repository for the python hook: maturin builds it with the dev profile (no debug info)
+# into a target directory of its own, kept between runs. Not target/ itself: a path package's
+# build does not depend on its folder, so cargo would take the clone's build for this
+# checkout's.
+pre_commit() {
+  PRE_COMMIT_HOME="$root/target/pre-commit-home" MATURIN_PEP517_ARGS="--profile $profile" \
+    CARGO_TARGET_DIR="$root/target/pre-commit-build" CARGO_PROFILE_DEV_DEBUG=0 \
+    "$root/$eco/bin/pre-commit" "$@"
+}
+if [ "${1:-}" = --prepare ]; then
+  (cd "$scratch" && pre_commit install-hooks >/dev/null)
+  echo "ecosystem: the hooks' environments are built ($SECONDS s)"
+  exit 0
 fi
 
 # -- 2. the wheel ------------------------------------------------------------------------
@@ -56,44 +103,13 @@ grep -q 'level 0 of 3 · FAIL (needs level 2)' <<<"$out" || fail "below the leve
 echo "ecosystem: $(basename "$wheel") installs and checks (exit 0 at level 3, 1 below; $SECONDS s)"
 
 # -- 3. pre-commit -----------------------------------------------------------------------
-# The hooks are taken from this checkout's committed HEAD, as `rev:` takes them from a tag.
-if [ -n "$(git status --porcelain -- .pre-commit-hooks.yaml pyproject.toml Cargo.toml)" ]; then
-  echo "ecosystem: note: the hook test uses HEAD; the hook files have uncommitted changes" >&2
-fi
-rev=$(git rev-parse HEAD)
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-export PRE_COMMIT_HOME="$root/target/pre-commit-home"
-# pre-commit pip-installs this repository (the python hook): maturin builds it with the dev
-# profile (no debug info) into a target directory of its own, kept between runs. Not target/
-# itself: the clone's binary would overwrite target/debug/vercy behind cargo's back.
-export MATURIN_PEP517_ARGS="--profile $profile"
-export CARGO_TARGET_DIR="$root/target/pre-commit-build" CARGO_PROFILE_DEV_DEBUG=0
 (
   cd "$scratch"
-  git init -q -b main .
-  git config user.email ci@example.invalid
-  git config user.name ci
-  mkdir stores
-  cp "$root/fixtures/reference-store.jsonl" stores/good.jsonl
-  cp "$root/fixtures/formats/mem0_memories.jsonl" stores/bad.jsonl
-  echo '{"name": "not-a-store"}' >package.json
-  cat >.pre-commit-config.yaml <<EOF
-repos:
-  - repo: $root
-    rev: $rev
-    hooks:
-      - id: vercy-check
-        args: [--min-level, "2"]
-      - id: vercy-check-system
-        args: [--min-level, "2", --map, mem0]
-EOF
-  git add -A
   run() { # expected exit code, hook id, files...
     local want=$1 hook=$2
     shift 2
     set +e
-    PATH="$root/target/wheel-venv/bin:$PATH" "$root/$eco/bin/pre-commit" run "$hook" \
+    PATH="$root/target/wheel-venv/bin:$PATH" pre_commit run "$hook" \
       --color never --files "$@" >"$scratch/out" 2>&1
     local rc=$?
     set -e
