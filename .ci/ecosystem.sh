@@ -4,8 +4,6 @@
 #  2. the wheel: built by maturin, installed into a fresh venv, and `vercy check` run from it;
 #  3. the pre-commit hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a scratch
 #     git repository holding a good and a bad store.
-# `--prepare` only installs the tools and builds the hooks' environments (the python hook
-# builds vercy), which .ci/run does while the tests run; the full run then finds them built.
 # CI builds the wheel with the dev profile (VERCY_WHEEL_PROFILE): the release profile's thin
 # LTO over one codegen unit is a full optimised build on two cores, and what is tested here is
 # the packaging, not the optimiser. `pip install .` and `maturin build` without it use release.
@@ -62,20 +60,21 @@ EOF
   git add -A
 )
 # pre-commit, its environments kept between runs in target/pre-commit-home. It pip-installs
-# this repository for the python hook: maturin builds it with the dev profile (no debug info)
-# into a target directory of its own, kept between runs. Not target/ itself: a path package's
-# build does not depend on its folder, so cargo would take the clone's build for this
-# checkout's.
+# this repository for the python hook, and maturin builds it with the dev profile in the
+# checkout's own target directory and profile settings: only vercy is compiled, its
+# dependencies are the tests'. A path package's build does not depend on its folder, so cargo
+# takes the clone's vercy for the checkout's: where the checkout differs from HEAD, its
+# fingerprints are dropped afterwards and its next build compiles it again.
+target_dir=${CARGO_TARGET_DIR:-$root/target}
 pre_commit() {
   PRE_COMMIT_HOME="$root/target/pre-commit-home" MATURIN_PEP517_ARGS="--profile $profile" \
-    CARGO_TARGET_DIR="$root/target/pre-commit-build" CARGO_PROFILE_DEV_DEBUG=0 \
-    "$root/$eco/bin/pre-commit" "$@"
+    CARGO_TARGET_DIR="$target_dir" "$root/$eco/bin/pre-commit" "$@"
 }
-if [ "${1:-}" = --prepare ]; then
-  (cd "$scratch" && pre_commit install-hooks >/dev/null)
-  echo "ecosystem: the hooks' environments are built ($SECONDS s)"
-  exit 0
-fi
+forget_the_hook_build() {
+  if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+    rm -rf "$target_dir"/debug/.fingerprint/vercy-*
+  fi
+}
 
 # -- 2. the wheel ------------------------------------------------------------------------
 rm -f target/wheels/vercy-*.whl
@@ -103,6 +102,7 @@ grep -q 'level 0 of 3 · FAIL (needs level 2)' <<<"$out" || fail "below the leve
 echo "ecosystem: $(basename "$wheel") installs and checks (exit 0 at level 3, 1 below; $SECONDS s)"
 
 # -- 3. pre-commit -----------------------------------------------------------------------
+trap 'forget_the_hook_build; rm -rf "$scratch"' EXIT
 (
   cd "$scratch"
   run() { # expected exit code, hook id, files...
