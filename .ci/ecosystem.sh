@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# CI, the ecosystem part (.ci/run calls it before the test suite):
-#  1. the tools, idempotently: maturin, pre-commit, the official Python MCP SDK and jsonschema
-#     (PyPI, in target/eco-venv) and the official TypeScript MCP SDK (npm, package-lock.json
-#     in tests/mcp-clients); tests/cli/mcp_clients.rs finds them there;
+# CI, the packaging part (.ci/run calls it after the test suite):
+#  1. the tools, idempotently: maturin and pre-commit (PyPI, in target/eco-venv);
 #  2. the wheel: built by maturin, installed into a fresh venv, and `vercy check` run from it;
 #  3. the pre-commit hooks of .pre-commit-hooks.yaml, run by the real pre-commit in a scratch
 #     git repository holding a good and a bad store.
@@ -24,19 +22,59 @@ fail() {
 
 # -- 1. tools ----------------------------------------------------------------------------
 eco=target/eco-venv
+tools=('maturin>=1.9,<2' 'pre-commit>=4,<5')
 mkdir -p target
 [ -x "$eco/bin/python" ] || "$py" -m venv "$eco"
-"$eco/bin/pip" install "${pip_quiet[@]}" 'maturin>=1.9,<2' 'pre-commit>=4,<5' 'mcp>=2.3,<3' \
-  'jsonschema>=4.23,<5'
-# node for the TypeScript SDK, groff for tests/cli/man_pages.rs (both come with the image)
-if ! command -v node >/dev/null || ! command -v npm >/dev/null || ! command -v groff >/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm groff-base >/dev/null
+if [ "$(cat "$eco/.requirements" 2>/dev/null)" != "${tools[*]}" ]; then
+  "$eco/bin/pip" install "${pip_quiet[@]}" "${tools[@]}"
+  echo "${tools[*]}" >"$eco/.requirements"
 fi
-if [ ! -f tests/mcp-clients/node_modules/@modelcontextprotocol/sdk/package.json ] ||
-  [ tests/mcp-clients/package-lock.json -nt tests/mcp-clients/node_modules/.package-lock.json ]; then
-  (cd tests/mcp-clients && npm ci --no-audit --no-fund --loglevel=error)
+
+# -- the hooks' repository and environments ----------------------------------------------
+# The hooks are taken from this checkout's committed HEAD, as `rev:` takes them from a tag.
+if [ -n "$(git status --porcelain -- .pre-commit-hooks.yaml pyproject.toml Cargo.toml)" ]; then
+  echo "ecosystem: note: the hook test uses HEAD; the hook files have uncommitted changes" >&2
 fi
+rev=$(git rev-parse HEAD)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(
+  cd "$scratch"
+  git init -q -b main .
+  git config user.email ci@example.invalid
+  git config user.name ci
+  mkdir stores
+  cp "$root/fixtures/reference-store.jsonl" stores/good.jsonl
+  cp "$root/fixtures/formats/mem0_memories.jsonl" stores/bad.jsonl
+  echo '{"name": "not-a-store"}' >package.json
+  cat >.pre-commit-config.yaml <<EOF
+repos:
+  - repo: $root
+    rev: $rev
+    hooks:
+      - id: vercy-check
+        args: [--min-level, "2"]
+      - id: vercy-check-system
+        args: [--min-level, "2", --map, mem0]
+EOF
+  git add -A
+)
+# pre-commit, its environments kept between runs in target/pre-commit-home. It pip-installs
+# this repository for the python hook, and maturin builds it with the dev profile in the
+# checkout's own target directory and profile settings: only vercy is compiled, its
+# dependencies are the tests'. A path package's build does not depend on its folder, so cargo
+# takes the clone's vercy for the checkout's: where the checkout differs from HEAD, its
+# fingerprints are dropped afterwards and its next build compiles it again.
+target_dir=${CARGO_TARGET_DIR:-$root/target}
+pre_commit() {
+  PRE_COMMIT_HOME="$root/target/pre-commit-home" MATURIN_PEP517_ARGS="--profile $profile" \
+    CARGO_TARGET_DIR="$target_dir" "$root/$eco/bin/pre-commit" "$@"
+}
+forget_the_hook_build() {
+  if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+    rm -rf "$target_dir"/debug/.fingerprint/vercy-*
+  fi
+}
 
 # -- 2. the wheel ------------------------------------------------------------------------
 rm -f target/wheels/vercy-*.whl
@@ -61,47 +99,17 @@ rc=$?
 set -e
 [ "$rc" = 1 ] || fail "a store below --min-level made the wheel's vercy exit $rc, not 1: $out"
 grep -q 'level 0 of 3 · FAIL (needs level 2)' <<<"$out" || fail "below the level it printed: $out"
-echo "ecosystem: $(basename "$wheel") installs and checks (exit 0 at level 3, 1 below)"
+echo "ecosystem: $(basename "$wheel") installs and checks (exit 0 at level 3, 1 below; $SECONDS s)"
 
 # -- 3. pre-commit -----------------------------------------------------------------------
-# The hooks are taken from this checkout's committed HEAD, as `rev:` takes them from a tag.
-if [ -n "$(git status --porcelain -- .pre-commit-hooks.yaml pyproject.toml Cargo.toml)" ]; then
-  echo "ecosystem: note: the hook test uses HEAD; the hook files have uncommitted changes" >&2
-fi
-rev=$(git rev-parse HEAD)
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-export PRE_COMMIT_HOME="$root/target/pre-commit-home"
-# pre-commit pip-installs this repository (the python hook): maturin builds it with the dev
-# profile (no debug info) into a target directory of its own, kept between runs. Not target/
-# itself: the clone's binary would overwrite target/debug/vercy behind cargo's back.
-export MATURIN_PEP517_ARGS="--profile $profile"
-export CARGO_TARGET_DIR="$root/target/pre-commit-build" CARGO_PROFILE_DEV_DEBUG=0
+trap 'forget_the_hook_build; rm -rf "$scratch"' EXIT
 (
   cd "$scratch"
-  git init -q -b main .
-  git config user.email ci@example.invalid
-  git config user.name ci
-  mkdir stores
-  cp "$root/fixtures/reference-store.jsonl" stores/good.jsonl
-  cp "$root/fixtures/formats/mem0_memories.jsonl" stores/bad.jsonl
-  echo '{"name": "not-a-store"}' >package.json
-  cat >.pre-commit-config.yaml <<EOF
-repos:
-  - repo: $root
-    rev: $rev
-    hooks:
-      - id: vercy-check
-        args: [--min-level, "2"]
-      - id: vercy-check-system
-        args: [--min-level, "2", --map, mem0]
-EOF
-  git add -A
   run() { # expected exit code, hook id, files...
     local want=$1 hook=$2
     shift 2
     set +e
-    PATH="$root/target/wheel-venv/bin:$PATH" "$root/$eco/bin/pre-commit" run "$hook" \
+    PATH="$root/target/wheel-venv/bin:$PATH" pre_commit run "$hook" \
       --color never --files "$@" >"$scratch/out" 2>&1
     local rc=$?
     set -e
@@ -120,4 +128,4 @@ EOF
     { cat "$scratch/out"; fail "--map mem0 did not reach vercy check"; }
   run 0 vercy-check-system package.json
 )
-echo "ecosystem: pre-commit passes the good store, fails the bad one, skips package.json"
+echo "ecosystem: pre-commit passes the good store, fails the bad one, skips package.json ($SECONDS s)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A Chroma store of N embeddings for the `chroma:` source's benchmark, written through
-chromadb's own API (run it with a Python that has chromadb, e.g. the venv .ci/live-stores.sh
+chromadb's own API (run it with a Python that has chromadb, e.g. the venv scripts/test
 makes: target/live-chroma-venv/bin/python).
 
   chroma-<N>/          a PersistentClient folder with one collection, `bench`: the first N

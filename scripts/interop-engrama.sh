@@ -7,7 +7,7 @@
 # to engrama, imported by engrama and exported again with its valid_from / valid_to kept.
 #
 # Skipped (exit 0, with a message) when engrama is not installed. Finds it as $ENGRAMA_BIN,
-# `engrama` on PATH, or /work/venv/bin/engrama; vercy as $VERCY or target/debug/vercy (built
+# `engrama` on PATH, or target/ref-venv/bin/engrama; vercy as $VERCY or target/debug/vercy (built
 # when missing). Exit 1 when anything differs.
 set -euo pipefail
 
@@ -16,8 +16,8 @@ engrama="${ENGRAMA_BIN:-}"
 if [ -z "$engrama" ]; then
     engrama="$(command -v engrama || true)"
 fi
-if [ -z "$engrama" ] && [ -x /work/venv/bin/engrama ]; then
-    engrama=/work/venv/bin/engrama
+if [ -z "$engrama" ] && [ -x "$root/target/ref-venv/bin/engrama" ]; then
+    engrama="$root/target/ref-venv/bin/engrama" # scripts/test installs it there
 fi
 if [ -z "$engrama" ] || [ ! -x "$engrama" ]; then
     echo "interop-engrama: skipped: engrama is not installed (pip install engrama==0.18.1, or set ENGRAMA_BIN)"

@@ -1,10 +1,11 @@
 //! Chroma collections read as stores (issue 53): `chroma:PATH[#collection]` on a store the
 //! real chromadb wrote (`tests/live/make_chroma.py`, from `fixtures/live/chroma/`, run by
-//! `.ci/live-stores.sh`), and mem0's pgvector table read through the `--sql` recipe of the
-//! README. Without the live stores each test says so loudly and passes (fails in CI).
+//! `scripts/live-stores.sh`), and mem0's pgvector table read through the `--sql` recipe of the
+//! README. Without the live stores each test says `skipped` (a failure in CI).
 
 use crate::common::{fixture, stderr_of, stdout_of};
-use crate::live_stores::{live_dir, ok, pg, records, report, run, run_pg, said, two};
+use crate::common::{live_dir, postgres as pg};
+use crate::live_stores::{ok, records, report, run, run_pg, said, two};
 use rusqlite::Connection;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

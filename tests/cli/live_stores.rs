@@ -1,53 +1,21 @@
 //! Live stores (issue 23): databases read where they live, against the real programs.
 //!
-//! `.ci/run` (through `.ci/live-stores.sh`) builds engrama databases with engrama 0.18.1's
-//! sqlite backend from the dumps in fixtures/, LangGraph SqliteStore / PostgresStore stores
-//! through LangGraph's Python API, and starts a real PostgreSQL; it exports
-//! VERCY_TEST_LIVE_DIR, VERCY_TEST_PG_URL and VERCY_TEST_PG_PASSWORD. Without them a test that
-//! needs them says so loudly on stderr, and fails when CI is set. The SQLite tests that need
-//! no other program build their databases here, with rusqlite.
+//! scripts/test (through scripts/live-stores.sh) builds engrama databases with engrama
+//! 0.18.1's sqlite backend from the dumps in fixtures/, LangGraph SqliteStore / PostgresStore
+//! stores through LangGraph's Python API, and starts a real PostgreSQL; it exports
+//! VERCY_TEST_LIVE_DIR, VERCY_TEST_PG_URL and VERCY_TEST_PG_PASSWORD, which the tests find
+//! through `common::live_dir` and `common::postgres`. The SQLite tests that need no other
+//! program build their databases here, with rusqlite.
 
 use crate::common;
 
-use common::{fixture, stderr_of, stdout_of, vercy};
+use common::{fixture, live_dir, postgres, stderr_of, stdout_of, vercy};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-/// An environment variable `.ci/live-stores.sh` exports; absent: loud, and a failure in CI.
-fn live_env(name: &str) -> Option<String> {
-    match std::env::var(name) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ => {
-            let why = format!(
-                "{name} is not set: the live stores (real engrama / LangGraph databases, a real \
-                 PostgreSQL) are built by .ci/live-stores.sh, which .ci/run sources"
-            );
-            assert!(!in_ci(), "CI: {why}");
-            eprintln!("\n!!! NOT TESTED: {why}. Run `bash .ci/run`, or source it yourself.\n");
-            None
-        }
-    }
-}
-
-pub(crate) fn live_dir() -> Option<PathBuf> {
-    live_env("VERCY_TEST_LIVE_DIR").map(PathBuf::from)
-}
-
-/// The test server's URL and password (given through PGPASSWORD, never in the URL).
-pub(crate) fn pg() -> Option<(String, String)> {
-    Some((
-        live_env("VERCY_TEST_PG_URL")?,
-        live_env("VERCY_TEST_PG_PASSWORD")?,
-    ))
-}
 
 pub(crate) fn run(args: &[&str]) -> Output {
     vercy()
@@ -307,7 +275,7 @@ fn a_langgraph_sqlite_store_is_one_record_per_item() {
 
 #[test]
 fn a_langgraph_postgres_store_is_one_record_per_item() {
-    let (Some(dir), Some((url, password))) = (live_dir(), pg()) else {
+    let (Some(dir), Some((url, password))) = (live_dir(), postgres()) else {
         return;
     };
     let out = stdout_of(&ok(run_pg(&password, &["export", &url])));
@@ -328,7 +296,9 @@ fn a_langgraph_postgres_store_is_one_record_per_item() {
 
 #[test]
 fn any_postgres_table_or_query_is_one_record_per_row() {
-    let Some((url, password)) = pg() else { return };
+    let Some((url, password)) = postgres() else {
+        return;
+    };
     let table = stdout_of(&ok(run_pg(
         &password,
         &["export", &url, "--table", "memories"],
@@ -384,7 +354,9 @@ fn any_postgres_table_or_query_is_one_record_per_row() {
 
 #[test]
 fn a_postgres_password_never_appears() {
-    let Some((url, password)) = pg() else { return };
+    let Some((url, password)) = postgres() else {
+        return;
+    };
     let (_, query) = url.split_once('?').unwrap();
     let with_password = format!("postgresql://vercy:{password}@/vercy_test?{query}");
     let good = run(&["check", &with_password, "--json", "--map", "langgraph"]);
@@ -417,7 +389,9 @@ fn a_postgres_password_never_appears() {
 
 #[test]
 fn postgres_reads_the_pg_environment() {
-    let Some((url, password)) = pg() else { return };
+    let Some((url, password)) = postgres() else {
+        return;
+    };
     // host and port from PGHOST / PGPORT, the database from PGDATABASE, the user from PGUSER
     let (_, query) = url.split_once('?').unwrap();
     let mut host = "";
@@ -450,7 +424,9 @@ fn postgres_reads_the_pg_environment() {
 
 #[test]
 fn a_postgres_read_is_one_snapshot_while_a_writer_goes_on() {
-    let Some((url, password)) = pg() else { return };
+    let Some((url, password)) = postgres() else {
+        return;
+    };
     let (_, query) = url.split_once('?').unwrap();
     let conninfo = format!(
         "{} user=vercy dbname=vercy_test password={password}",

@@ -4,6 +4,7 @@
 //!
 //!     VERCY_UPDATE_MAN=1 cargo test --test cli man_pages::
 
+use crate::common;
 use clap::CommandFactory;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -224,18 +225,12 @@ fn pages_carry_the_examples_and_exit_codes() {
 /// line however narrow the page.
 #[test]
 fn groff_reads_every_page_without_a_warning() {
-    let groff = std::process::Command::new("groff")
-        .arg("--version")
-        .output();
-    if !groff.is_ok_and(|o| o.status.success()) {
-        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        assert!(!ci, "groff is missing (apt-get install groff-base)");
-        eprintln!("skipped: no groff");
+    let Some(groff) = common::program("groff") else {
         return;
-    }
+    };
     for (name, page) in pages() {
         for width in ["80n", "40n"] {
-            let mut child = std::process::Command::new("groff")
+            let mut child = std::process::Command::new(&groff)
                 // -P-cbou: plain text, no escape sequences or overstrikes for bold and underline
                 .args(["-man", "-Tutf8", "-ww", "-P-cbou", &format!("-rLL={width}")])
                 .stdin(std::process::Stdio::piped())

@@ -2,29 +2,14 @@
 //! TypeScript `@modelcontextprotocol/sdk` (1.32). Each script in tests/mcp-clients/ starts the
 //! server, lists the tools, calls every tool listed with valid and bad arguments, and has its
 //! SDK (and a JSON Schema validator besides) validate every answer against the tool's
-//! `outputSchema`. .ci/ecosystem.sh installs both SDKs; where they are missing the tests say
-//! so and pass, except in CI (CI=true), where they fail.
+//! `outputSchema`. scripts/test installs both SDKs.
 
-use std::path::{Path, PathBuf};
+use crate::common;
+use std::path::Path;
 use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `tool` when it exists; otherwise None, or a failure in CI.
-fn installed(tool: PathBuf, what: &str) -> Option<PathBuf> {
-    if tool.exists() {
-        return Some(tool);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !ci,
-        "{what} is not installed ({}): run .ci/ecosystem.sh",
-        tool.display()
-    );
-    eprintln!("skipped: {what} is not installed; .ci/ecosystem.sh installs it");
-    None
 }
 
 fn run_client(mut cmd: Command, name: &str) {
@@ -58,10 +43,7 @@ fn run_client(mut cmd: Command, name: &str) {
 
 #[test]
 fn the_python_sdk_client_lists_calls_and_validates_every_tool() {
-    let venv = std::env::var_os("VERCY_MCP_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/eco-venv/bin/python"));
-    let Some(python) = installed(venv, "the Python MCP SDK (target/eco-venv)") else {
+    let Some(python) = common::mcp_python() else {
         return;
     };
     let mut cmd = Command::new(python);
@@ -71,16 +53,10 @@ fn the_python_sdk_client_lists_calls_and_validates_every_tool() {
 
 #[test]
 fn the_typescript_sdk_client_lists_calls_and_validates_every_tool() {
-    let sdk = root().join("tests/mcp-clients/node_modules/@modelcontextprotocol/sdk/package.json");
-    if installed(
-        sdk,
-        "the TypeScript MCP SDK (tests/mcp-clients/node_modules)",
-    )
-    .is_none()
-    {
+    let Some(node) = common::mcp_node() else {
         return;
-    }
-    let mut cmd = Command::new("node");
+    };
+    let mut cmd = Command::new(node);
     cmd.arg(root().join("tests/mcp-clients/ts_client.mjs"));
     run_client(cmd, "ts_client.mjs");
 }

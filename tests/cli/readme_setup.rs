@@ -37,7 +37,7 @@ fn the_readme_sets_up_with_two_commands() {
         "{}",
         commands[0]
     );
-    assert_eq!(commands[1], "cargo test");
+    assert_eq!(commands[1], "scripts/test");
 }
 
 #[test]

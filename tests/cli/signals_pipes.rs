@@ -2,6 +2,7 @@
 //! kill) during an import leaves the old store whole and no temporary file; a full disk is an
 //! error (exit 2, a diagnostic), never a torn file.
 
+use crate::common;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -150,8 +151,8 @@ fn a_stdout_closed_from_the_start_is_not_an_error() {
 
 #[test]
 fn stdout_on_a_full_device_is_exit_2_with_a_diagnostic() {
-    if !Path::new("/dev/full").exists() {
-        eprintln!("skipped: no /dev/full on this system");
+    let full = Path::new("/dev/full").exists().then_some(());
+    if common::needs(full, "/dev/full", "a Linux system has it").is_none() {
         return;
     }
     let store = fixture("reference-store.jsonl");
@@ -190,15 +191,18 @@ fn stdout_on_a_full_device_is_exit_2_with_a_diagnostic() {
 /// root with `unshare` (a private mount namespace, gone when the shell ends).
 #[test]
 fn a_full_disk_is_an_error_not_a_torn_file() {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    let can_mount = root
-        && Command::new("unshare")
-            .args(["-m", "--propagation", "private", "true"])
-            .output()
-            .is_ok_and(|o| o.status.success());
-    if !can_mount {
-        eprintln!("skipped: a full-disk test needs root and unshare to mount a small tmpfs");
+    if common::root_user("to mount a small tmpfs").is_none() {
+        return;
+    }
+    let Some(unshare) = common::program("unshare") else {
+        return;
+    };
+    let can_mount = Command::new(&unshare)
+        .args(["-m", "--propagation", "private", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let how = "run the tests where root may unshare, not in a restricted container";
+    if common::needs(can_mount.then_some(()), "a mount namespace of its own", how).is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -215,7 +219,7 @@ fn a_full_disk_is_an_error_not_a_torn_file() {
             "mkdir -p small && mount -t tmpfs -o size=256k tmpfs small && cp old.jsonl small/out.jsonl \
              && {write}; echo \"exit=$?\"; cat small/out.jsonl; ls -a small"
         );
-        let out = Command::new("unshare")
+        let out = Command::new(&unshare)
             .args(["-m", "--propagation", "private", "sh", "-c", &script])
             .current_dir(dir.path())
             .env("VERCY", vercy_bin())

@@ -2,6 +2,7 @@
 //! `-q/--quiet`, `--progress auto|always|never` (never in CI logs or machine formats), and
 //! help with examples for every subcommand.
 
+use crate::common;
 use assert_cmd::Command;
 use clap::CommandFactory;
 use std::path::{Path, PathBuf};
@@ -155,15 +156,7 @@ fn big_store() -> &'static PathBuf {
 /// `script` running the shell line `line` on a pseudo-terminal, with `$VERCY` the binary under
 /// test and without `CI`; `None` without the `script` tool.
 fn script(line: &str) -> Option<std::process::Command> {
-    let available = std::process::Command::new("script")
-        .args(["-qec", "true", "/dev/null"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !available {
-        eprintln!("skipped: no `script` to give vercy a terminal");
-        return None;
-    }
-    let mut cmd = std::process::Command::new("script");
+    let mut cmd = std::process::Command::new(common::program("script")?);
     cmd.args(["-qec", line, "/dev/null"])
         .env("VERCY", assert_cmd::cargo::cargo_bin("vercy"))
         .env_remove("CI");

@@ -99,13 +99,6 @@ fn said(out: &std::process::Output) -> String {
     err.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn is_root() -> bool {
-    let dir = tempfile::tempdir().unwrap();
-    let probe = dir.path().join("probe");
-    fs::write(&probe, "").unwrap();
-    fs::metadata(&probe).unwrap().uid() == 0
-}
-
 /// Files in `dir` other than the ones named.
 fn others(dir: &Path, known: &[&str]) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -309,8 +302,7 @@ fn a_fifo_store_is_read_whole() {
 
 #[test]
 fn a_character_device_is_written_through_never_replaced() {
-    if !is_root() {
-        eprintln!("skipped: making a character device (mknod) needs root");
+    if common::root_user("to make a character device (mknod)").is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -323,8 +315,14 @@ fn a_character_device_is_written_through_never_replaced() {
         .status()
         .unwrap();
     assert!(made.success());
-    if let Err(e) = fs::OpenOptions::new().write(true).open(d.join("null")) {
-        eprintln!("skipped: the temporary folder's file system opens no devices (nodev?): {e}");
+    let opens = fs::OpenOptions::new().write(true).open(d.join("null"));
+    if common::needs(
+        opens.ok(),
+        "a temporary folder whose file system opens devices (it is mounted nodev)",
+        "set TMPDIR to a folder on another file system",
+    )
+    .is_none()
+    {
         return;
     }
     for args in [
@@ -460,8 +458,7 @@ fn a_hard_linked_store_is_refused_unless_asked_to_break_the_link() {
 
 #[test]
 fn a_rewritten_store_keeps_its_owner_group_and_mode() {
-    if !is_root() {
-        eprintln!("skipped: giving a store to nobody:nogroup (chown) needs root");
+    if common::root_user("to give a store to nobody:nogroup (chown)").is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -623,21 +620,15 @@ fn a_store_in_a_missing_folder_is_an_error_naming_the_lock_file() {
 
 /// `vercy` run as nobody:nogroup (through setpriv), when this test runs as root.
 fn as_nobody(args: &[&str], dir: &Path) -> Option<std::process::Output> {
-    if !is_root() {
-        eprintln!("skipped: running vercy as another user needs root");
-        return None;
-    }
-    let Ok(out) = Command::new("setpriv")
+    common::root_user("to run vercy as another user")?;
+    let out = Command::new(common::program("setpriv")?)
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
         .arg(bin())
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .output()
-    else {
-        eprintln!("skipped: setpriv (util-linux) is not installed");
-        return None;
-    };
+        .expect("setpriv runs");
     Some(out)
 }
 

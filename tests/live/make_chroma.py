@@ -1,4 +1,4 @@
-"""Build the Chroma store the tests read, with the real chromadb (run by .ci/live-stores.sh).
+"""Build the Chroma store the tests read, with the real chromadb (run by scripts/live-stores.sh).
 
     make_chroma.py FIXTURES_DIR OUT_DIR
 

@@ -1,4 +1,4 @@
-"""Build the live stores the tests read, with the real packages (run by .ci/live-stores.sh).
+"""Build the live stores the tests read, with the real packages (run by scripts/live-stores.sh).
 
     make_stores.py langgraph-sqlite ITEMS.jsonl OUT.db API.jsonl
     make_stores.py langgraph-postgres ITEMS.jsonl CONNINFO API.jsonl
