@@ -160,6 +160,19 @@ impl Merge {
         };
         let places = std::fs::File::open(&places_path).map_err(read_error)?;
         let places = std::io::BufReader::with_capacity(1 << 16, places);
+        // the places name shards by number, the facts are in the manifest's order
+        let mut by_number = vec![
+            usize::MAX;
+            self.manifest
+                .shards
+                .iter()
+                .map(|s| s.shard + 1)
+                .max()
+                .unwrap_or(0)
+        ];
+        for (at, shard) in self.manifest.shards.iter().enumerate() {
+            by_number[shard.shard] = at;
+        }
         let mut fold = Fold::default();
         let expected = usize::try_from(self.manifest.records).unwrap_or(usize::MAX);
         let mut count = 0u64;
@@ -174,9 +187,9 @@ impl Merge {
                 )
             };
             let (shard, line) = parse_place(&text).ok_or_else(|| bad_place("not a place"))?;
-            let reader = self
-                .facts
-                .get_mut(shard)
+            let reader = by_number
+                .get(shard)
+                .and_then(|&at| self.facts.get_mut(at))
                 .ok_or_else(|| bad_place("a place in no shard of the split"))?;
             let mut facts = reader.next()?.ok_or_else(|| {
                 shard_error(

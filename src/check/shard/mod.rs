@@ -44,9 +44,11 @@ pub struct Manifest {
     pub shards: Vec<ShardFile>,
 }
 
-/// One shard of a split.
+/// One shard of a split (a split writes no empty shard).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardFile {
+    /// Its number, as the places name it.
+    pub shard: usize,
     /// Its file name in the split's folder.
     pub file: String,
     pub records: u64,
@@ -76,6 +78,23 @@ impl Manifest {
                 format!("a split's manifest of format {}", manifest.vercy_split),
                 "split the store again with this vercy",
             ));
+        }
+        let mut seen = [false; split::MAX_SHARDS];
+        for shard in &manifest.shards {
+            match seen.get_mut(shard.shard) {
+                Some(seen) if !*seen => *seen = true,
+                _ => {
+                    return Err(shard_error(
+                        &name,
+                        (1, 1),
+                        format!(
+                            "shard {} is no shard of a split, or twice in it",
+                            shard.shard
+                        ),
+                        "split the store again: its manifest was changed",
+                    ))
+                }
+            }
         }
         Ok(manifest)
     }

@@ -116,6 +116,7 @@ pub fn split(input: &Input, map: &[String], shards: usize, out: &Path) -> Result
             .enumerate()
             .filter(|(_, file)| file.is_some())
             .map(|(shard, _)| ShardFile {
+                shard,
                 file: name(shard),
                 records: counts[shard].0,
                 bytes: counts[shard].1,
