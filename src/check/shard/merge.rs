@@ -1,7 +1,7 @@
 //! The shards' facts merged into the report of the whole store: the places say, record by
 //! record in store order, which shard holds it and the line it starts on in the store; each
 //! shard's facts give its records in the shard's order (its own store order); the check's
-//! own fold ([`Fold`]) takes them one by one, so every id, pointer, owner and conflict is
+//! own fold (`check::Fold`) takes them one by one, so every id, pointer, owner and conflict is
 //! matched across shards exactly as one run over the store matches them, and the report is
 //! that run's, in every format.
 //!
