@@ -442,3 +442,16 @@ fn facts_take_one_store() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).contains("the facts of one store"));
 }
+
+#[test]
+fn a_record_of_facts_that_does_not_read_is_refused() {
+    let (dir, shards) = checked_split();
+    let path = format!("{}.facts", shards[1]);
+    let text = std::fs::read_to_string(&path).expect("read facts");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let middle = lines.len() / 2;
+    lines[middle] = "{\"rules\": [1, 2]}";
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    refused(dir.path(), &[], "a record's facts that do not read");
+    refused(dir.path(), &[], &format!(".facts:{}:", middle + 1));
+}

@@ -10,13 +10,13 @@
 //! line, as many records as the manifest says), and every shard was checked with the same
 //! settings, through the split's map.
 //!
-//! Memory: the fold's (the check's index, with its budget), a line of the places and of each
-//! shard's facts.
+//! Memory: the fold's (the check's index, with its budget), a line of the places, and two
+//! batches of each shard's facts (each shard's are parsed ahead on a thread of its own).
 
 use super::facts::{FactsReader, Settings};
 use super::{shard_error, Manifest, MANIFEST, PLACES};
 use crate::check::report::Report;
-use crate::check::{Fold, Options};
+use crate::check::{Fold, Options, RecordFacts};
 use crate::error::{Result, VercyError};
 use crate::store::{Input, Shape};
 use std::io::BufRead;
@@ -173,52 +173,120 @@ impl Merge {
         for (at, shard) in self.manifest.shards.iter().enumerate() {
             by_number[shard.shard] = at;
         }
-        let mut fold = Fold::default();
         let expected = usize::try_from(self.manifest.records).unwrap_or(usize::MAX);
-        let mut count = 0u64;
-        for (at, text) in places.lines().enumerate() {
-            let text = text.map_err(read_error)?;
-            let bad_place = |why: &str| {
-                shard_error(
+        let records = self.manifest.records;
+        let facts = std::mem::take(&mut self.facts);
+        let fold = std::thread::scope(|scope| -> Result<Fold> {
+            let mut shards: Vec<Ahead> =
+                facts.into_iter().map(|f| Ahead::start(scope, f)).collect();
+            let mut fold = Fold::default();
+            let mut count = 0u64;
+            for (at, text) in places.lines().enumerate() {
+                let text = text.map_err(read_error)?;
+                let bad_place = |why: &str| {
+                    shard_error(
+                        &places_name,
+                        (at as u64 + 1, 1),
+                        format!("{why}: {text:?}"),
+                        "split the store again: its places were changed or cut",
+                    )
+                };
+                let (shard, line) = parse_place(&text).ok_or_else(|| bad_place("not a place"))?;
+                let shard = by_number
+                    .get(shard)
+                    .and_then(|&at| shards.get_mut(at))
+                    .ok_or_else(|| bad_place("a place in no shard of the split"))?;
+                let mut facts = shard.next()?.ok_or_else(|| {
+                    shard_error(
+                        &shard.path,
+                        (shard.records + 1, 1),
+                        "the facts end before the places do",
+                        "split the store again and check every shard",
+                    )
+                })?;
+                facts.set_line(line);
+                fold.fold(&facts, &opts.map, expected);
+                count += 1;
+            }
+            if count != records {
+                return Err(shard_error(
                     &places_name,
-                    (at as u64 + 1, 1),
-                    format!("{why}: {text:?}"),
-                    "split the store again: its places were changed or cut",
-                )
-            };
-            let (shard, line) = parse_place(&text).ok_or_else(|| bad_place("not a place"))?;
-            let reader = by_number
-                .get(shard)
-                .and_then(|&at| self.facts.get_mut(at))
-                .ok_or_else(|| bad_place("a place in no shard of the split"))?;
-            let mut facts = reader.next()?.ok_or_else(|| {
-                shard_error(
-                    &reader.path,
-                    (reader.end.records + 1, 1),
-                    "the facts end before the places do",
-                    "split the store again and check every shard",
-                )
-            })?;
-            facts.set_line(line);
-            fold.fold(&facts, &opts.map, expected);
-            count += 1;
-        }
-        if count != self.manifest.records {
-            return Err(shard_error(
-                &places_name,
-                (count + 1, 1),
-                format!(
-                    "{count} places of the {} records the split holds",
-                    self.manifest.records
-                ),
-                "split the store again: its places were cut",
-            ));
-        }
+                    (count + 1, 1),
+                    format!("{count} places of the {records} records the split holds"),
+                    "split the store again: its places were cut",
+                ));
+            }
+            Ok(fold)
+        })?;
         let shape = match self.manifest.shape.as_str() {
             "empty" => Shape::Empty,
             _ => Shape::JsonLines,
         };
         fold.report(&Input::new(&self.manifest.store), &opts, shape, &opts.map)
+    }
+}
+
+/// Records a batch of a shard's facts holds: the merge takes them one shard at a time, in
+/// the places' order, while each shard's thread parses its next batch.
+const BATCH: usize = 512;
+
+/// A shard's facts, parsed a batch ahead on a thread of its own: parsing the facts is most
+/// of a merge's reading, and it runs beside the fold.
+struct Ahead {
+    path: String,
+    records: u64,
+    batches: std::sync::mpsc::Receiver<Result<Vec<RecordFacts>>>,
+    batch: std::vec::IntoIter<RecordFacts>,
+}
+
+impl Ahead {
+    fn start<'s>(scope: &'s std::thread::Scope<'s, '_>, mut reader: FactsReader) -> Ahead {
+        let (path, records) = (reader.path.clone(), reader.end.records);
+        // one batch waiting while the next is parsed: memory stays at two batches a shard
+        let (send, batches) = std::sync::mpsc::sync_channel(1);
+        scope.spawn(move || loop {
+            let mut batch = Vec::with_capacity(BATCH);
+            let read = loop {
+                match reader.next() {
+                    Ok(Some(facts)) if batch.len() + 1 < BATCH => batch.push(facts),
+                    Ok(Some(facts)) => {
+                        batch.push(facts);
+                        break Ok(true);
+                    }
+                    Ok(None) => break Ok(false),
+                    Err(e) => break Err(e),
+                }
+            };
+            let more = matches!(read, Ok(true));
+            let sent = match read {
+                Ok(_) if batch.is_empty() => return,
+                Ok(_) => send.send(Ok(batch)),
+                Err(e) => send.send(Err(e)),
+            };
+            // the merge stopped (an error elsewhere), or this shard is done
+            if sent.is_err() || !more {
+                return;
+            }
+        });
+        Ahead {
+            path,
+            records,
+            batches,
+            batch: Vec::new().into_iter(),
+        }
+    }
+
+    /// The shard's next record's facts; `None` past its last.
+    fn next(&mut self) -> Result<Option<RecordFacts>> {
+        loop {
+            if let Some(facts) = self.batch.next() {
+                return Ok(Some(facts));
+            }
+            match self.batches.recv() {
+                Ok(batch) => self.batch = batch?.into_iter(),
+                Err(_) => return Ok(None),
+            }
+        }
     }
 }
 
