@@ -455,3 +455,27 @@ fn a_record_of_facts_that_does_not_read_is_refused() {
     refused(dir.path(), &[], "a record's facts that do not read");
     refused(dir.path(), &[], &format!(".facts:{}:", middle + 1));
 }
+
+#[test]
+fn facts_kept_elsewhere_are_named_on_the_command_line() {
+    let (dir, shards) = checked_split();
+    let elsewhere = tempfile::tempdir().expect("a temporary folder");
+    let mut given = Vec::new();
+    // in another order than the split's, under other names
+    for (n, shard) in shards.iter().enumerate().rev() {
+        let to = elsewhere.path().join(format!("job-{n}.out"));
+        std::fs::rename(format!("{shard}.facts"), &to).expect("move the facts");
+        given.push(to.display().to_string());
+    }
+    let split = dir.path().join("split.json").display().to_string();
+    let mut args = vec!["merge-reports", split.as_str(), "--format", "json"];
+    args.extend(given.iter().map(String::as_str));
+    let merged = run(&args);
+    let whole = run(&[
+        "check",
+        "fixtures/values/messy-500.jsonl",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(whole, merged);
+}
