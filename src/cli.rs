@@ -132,6 +132,20 @@ Examples:
   cat store.jsonl | vercy check - --json")]
     Check(CheckArgs),
 
+    /// Split a JSON lines store into shards by concept, to check apart and merge
+    #[command(after_help = "\
+Examples:
+  vercy split store.jsonl --shards 8 -o parts
+  vercy split store.jsonl --shards 8 -o parts | parallel vercy check {} --facts {}.facts --quiet")]
+    Split(SplitArgs),
+
+    /// The report of a split store, from its shards' facts: the one `check` gives the whole
+    #[command(after_help = "\
+Examples:
+  vercy merge-reports parts
+  vercy merge-reports parts/split.json facts/*.facts --format sarif")]
+    MergeReports(MergeReportsArgs),
+
     /// Write a store in the compact pipe line form, optionally only the records a question needs
     #[command(after_help = "\
 Examples:
@@ -308,6 +322,49 @@ pub struct CheckArgs {
     /// A register of expected concepts (experimental): JSON list, YAML list, or one per line
     #[arg(long, value_name = "FILE")]
     pub expected: Option<String>,
+    /// Also write every record's facts here, for `vercy merge-reports` (one store: a shard)
+    #[arg(long, value_name = "FILE")]
+    pub facts: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SplitBy {
+    /// Every record of one concept in one shard
+    Concept,
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// The store to split (JSON lines); `-` is stdin
+    #[arg(value_name = "STORE")]
+    pub store: String,
+    /// What decides a record's shard
+    #[arg(long, value_enum, default_value_t = SplitBy::Concept)]
+    pub by: SplitBy,
+    /// How many shards (1 to 64)
+    #[arg(long, value_name = "N")]
+    pub shards: usize,
+    /// The folder to write the shards, their places and split.json into
+    #[arg(short, long, value_name = "DIR")]
+    pub output: String,
+    #[command(flatten)]
+    pub map: MapArg,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeReportsArgs {
+    /// The split: its folder, or its split.json
+    #[arg(value_name = "SPLIT")]
+    pub split: String,
+    /// Each shard's facts (`check --facts`); none: each shard's FILE.facts beside it
+    #[arg(value_name = "FACTS")]
+    pub facts: Vec<String>,
+    /// Print the machine-readable report (same as --format json)
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<CheckFormat>,
 }
 
 #[derive(Debug, Args)]

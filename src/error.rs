@@ -243,6 +243,15 @@ pub enum VercyError {
         span: SourceSpan,
     },
 
+    #[error("{path}:{pos}: {message}")]
+    #[diagnostic(code(vercy::shard::input), help("{help}"))]
+    Shard {
+        path: String,
+        pos: Position,
+        message: String,
+        help: String,
+    },
+
     #[error("interrupted")]
     #[diagnostic(code(vercy::interrupted))]
     Interrupted,
@@ -295,6 +304,12 @@ impl VercyError {
                 ..
             }
             | Host {
+                path,
+                message,
+                help,
+                ..
+            }
+            | Shard {
                 path,
                 message,
                 help,

@@ -46,6 +46,8 @@ pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
     output::configure(cli.global.color, cli.global.progress, cli.global.quiet);
     match cli.command {
         Check(args) => cmd::check::run(args, &cli.global),
+        Split(args) => cmd::split::run(args),
+        MergeReports(args) => cmd::merge_reports::run(args, &cli.global),
         Compact(args) => cmd::compact::run(args, &cli.global),
         Export(args) => cmd::export::run(args, &cli.global),
         Import(args) => cmd::import::run(args, &cli.global),

@@ -9,6 +9,7 @@ mod index;
 pub mod report;
 mod roles;
 pub mod rules;
+pub mod shard;
 mod table;
 pub mod values;
 mod warnings;
@@ -30,6 +31,21 @@ pub struct Options {
     pub strict: bool,
     /// Concepts from `--expected FILE`.
     pub expected: Vec<String>,
+}
+
+impl Options {
+    /// A check through `map` (`--map` as given, none: the identity or a store's own), with
+    /// every other setting at its default.
+    pub fn with_map(map: &[String]) -> Result<Options> {
+        Ok(Options {
+            map: crate::mapping::FieldMap::parse(map)?,
+            map_given: !map.is_empty(),
+            policy_outside_records: false,
+            min_level: 1,
+            strict: false,
+            expected: Vec::new(),
+        })
+    }
 }
 
 /// Records whose facts are held back before the first fold: they tell how large the records
@@ -57,14 +73,24 @@ fn facts(rules: &rules::ReferenceRules, view: &RecordView) -> Facts {
     })
 }
 
-/// What one record contributes to the report, read on any core, folded in store order.
-struct RecordFacts {
+/// What one record contributes to the report, read on any core, folded in store order (and
+/// serialised, one JSON line a record, in a shard's facts: `shard/facts.rs`).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct RecordFacts {
     rules: rules::RuleFacts<'static>,
     values: values::PackedFacts,
     /// Where the record starts in the file (for the progress bar).
+    #[serde(skip)]
     offset: u64,
     /// The record's name is its id (`rules.name` is then left empty).
     name_is_id: bool,
+}
+
+impl RecordFacts {
+    /// The record starts on `line` of the whole store (a shard's record, merged).
+    pub(crate) fn set_line(&mut self, line: u64) {
+        self.values.shared_mut().set_line(line);
+    }
 }
 
 /// Boxed: the facts pass through a few queues, and a pointer moves for free.
@@ -94,6 +120,16 @@ fn role_reading(opts: &Options) -> Result<RoleReading> {
 /// offenders: each at most one entry per record, so linear); the reading side holds a few
 /// blocks of the file and their facts at a time, whatever the store's size.
 pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
+    check_store_with(input, opts, &mut |_| Ok(()))
+}
+
+/// [`check_store`], handing each record's facts to `each` once folded, in store order (a
+/// shard's facts, `shard/facts.rs`).
+pub(crate) fn check_store_with(
+    input: &Input,
+    opts: &Options,
+    each: &mut (dyn FnMut(&RecordFacts) -> Result<()> + Send),
+) -> Result<Report> {
     let reading = role_reading(opts)?;
     // the rules' read-only half, for the map the records read through (the same for every
     // record: the reader settles it before the first)
@@ -103,8 +139,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         Ok(facts(rules, view))
     };
 
-    let mut rules: Option<rules::ReferenceRules> = None;
-    let mut values = values::ValueChecks::default();
+    let mut fold = Fold::default();
     let bar = progress::bar(input, "checking", false);
     let file_size = input
         .path()
@@ -113,13 +148,68 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     let mut early: Option<Vec<Facts>> = Some(Vec::with_capacity(SIZING_RECORDS));
     // how many records the store holds, estimated from the first ones (0: unknown)
     let mut expected = 0;
-    let mut fold = |facts: Facts, values: &mut values::ValueChecks, expected: usize| {
-        let rules = rules.get_or_insert_with(|| {
-            let map = reader.get().map_or(&opts.map, |r| r.map());
+    let mut fold_one = |facts: Facts, fold: &mut Fold, expected: usize| -> Result<()> {
+        let map = reader.get().map_or(&opts.map, |r| r.map());
+        fold.fold(&facts, map, expected);
+        if let Some(bar) = &bar {
+            if fold.records().is_multiple_of(4096) {
+                bar.set_position(facts.offset);
+            }
+        }
+        each(&facts)
+    };
+    let (shape, plan) = store::read_views(input, &reading, &work, &mut |facts| {
+        match &mut early {
+            Some(held) if held.len() < SIZING_RECORDS => held.push(facts),
+            Some(_) => {
+                let mut held = early.take().unwrap_or_default();
+                expected = size_tables(&held, file_size, &mut fold.values);
+                held.push(facts);
+                for facts in held {
+                    fold_one(facts, &mut fold, expected)?;
+                }
+            }
+            None => fold_one(facts, &mut fold, expected)?,
+        }
+        Ok(())
+    })?;
+    if let Some(held) = early.take() {
+        expected = size_tables(&held, file_size, &mut fold.values);
+        for facts in held {
+            fold_one(facts, &mut fold, expected)?;
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    fold.report(input, opts, shape, plan.map())
+}
+
+/// The records' facts folded in store order, and the report they come to: what
+/// [`check_store`] does with the facts it reads, and what merging shards does with the facts
+/// they wrote (`shard/merge.rs`).
+#[derive(Default)]
+pub(crate) struct Fold {
+    /// Made at the first record, for the map it reads through.
+    rules: Option<rules::ReferenceRules>,
+    values: values::ValueChecks,
+}
+
+impl Fold {
+    /// Add one record's facts, in store order: `map` is the map the records read through,
+    /// `expected` about how many records the store holds (0: unknown).
+    pub(crate) fn fold(
+        &mut self,
+        facts: &RecordFacts,
+        map: &crate::mapping::FieldMap,
+        expected: usize,
+    ) {
+        let rules = self.rules.get_or_insert_with(|| {
             let mut rules = rules::ReferenceRules::new(map.clone());
             rules.expect_records(expected);
             rules
         });
+        let values = &mut self.values;
         let unnamed;
         let name = match (&facts.rules.name, facts.values.shared().id()) {
             (_, Some(id)) if facts.name_is_id => id,
@@ -136,56 +226,45 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         rules.fold(&facts.rules, name, line, &mut || {
             who.unwrap_or_else(|| values.name_aside(name, line))
         });
-        let offset = facts.offset;
-        if let Some(bar) = &bar {
-            if rules.records().is_multiple_of(4096) {
-                bar.set_position(offset);
-            }
-        }
-    };
-    let (shape, plan) = store::read_views(input, &reading, &work, &mut |facts| {
-        match &mut early {
-            Some(held) if held.len() < SIZING_RECORDS => held.push(facts),
-            Some(_) => {
-                let mut held = early.take().unwrap_or_default();
-                expected = size_tables(&held, file_size, &mut values);
-                held.push(facts);
-                for facts in held {
-                    fold(facts, &mut values, expected);
-                }
-            }
-            None => fold(facts, &mut values, expected),
-        }
-        Ok(())
-    })?;
-    if let Some(held) = early.take() {
-        expected = size_tables(&held, file_size, &mut values);
-        for facts in held {
-            fold(facts, &mut values, expected);
-        }
     }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
+
+    /// How many records were folded.
+    pub(crate) fn records(&self) -> usize {
+        self.rules
+            .as_ref()
+            .map_or(0, rules::ReferenceRules::records)
     }
-    let rules = rules.unwrap_or_else(|| rules::ReferenceRules::new(plan.map().clone()));
-    values.expect(opts.expected.iter().cloned());
-    // the value checks' tables go before the report's lists of offenders are built
-    values
-        .settle()
-        .map_err(|e| crate::error::VercyError::Read {
-            path: "the check's temporary file".to_string(),
-            reason: e.to_string(),
-        })?;
-    let (mapping, records) = (rules.map().clone(), rules.records());
-    let (warnings, expected) = values.finish();
-    let reference = rules.finish(opts.policy_outside_records, &warnings.record_names());
-    Ok(Report::build(
-        input,
-        opts,
-        (shape, mapping, records),
-        reference,
-        (warnings, expected),
-    ))
+
+    /// The report of the store `input` read as `shape` through `map`, once every record is
+    /// folded.
+    pub(crate) fn report(
+        self,
+        input: &Input,
+        opts: &Options,
+        shape: store::Shape,
+        map: &crate::mapping::FieldMap,
+    ) -> Result<Report> {
+        let Fold { rules, mut values } = self;
+        let rules = rules.unwrap_or_else(|| rules::ReferenceRules::new(map.clone()));
+        values.expect(opts.expected.iter().cloned());
+        // the value checks' tables go before the report's lists of offenders are built
+        values
+            .settle()
+            .map_err(|e| crate::error::VercyError::Read {
+                path: "the check's temporary file".to_string(),
+                reason: e.to_string(),
+            })?;
+        let (mapping, records) = (rules.map().clone(), rules.records());
+        let (warnings, expected) = values.finish();
+        let reference = rules.finish(opts.policy_outside_records, &warnings.record_names());
+        Ok(Report::build(
+            input,
+            opts,
+            (shape, mapping, records),
+            reference,
+            (warnings, expected),
+        ))
+    }
 }
 
 /// Size the value checks' id table once for the whole file, from the first records' sizes;

@@ -117,8 +117,8 @@ struct FieldState {
     deferred: Vec<(String, String)>,
 }
 
-/// What the rules need from one record.
-#[derive(Debug, PartialEq, Eq)]
+/// What the rules need from one record (serialised: a shard's facts, `check/shard/`).
+#[derive(Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RuleFacts<'a> {
     /// The name the reference gives the record: its id, borrowed from the record when it can
     /// be; `None` for a record without one, which the reference names `#index` (see
@@ -136,7 +136,7 @@ pub struct RuleFacts<'a> {
 }
 
 /// A record's side of an inverse role: the ids it points at, and its own id.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct InverseFacts {
     pointed: Vec<String>,
     own_id: String,

@@ -2,7 +2,7 @@
 //! arena, so remembering a record id costs its bytes plus a few integers instead of an
 //! allocation of its own.
 
-use hashbrown::DefaultHashBuilder;
+use foldhash::fast::SeedableRandomState;
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
@@ -296,11 +296,27 @@ impl Names {
     }
 }
 
-/// The hash the interners use, the same on every thread (one random seed per process), so a
-/// string can be hashed where it is read and looked up where it is folded.
+/// The hash the interners use, the same on every thread (one random seed per process, unless
+/// [`fix_seed`]), so a string can be hashed where it is read and looked up where it is folded.
 pub fn hash(s: &str) -> u64 {
-    static HASHER: OnceLock<DefaultHashBuilder> = OnceLock::new();
-    HASHER.get_or_init(DefaultHashBuilder::default).hash_one(s)
+    HASHER
+        .get_or_init(|| (SeedableRandomState::random(), false))
+        .0
+        .hash_one(s)
+}
+
+/// The hasher of [`hash`], and whether its seed is the fixed one.
+static HASHER: OnceLock<(SeedableRandomState, bool)> = OnceLock::new();
+
+/// Hash with foldhash's fixed seed in this process, so its hashes are those of every other
+/// process that fixed it: a shard's facts carry hashes (of ids, concepts, values), and the
+/// check that writes them and the merge that folds them must agree. The price: a store made
+/// to collide under the known seed slows that check down (never its result). False when the
+/// process already hashed with a random seed.
+pub fn fix_seed() -> bool {
+    HASHER
+        .get_or_init(|| (SeedableRandomState::fixed(), true))
+        .1
 }
 
 /// An open-addressing table of indices by hash, with linear probing; what an index stands for

@@ -1,7 +1,7 @@
 //! `vercy check STORE…`
 
 use super::Outcome;
-use crate::check::{self, format, Options};
+use crate::check::{self, format, shard, Options};
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::error::{Result, VercyError};
 use crate::mapping::FieldMap;
@@ -20,13 +20,9 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
             None => Vec::new(),
         },
     };
-    let format = if args.json {
-        format::Format::Json
-    } else {
-        args.format.unwrap_or(format::Format::Human)
-    };
-    if format != format::Format::Human {
-        output::machine_format();
+    let format = format_asked(args.json, args.format);
+    if let Some(facts) = &args.facts {
+        return check_shard(&args, &opts, facts, format, global);
     }
     // GitHub and SARIF report an unreadable store in their own form too (an annotation, a
     // failed invocation); every form leaves its diagnostic on stderr
@@ -51,19 +47,76 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
             Err(e) => return Err(e),
         }
     }
-    if !reports.is_empty() || !failures.is_empty() {
-        output::write_stdout(|out| format::write(format, &reports, &failures, global.quiet, out))?;
-    }
-    for report in &reports {
-        report.names_read_back()?;
-    }
+    write_reports(format, &reports, &failures, global.quiet)?;
     Ok(if unreadable {
         Outcome::Unreadable
-    } else if reports.iter().all(|r| r.pass) {
+    } else {
+        outcome(&reports)
+    })
+}
+
+/// `--json` or `--format`, the human report else; a machine format keeps stdout for itself.
+pub(super) fn format_asked(json: bool, asked: Option<format::Format>) -> format::Format {
+    let format = if json {
+        format::Format::Json
+    } else {
+        asked.unwrap_or(format::Format::Human)
+    };
+    if format != format::Format::Human {
+        output::machine_format();
+    }
+    format
+}
+
+/// Print the reports (and the stores that could not be read) in `format`.
+pub(super) fn write_reports(
+    format: format::Format,
+    reports: &[check::report::Report],
+    failures: &[format::Failure],
+    quiet: bool,
+) -> Result<()> {
+    if !reports.is_empty() || !failures.is_empty() {
+        output::write_stdout(|out| format::write(format, reports, failures, quiet, out))?;
+    }
+    for report in reports {
+        report.names_read_back()?;
+    }
+    Ok(())
+}
+
+/// Every store reached the level asked for, or not.
+pub(super) fn outcome(reports: &[check::report::Report]) -> Outcome {
+    if reports.iter().all(|r| r.pass) {
         Outcome::Success
     } else {
         Outcome::BelowLevel
-    })
+    }
+}
+
+/// `check SHARD --facts FILE`: the shard's report, and every record's facts written beside it
+/// (`check/shard/facts.rs`) for `vercy merge-reports`.
+fn check_shard(
+    args: &CheckArgs,
+    opts: &Options,
+    facts: &str,
+    format: format::Format,
+    global: &GlobalArgs,
+) -> Result<Outcome> {
+    let [store] = args.stores.as_slice() else {
+        return Err(VercyError::Argument {
+            what: "--facts".to_string(),
+            message: format!("the facts of one store, given {}", args.stores.len()),
+            help: "check each shard on its own: vercy check SHARD --facts SHARD.facts".to_string(),
+        });
+    };
+    let settings = shard::facts::Settings::of(opts, &args.map.map);
+    let mut writer = shard::facts::FactsWriter::create(facts, store, settings)?;
+    let input = Input::new(store).selecting(args.live.select());
+    let report = check::check_store_with(&input, opts, &mut |record| writer.record(record))?;
+    writer.finish(&report)?;
+    let reports = [report];
+    write_reports(format, &reports, &[], global.quiet)?;
+    Ok(outcome(&reports))
 }
 
 /// `--expected FILE`: a JSON list, a YAML list, or one concept per line (`#` comments).

@@ -8,9 +8,11 @@ pub mod export;
 pub mod import;
 pub mod map;
 pub mod mcp;
+pub mod merge_reports;
 pub mod profile;
 pub mod recency;
 pub mod resolve;
+pub mod split;
 pub mod status;
 
 /// How a command ended (the written exit-code contract).

@@ -42,6 +42,7 @@ mod release_metadata;
 mod resolve_cli;
 mod resolve_enforcement;
 mod roundtrip_props;
+mod shards;
 mod signals_pipes;
 mod terminal_conventions;
 mod write_safety;

@@ -160,8 +160,8 @@ impl<'r> Reading<'r> {
 /// What the index keeps of one record, packed to travel to the folding thread: its texts in
 /// one buffer (one allocation a record rather than one a text, and few cache lines for the
 /// fold to fetch from the core that read the record), each with its hash, computed where the
-/// record was read so the fold only looks up.
-#[derive(Debug)]
+/// record was read so the fold only looks up. Serialised in a shard's facts (`check/shard/`).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct SharedFacts {
     line: u64,
     texts: String,
@@ -183,7 +183,7 @@ pub struct SharedFacts {
 }
 
 /// What a record holds from its valid_from: its value's hash, and the instants it holds.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct HeldValue {
     value: u64,
     from: i128,
@@ -192,7 +192,7 @@ struct HeldValue {
 }
 
 /// One text in [`SharedFacts::texts`], and its hash.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct Packed {
     start: u32,
     end: u32,
@@ -279,6 +279,11 @@ impl SharedFacts {
     /// The line where the record starts.
     pub fn line(&self) -> u64 {
         self.line
+    }
+
+    /// The record starts on `line` of the whole store (a shard's record, merged).
+    pub fn set_line(&mut self, line: u64) {
+        self.line = line;
     }
 
     /// The record's supersedes pointers.

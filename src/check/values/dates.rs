@@ -35,7 +35,7 @@ pub(super) struct Dates {
 }
 
 /// What a record's dates come to.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct DateFacts {
     /// How many of valid_from / valid_to do not parse ...
     bad: u8,

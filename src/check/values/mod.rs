@@ -28,8 +28,9 @@ pub(super) trait ValueCheck: Default {
     /// Its warnings' codes, in the order they come.
     const CODES: &'static [Code];
 
-    /// What the check reads of one record, owned: it travels to the thread that folds it.
-    type Facts: std::fmt::Debug + Default + Send;
+    /// What the check reads of one record, owned: it travels to the thread that folds it,
+    /// and in a shard's facts to the merge (`check/shard/`).
+    type Facts: std::fmt::Debug + Default + Send + serde::Serialize + serde::de::DeserializeOwned;
 
     /// Read one record (on any core, no shared state).
     fn read(_record: &Reading) -> Self::Facts {
@@ -61,7 +62,7 @@ macro_rules! value_checks {
         }
 
         /// What every value check read of one record.
-        #[derive(Debug, Default)]
+        #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
         struct CheckFacts {
             $($module: <$module::$check as ValueCheck>::Facts,)*
         }
@@ -108,8 +109,8 @@ value_checks! {
 }
 
 /// What the index and the value checks read of one record, packed to travel to the folding
-/// thread.
-#[derive(Debug)]
+/// thread (and serialised, to a shard's facts).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PackedFacts {
     shared: SharedFacts,
     checks: CheckFacts,
@@ -119,6 +120,11 @@ impl PackedFacts {
     /// What the index keeps of the record.
     pub fn shared(&self) -> &SharedFacts {
         &self.shared
+    }
+
+    /// [`Self::shared`], to change (a shard's record takes its line in the whole store).
+    pub fn shared_mut(&mut self) -> &mut SharedFacts {
+        &mut self.shared
     }
 }
 
