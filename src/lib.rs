@@ -17,6 +17,7 @@ pub mod compact;
 pub mod decay;
 pub mod error;
 pub mod file_at;
+pub mod formats;
 pub mod help;
 pub mod import;
 pub mod mapping;

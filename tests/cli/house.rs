@@ -31,7 +31,8 @@ const LAYERS: &[&[&str]] = &[
     &["store/shape"],
     &["store/maps"],
     &["store"],
-    &["write", "progress", "select"],
+    // and what every report's forms share, below the commands that print reports
+    &["write", "progress", "select", "formats"],
     // the commands' libraries
     &["check", "compact", "import", "recency", "resolve", "decay"],
     &["mcp"],
