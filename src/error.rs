@@ -230,6 +230,14 @@ pub enum VercyError {
         help: String,
     },
 
+    #[error("{store}: {message}")]
+    #[diagnostic(code(vercy::store::git), help("{help}"))]
+    Git {
+        store: String,
+        message: String,
+        help: String,
+    },
+
     #[error("{path}:{pos}: {message}")]
     #[diagnostic(code(vercy::host::invalid), help("{help}"))]
     Host {
@@ -301,6 +309,11 @@ impl VercyError {
                 ..
             } => [path, message, help].into_iter().for_each(fix),
             Database {
+                store,
+                message,
+                help,
+            }
+            | Git {
                 store,
                 message,
                 help,
