@@ -132,6 +132,17 @@ Examples:
   cat store.jsonl | vercy check - --json")]
     Check(CheckArgs),
 
+    /// Compare two versions of one store: exit 1 when history was edited, not only added to
+    #[command(after_help = "\
+Exit codes: 0 history was only added to; 1 a record was edited, ended by hand, deleted, rewired \
+or its id reused (codes not --allow'ed); 2 bad input.
+
+Examples:
+  vercy diff git:origin/main:memory/store.jsonl memory/store.jsonl
+  vercy diff yesterday.ndjson engrama.db --format json
+  vercy diff before.jsonl after.jsonl --allow deleted --format github")]
+    Diff(DiffArgs),
+
     /// Write a store in the compact pipe line form, optionally only the records a question needs
     #[command(after_help = "\
 Examples:
@@ -308,6 +319,28 @@ pub struct CheckArgs {
     /// A register of expected concepts (experimental): JSON list, YAML list, or one per line
     #[arg(long, value_name = "FILE")]
     pub expected: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The store before the change: a file, git:REV:PATH (git:origin/main:memory/store.jsonl),
+    /// a database, or `-` for stdin
+    #[arg(value_name = "BASE")]
+    pub base: String,
+    /// The store after the change (as BASE)
+    #[arg(value_name = "HEAD")]
+    pub head: String,
+    #[command(flatten)]
+    pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
+    /// Output format
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = crate::diff::format::Format::Human)]
+    pub format: crate::diff::format::Format,
+    /// Accept a code deliberately (a migration): still reported, no longer failing; repeatable
+    /// (history.edited, or edited)
+    #[arg(long, value_name = "CODE")]
+    pub allow: Vec<String>,
 }
 
 #[derive(Debug, Args)]

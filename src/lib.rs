@@ -15,6 +15,7 @@ pub mod cli;
 pub mod cmd;
 pub mod compact;
 pub mod decay;
+pub mod diff;
 pub mod error;
 pub mod file_at;
 pub mod formats;
@@ -48,6 +49,7 @@ pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
     match cli.command {
         Check(args) => cmd::check::run(args, &cli.global),
         Compact(args) => cmd::compact::run(args, &cli.global),
+        Diff(args) => cmd::diff::run(args, &cli.global),
         Export(args) => cmd::export::run(args, &cli.global),
         Import(args) => cmd::import::run(args, &cli.global),
         Decay(args) => cmd::decay::run(args, &cli.global),

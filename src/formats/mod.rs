@@ -41,6 +41,7 @@ fn position(e: &VercyError) -> Option<(u64, u64)> {
         | VercyError::NotObject { pos, .. }
         | VercyError::Shape { pos, .. }
         | VercyError::Compact { pos, .. } => Some((pos.line, pos.column)),
+        VercyError::DiffSide { error, .. } => position(error),
         _ => None,
     }
 }

@@ -34,7 +34,9 @@ const LAYERS: &[&[&str]] = &[
     // and what every report's forms share, below the commands that print reports
     &["write", "progress", "select", "formats"],
     // the commands' libraries
-    &["check", "compact", "import", "recency", "resolve", "decay"],
+    &[
+        "check", "compact", "import", "recency", "resolve", "decay", "diff",
+    ],
     &["mcp"],
     &["cli"],
     &["help", "cmd"],
@@ -78,6 +80,8 @@ const RULES: &[(&str, &str, &[&str])] = &[
     ("check/warnings", "check", &["check/index", "check/table"]),
     // ... which reads the records, below every check
     ("check/index", "check", &["check/roles", "check/table"]),
+    // diff's formats print its report, never the matching that made it
+    ("diff/format", "diff", &["diff/report"]),
 ];
 
 fn src() -> PathBuf {
