@@ -208,7 +208,7 @@ fn validator() -> PathBuf {
 
 /// Validate a SARIF log against the vendored OASIS SARIF 2.1.0 schema; panics with the
 /// validator's errors.
-fn assert_valid_sarif(log: &Value) {
+pub fn assert_valid_sarif(log: &Value) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("log.sarif");
     std::fs::write(&file, serde_json::to_vec(log).unwrap()).unwrap();
