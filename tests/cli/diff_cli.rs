@@ -602,3 +602,20 @@ proptest! {
         prop_assert!(!named.is_empty(), "{} not named: {}", id, report);
     }
 }
+
+#[test]
+fn every_code_has_its_row_in_the_readme() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = readme
+        .split("## Catch edited history in CI")
+        .nth(1)
+        .expect("the README's section on diff");
+    for code in vercy::diff::report::Code::ALL {
+        assert!(
+            section.contains(&format!("| `{}` |", code.name())),
+            "{} has no row",
+            code.name()
+        );
+    }
+}
