@@ -619,3 +619,71 @@ fn every_code_has_its_row_in_the_readme() {
         );
     }
 }
+
+/// The `vercy-diff-system` hook's entry, as pre-commit runs it: the entry's words, then the
+/// hook's args, then the staged files, in the repository's root, vercy on PATH.
+fn hook(repo: &Path, args: &[&str]) -> std::process::Output {
+    let hooks: Value = serde_yaml::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let entry = hooks
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] == "vercy-diff-system")
+        .expect("the hook")["entry"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let bin = assert_cmd::cargo::cargo_bin("vercy");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap()
+    );
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{entry} \"$@\""))
+        .arg("sh")
+        .args(args)
+        .current_dir(repo)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_pre_commit_hook_compares_each_staged_store_with_head() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/diff");
+    git(repo, &["init", "-q", "-b", "main"]);
+    std::fs::copy(fixtures.join("base.jsonl"), repo.join("a.jsonl")).unwrap();
+    std::fs::copy(fixtures.join("base.jsonl"), repo.join("b.jsonl")).unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-q", "-m", "base"]);
+    std::fs::copy(fixtures.join("clean.head.jsonl"), repo.join("a.jsonl")).unwrap();
+    std::fs::copy(fixtures.join("base.jsonl"), repo.join("new.jsonl")).unwrap();
+    let out = hook(repo, &["a.jsonl", "new.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(stdout_of(&out).contains("pass · history was only added to"));
+    std::fs::copy(fixtures.join("edited.head.jsonl"), repo.join("b.jsonl")).unwrap();
+    let out = hook(repo, &["a.jsonl", "b.jsonl"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).contains("R-2 (line 2: value)"),
+        "{}",
+        stdout_of(&out)
+    );
+    // args for vercy diff end with "--"
+    let out = hook(repo, &["--allow", "edited", "--", "b.jsonl"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    std::fs::write(repo.join("b.jsonl"), "{not json\n").unwrap();
+    let out = hook(repo, &["b.jsonl", "a.jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+}
