@@ -552,6 +552,10 @@ pub struct McpArgs {
     /// The caller every `resolve` answer is for (never a tool argument)
     #[arg(long, value_name = "PARTY", requires_all = ["store", "host"])]
     pub caller: Option<String>,
+    /// Offer the `diff` tool over these two versions of a store (BASE, then HEAD; a file,
+    /// git:REV:PATH, a database)
+    #[arg(long, num_args = 2, value_names = ["BASE", "HEAD"])]
+    pub diff: Option<Vec<String>>,
     #[command(flatten)]
     pub map: MapArg,
 }

@@ -4,7 +4,7 @@
 
 mod github;
 mod human;
-mod json;
+pub mod json;
 mod sarif;
 
 use super::report::Report;
