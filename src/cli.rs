@@ -1,7 +1,7 @@
 //! The command line, and nothing else: clap definitions for every subcommand.
 //! Man pages and shell completions are generated from these same definitions.
 
-use crate::check::format::Format as CheckFormat;
+use crate::formats::Format as ReportFormat;
 use crate::output::When;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -312,7 +312,7 @@ pub struct CheckArgs {
     pub json: bool,
     /// Output format
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<CheckFormat>,
+    pub format: Option<ReportFormat>,
     /// Count value warnings against the level
     #[arg(long)]
     pub strict: bool,
@@ -335,8 +335,8 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub live: LiveArg,
     /// Output format
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = crate::diff::format::Format::Human)]
-    pub format: crate::diff::format::Format,
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
     /// Accept a code deliberately (a migration): still reported, no longer failing; repeatable
     /// (history.edited, or edited)
     #[arg(long, value_name = "CODE")]

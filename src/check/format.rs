@@ -12,17 +12,7 @@ use super::report::Report;
 pub use crate::formats::Failure;
 use std::io::{self, Write};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Readable at a glance: level, what the next level needs, findings, warnings.
-    Human,
-    /// The `vercy-check/1` object (an array of them for several stores).
-    Json,
-    /// GitHub Actions workflow commands (annotations on the store file).
-    Github,
-    /// SARIF 2.1.0, for code-scanning dashboards.
-    Sarif,
-}
+pub use crate::formats::Format;
 
 /// Write the reports in `format`, as they are made. `failures` are the stores that could
 /// not be read: the GitHub and SARIF forms report them too (the others leave them to the

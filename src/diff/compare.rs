@@ -11,9 +11,9 @@ use super::report::{Change, Code, Finding, Other};
 use super::{Kept, Which};
 use crate::error::{Result, VercyError};
 use crate::store::record_object;
+use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
 
 /// How fields are judged, from the map the records read through.
 pub struct Judging {
@@ -38,12 +38,34 @@ pub struct Judged {
 struct Rec<'a> {
     line: u64,
     id: &'a str,
+    /// Where its text lies in the store's file (`len` 0: the text is kept in `text`).
+    offset: u64,
+    len: u64,
+    hash: u64,
     text: &'a str,
     supersedes: Vec<&'a str>,
     valid_from: &'a str,
     valid_to: &'a str,
-    concept: &'a str,
-    value: &'a str,
+    concept: u64,
+    value: u64,
+}
+
+impl Rec<'_> {
+    /// The record's text: kept, or read back from the store's file (and found unchanged).
+    fn text(&self, file: Option<&std::fs::File>) -> Result<std::borrow::Cow<'_, str>> {
+        if self.len == 0 {
+            return Ok(self.text.into());
+        }
+        let changed = || unreadable("the store changed while it was compared");
+        let file = file.ok_or_else(changed)?;
+        let mut buf = vec![0; usize::try_from(self.len).map_err(|_| changed())?];
+        crate::file_at::read_at(file, self.offset, &mut buf).map_err(unreadable)?;
+        let text = String::from_utf8(buf).map_err(|_| changed())?;
+        match super::kept::hash_of(&text) == self.hash {
+            true => Ok(text.into()),
+            false => Err(changed()),
+        }
+    }
 }
 
 /// A pointer at a record: the record that names it in its supersedes, and where.
@@ -58,18 +80,22 @@ fn records(bytes: &[u8]) -> Option<Vec<Rec<'_>>> {
     let mut r = Reader::new(bytes);
     let mut out = Vec::new();
     while !r.is_empty() {
-        let (line, id, text) = (r.num()?, r.text()?, r.text()?);
+        let (line, id) = (r.num()?, r.text()?);
+        let (offset, len, hash, text) = (r.num()?, r.num()?, r.num()?, r.text()?);
         let n = r.num()?;
         let supersedes = (0..n).map(|_| r.text()).collect::<Option<Vec<_>>>()?;
         out.push(Rec {
             line,
             id,
+            offset,
+            len,
+            hash,
             text,
             supersedes,
             valid_from: r.text()?,
             valid_to: r.text()?,
-            concept: r.text()?,
-            value: r.text()?,
+            concept: r.num()?,
+            value: r.num()?,
         });
     }
     Some(out)
@@ -167,7 +193,8 @@ fn judge_part(base: &Kept, head: &Kept, how: &Judging, part: usize) -> Result<Ju
             }
             Some(&b) => {
                 let superseded_by = head_ptrs.get(h.id).and_then(|ps| ps.first());
-                compare(&base_recs[b], h, superseded_by, how, &mut judged);
+                let files = (base.file.as_ref(), head.file.as_ref());
+                compare(&base_recs[b], h, files, superseded_by, how, &mut judged)?;
             }
         }
     }
@@ -230,26 +257,34 @@ fn is_date(json: &str) -> bool {
     !json.is_empty() && json != "null"
 }
 
-/// One record on both sides.
-fn compare(b: &Rec, h: &Rec, superseded_by: Option<&Ptr>, how: &Judging, judged: &mut Judged) {
-    if b.text == h.text {
+/// One record on both sides (`files`: each side's file, where its texts are read back from).
+fn compare(
+    b: &Rec,
+    h: &Rec,
+    files: (Option<&std::fs::File>, Option<&std::fs::File>),
+    superseded_by: Option<&Ptr>,
+    how: &Judging,
+    judged: &mut Judged,
+) -> Result<()> {
+    if b.hash == h.hash {
         judged.unchanged += 1;
-        return;
+        return Ok(());
     }
+    let (old_text, new_text) = (b.text(files.0)?, h.text(files.1)?);
     let mut changes = Vec::new();
-    match (record_object(b.text), record_object(h.text)) {
+    match (record_object(&old_text), record_object(&new_text)) {
         (Some(old), Some(new)) => fields_changed("", &old, &new, how, &mut changes),
         // not objects after all (the reader took them): the record as one field
         _ => changes.push(Change {
             field: "(record)".to_string(),
-            old: Some(Value::String(b.text.to_string())),
-            new: Some(Value::String(h.text.to_string())),
+            old: Some(Value::String(old_text.to_string())),
+            new: Some(Value::String(new_text.to_string())),
         }),
     }
     if changes.is_empty() {
         judged.unchanged += 1;
         judged.times_moved += 1;
-        return;
+        return Ok(());
     }
     let finding = |code, changes| Finding {
         code,
@@ -291,13 +326,14 @@ fn compare(b: &Rec, h: &Rec, superseded_by: Option<&Ptr>, how: &Judging, judged:
         judged.findings.push(ended);
     }
     if changes.is_empty() {
-        return;
+        return Ok(());
     }
     let code = match b.concept != h.concept && b.value != h.value {
         true => Code::IdReused,
         false => Code::Edited,
     };
     judged.findings.push(finding(code, changes));
+    Ok(())
 }
 
 /// A role's JSON text as a value (`None`: absent).

@@ -11,17 +11,7 @@ use super::report::Report;
 use crate::formats::Failure;
 use std::io::{self, Write};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Readable at a glance: what was added, each kind of change with its first records.
-    Human,
-    /// The `vercy-diff/1` object, its findings written one at a time.
-    Json,
-    /// GitHub Actions workflow commands (annotations on HEAD's lines) and a step summary.
-    Github,
-    /// SARIF 2.1.0, for code-scanning dashboards: results at HEAD's lines.
-    Sarif,
-}
+pub use crate::formats::Format;
 
 /// Write the report in `format`; or, when a side could not be read (`failure`), what the
 /// GitHub and SARIF forms say of it (the others leave it to the diagnostic on stderr).

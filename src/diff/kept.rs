@@ -18,12 +18,20 @@ pub const PARTS: usize = 64;
 
 /// The partition of an id: the same for both sides of one run.
 pub fn part_of(id: &str) -> usize {
-    static HASHER: OnceLock<hashbrown::DefaultHashBuilder> = OnceLock::new();
-    let h = HASHER
-        .get_or_init(hashbrown::DefaultHashBuilder::default)
-        .hash_one(id);
+    let h = hasher().hash_one(id);
     // the high bits: the low ones place the id in the partition's table
     (h >> 58) as usize % PARTS
+}
+
+/// A text's hash, the same for both sides of one run: two texts with the same hash are taken
+/// to be the same (one pair in 2^64 is not).
+pub fn hash_of(text: &str) -> u64 {
+    hasher().hash_one(text)
+}
+
+fn hasher() -> &'static hashbrown::DefaultHashBuilder {
+    static HASHER: OnceLock<hashbrown::DefaultHashBuilder> = OnceLock::new();
+    HASHER.get_or_init(hashbrown::DefaultHashBuilder::default)
 }
 
 /// One column of one side: its entries by partition, held until the budget says they go to

@@ -32,7 +32,7 @@ pub struct Options {
 
 /// Memory for what is kept of both sides before it goes to the temporary file; the records
 /// take most of it, the pointers (a few per hundred records) the rest.
-const BUDGET: usize = 48 << 20;
+const BUDGET: usize = 32 << 20;
 
 /// The roles a diff reads of every record.
 const ROLES: [&str; 6] = [
@@ -79,6 +79,8 @@ struct Kept {
     side: Side,
     /// The line of the first record without an id (0: none).
     first_without_id: u64,
+    /// The store's file, which the texts of lines seen in place are read back from.
+    file: Option<std::fs::File>,
     records: Column,
     pointers: Column,
     map: FieldMap,
@@ -92,16 +94,25 @@ struct Entry {
     pointers: Vec<(usize, Vec<u8>)>,
 }
 
-/// A role's value as the entry keeps it: its JSON text (`""` when absent).
-fn json_text(view: &RecordView, role: Role) -> String {
-    view.get(role)
-        .map(|v| v.json().to_string())
-        .unwrap_or_default()
+/// A role's value as the entry compares it: its raw JSON text when the record is read from
+/// its text, else its value written as JSON (`""` when absent).
+fn role_text<'v>(view: &'v RecordView, role: Role) -> std::borrow::Cow<'v, str> {
+    match view.raw(role) {
+        Some(raw) => raw.into(),
+        None => view
+            .get(role)
+            .map(|v| v.json().to_string())
+            .unwrap_or_default()
+            .into(),
+    }
 }
 
-/// The record's entry: line, id, the record's text (as JSON: a compact line's fields are
-/// written as one), the ids it supersedes, and its valid_from, valid_to, concept and value.
-fn entry(view: &RecordView) -> Option<Entry> {
+/// The record's entry: line, id, where its text lies in the file and its hash (or, when it
+/// cannot be read back from the file, the text itself, as JSON: a compact line's fields are
+/// written as one), the ids it supersedes, its valid_from and valid_to, and hashes of its
+/// concept and value. A line seen in place in a file is read back only if it changed: most
+/// of a store never crosses the partitions' file.
+fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
     let id = view.filled_str(role(0))?;
     let mut superseded = std::collections::HashSet::new();
     if let Some(v) = view.get(role(1)) {
@@ -116,21 +127,33 @@ fn entry(view: &RecordView) -> Option<Entry> {
     let line = view.origin.line;
     let mut w = Writer::default();
     w.num(line).text(&id);
-    let text = view.text.trim();
     match view.record() {
-        Some(record) if !text.starts_with('{') => {
-            w.text(&serde_json::to_string(&record.fields).unwrap_or_default())
+        // a line seen in place: its bytes are the file's at its offset
+        None if in_file => {
+            w.num(view.origin.offset)
+                .num(view.text.len() as u64)
+                .num(kept::hash_of(view.text))
+                .text("");
         }
-        _ => w.text(text),
-    };
+        record => {
+            let text = view.text.trim();
+            let json = match record {
+                Some(record) if !text.starts_with('{') => std::borrow::Cow::Owned(
+                    serde_json::to_string(&record.fields).unwrap_or_default(),
+                ),
+                _ => std::borrow::Cow::Borrowed(text),
+            };
+            w.num(0).num(0).num(kept::hash_of(&json)).text(&json);
+        }
+    }
     w.num(superseded.len() as u64);
     for s in &superseded {
         w.text(s);
     }
     w.text(&valid_from)
-        .text(&json_text(view, role(3)))
-        .text(&json_text(view, role(4)))
-        .text(&json_text(view, role(5)));
+        .text(&role_text(view, role(3)))
+        .num(kept::hash_of(&role_text(view, role(4))))
+        .num(kept::hash_of(&role_text(view, role(5))));
     let pointers = superseded
         .iter()
         .map(|target| {
@@ -151,8 +174,16 @@ fn read_side(input: &Input, store: &str, which: Which, reading: &RoleReading) ->
     let mut records = Column::new(BUDGET / 2 * 7 / 8);
     let mut pointers = Column::new(BUDGET / 2 / 8);
     let (mut count, mut without_id, mut first_without_id) = (0, 0, 0);
-    let work =
-        |view: &RecordView| -> Result<(u64, Option<Entry>)> { Ok((view.origin.line, entry(view))) };
+    // a file's lines are read back from it when they changed; a pipe, stdin or a database's
+    // rendered rows can be read only once, so their records' texts are kept
+    let file = match (input.path(), input.is_database() || input.is_pipe()) {
+        (Some(path), false) => std::fs::File::open(path).ok(),
+        _ => None,
+    };
+    let in_file = file.is_some();
+    let work = |view: &RecordView| -> Result<(u64, Option<Entry>)> {
+        Ok((view.origin.line, entry(view, in_file)))
+    };
     let read = store::read_views(input, reading, &work, &mut |(line, entry)| {
         count += 1;
         match entry {
@@ -195,6 +226,7 @@ fn read_side(input: &Input, store: &str, which: Which, reading: &RoleReading) ->
             without_id,
         },
         first_without_id,
+        file,
         records,
         pointers,
         map: plan.map().clone(),

@@ -9,6 +9,21 @@ pub mod sarif;
 
 use crate::error::VercyError;
 
+/// The forms a report is printed in (`--format` of check and diff).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Readable at a glance, on one screen: the verdict, then each kind of finding grouped
+    /// with its first records.
+    Human,
+    /// The command's JSON object (`vercy-check/1`, an array of them for several stores;
+    /// `vercy-diff/1`).
+    Json,
+    /// GitHub Actions workflow commands (annotations on the store file) and a step summary.
+    Github,
+    /// SARIF 2.1.0, for code-scanning dashboards.
+    Sarif,
+}
+
 /// A store that could not be read, as the machine formats report it.
 #[derive(Debug, Clone)]
 pub struct Failure {

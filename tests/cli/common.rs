@@ -57,3 +57,20 @@ pub fn report_of(args: &[&str], code: i32) -> serde_json::Value {
     assert_eq!(out.status.code(), Some(code), "{}", stderr_of(&out));
     json_of(&out)
 }
+
+/// Run git in `dir` with a name and no signing, as a test's own repository needs; panics when
+/// git fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

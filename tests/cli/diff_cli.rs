@@ -4,7 +4,7 @@
 //! property test of the rule itself.
 
 use crate::check_reports::assert_valid_sarif;
-use crate::common::{json_of, stderr_of, stdout_of, vercy};
+use crate::common::{git, json_of, stderr_of, stdout_of, vercy};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -414,27 +414,6 @@ fn sarif_is_valid_with_results_at_head_lines() {
     assert_eq!(
         note["locations"][0]["physicalLocation"]["region"]["startLine"],
         json!(2)
-    );
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
     );
 }
 

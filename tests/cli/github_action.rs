@@ -4,6 +4,7 @@
 //! given. The install step builds this checkout with pip, as .ci/ecosystem.sh's pre-commit test
 //! already does, so it is read here, not run.
 
+use crate::common::git;
 use serde_json::Value;
 use serde_yaml::Value as Yaml;
 use std::collections::BTreeMap;
@@ -196,17 +197,6 @@ fn a_store_path_is_data_not_shell() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("no-such-$(touch"), "{err}");
     assert!(!marker.exists(), "the store input ran as a command");
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
 }
 
 #[test]
