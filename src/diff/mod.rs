@@ -3,10 +3,10 @@
 //!
 //! Each side is read once, through the record view every looking command reads
 //! (`store::read_views`: any shape, any source, the map given or an engrama dump's own);
-//! what each record contributes is made on the core that read it ([`Entry`]) and kept by the
-//! partition of its id ([`kept`]), past a budget in a temporary file. Then each partition of
-//! BASE is matched with the same partition of HEAD ([`compare`]), on every core, and the
-//! findings are gathered into the [`report::Report`] every format prints ([`format`]).
+//! what each record contributes is made on the core that read it (`Entry`) and kept by the
+//! partition of its id (`kept.rs`), past a budget in a temporary file. Then each partition of
+//! BASE is matched with the same partition of HEAD (`compare.rs`), on every core, and the
+//! findings are gathered into the [`report::Report`] every format prints ([`mod@format`]).
 
 mod compare;
 pub mod format;

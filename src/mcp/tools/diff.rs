@@ -2,8 +2,8 @@
 //! started the server (`vercy mcp --diff BASE HEAD`): an agent asks whether history was only
 //! added to, and sees what was edited, ended by hand or deleted; it can name no other file.
 //! Without `--diff` the tool is not offered. The answer is the `vercy-diff/1` object `vercy
-//! diff --format json` prints, its findings the first [`FINDINGS_SHOWN`] of each code unless
-//! `detail: "full"` asks for all (at most [`super::check::FULL_MAX_BYTES`] of them).
+//! diff --format json` prints, its findings the first 20 of each code unless
+//! `detail: "full"` asks for all (at most 4 MiB of them).
 
 use super::{Output, Tool, ToolError};
 use crate::diff::format::json::{finding, summary};
