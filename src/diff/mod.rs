@@ -114,18 +114,12 @@ fn role_text<'v>(view: &'v RecordView, role: Role) -> std::borrow::Cow<'v, str> 
 /// of a store never crosses the partitions' file.
 fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
     let id = view.filled_str(role(0))?;
-    let mut superseded = std::collections::HashSet::new();
-    if let Some(v) = view.get(role(1)) {
-        v.collect_ids(&mut superseded);
-    }
-    let mut superseded: Vec<String> = superseded.into_iter().collect();
-    superseded.sort_unstable();
-    let valid_from = view
-        .filled_str(role(2))
-        .map(|s| s.into_owned())
-        .unwrap_or_default();
+    let superseded = superseded(view);
+    let valid_from = view.filled_str(role(2));
+    let valid_from = valid_from.as_deref().unwrap_or("");
     let line = view.origin.line;
-    let mut w = Writer::default();
+    // one allocation a record: the fixed fields, the id, a pointer or two
+    let mut w = Writer(Vec::with_capacity(96 + 2 * id.len()));
     w.num(line).text(&id);
     match view.record() {
         // a line seen in place: its bytes are the file's at its offset
@@ -150,7 +144,7 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
     for s in &superseded {
         w.text(s);
     }
-    w.text(&valid_from)
+    w.text(valid_from)
         .text(&role_text(view, role(3)))
         .num(kept::hash_of(&role_text(view, role(4))))
         .num(kept::hash_of(&role_text(view, role(5))));
@@ -158,7 +152,7 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
         .iter()
         .map(|target| {
             let mut p = Writer::default();
-            p.text(target).text(&id).num(line).text(&valid_from);
+            p.text(target).text(&id).num(line).text(valid_from);
             (part_of(target), p.0)
         })
         .collect();
@@ -167,6 +161,22 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
         record: w.0,
         pointers,
     })
+}
+
+/// The ids a record supersedes, sorted, each once: most name one, as a plain string.
+fn superseded(view: &RecordView) -> Vec<String> {
+    match view.get(role(1)) {
+        None => Vec::new(),
+        Some(store::RoleValue::Text(s)) if !crate::record::is_blank(&s) => vec![s.into_owned()],
+        Some(store::RoleValue::Text(_)) => Vec::new(),
+        Some(value) => {
+            let mut ids = std::collections::HashSet::new();
+            value.collect_ids(&mut ids);
+            let mut ids: Vec<String> = ids.into_iter().collect();
+            ids.sort_unstable();
+            ids
+        }
+    }
 }
 
 /// Read one side: every record's entry kept by partition.
