@@ -24,12 +24,16 @@ pub struct Git {
 
 /// `git:REV:PATH` names a store in a git revision (REV ends at the first `:` after `git:`).
 pub fn named(arg: &str) -> Option<Box<dyn Source>> {
+    parse(arg).map(|git| Box::new(git) as Box<dyn Source>)
+}
+
+fn parse(arg: &str) -> Option<Git> {
     let rest = arg.strip_prefix("git:")?;
     let (rev, path) = rest.split_once(':').unwrap_or((rest, ""));
-    Some(Box::new(Git {
+    Some(Git {
         rev: rev.to_string(),
         path: path.to_string(),
-    }))
+    })
 }
 
 /// How a git failure reads: which store, what went wrong, what to do.
@@ -202,16 +206,18 @@ mod tests {
 
     #[test]
     fn the_revision_ends_at_the_first_colon() {
-        let parts = |arg: &str| {
-            let rest = arg.strip_prefix("git:").unwrap();
-            rest.split_once(':')
-                .map(|(r, p)| (r.to_string(), p.to_string()))
-        };
+        let parts = |arg: &str| parse(arg).map(|g| (g.rev, g.path));
         assert_eq!(
             parts("git:origin/main:memory/a:b.jsonl"),
             Some(("origin/main".into(), "memory/a:b.jsonl".into()))
         );
-        assert!(named("git:HEAD:x.jsonl").is_some());
-        assert!(named("gitx:HEAD:x").is_none());
+        // no path: named, and refused when opened with what to write
+        assert_eq!(parts("git:HEAD"), Some(("HEAD".into(), String::new())));
+        let err = parse("git:HEAD").unwrap().look_up("git:HEAD").unwrap_err();
+        assert!(
+            err.to_string().contains("names no revision and path"),
+            "{err}"
+        );
+        assert!(parts("gitx:HEAD:x").is_none());
     }
 }
