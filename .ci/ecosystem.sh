@@ -56,6 +56,7 @@ repos:
         args: [--min-level, "2"]
       - id: vercy-check-system
         args: [--min-level, "2", --map, mem0]
+      - id: vercy-diff-system
 EOF
   git add -A
 )
@@ -127,5 +128,16 @@ trap 'forget_the_hook_build; rm -rf "$scratch"' EXIT
   grep -q '87986bc4-97d3-4720-9d90-7ab5ca9ad0d7' "$scratch/out" ||
     { cat "$scratch/out"; fail "--map mem0 did not reach vercy check"; }
   run 0 vercy-check-system package.json
+  # vercy diff against HEAD: a store only added to passes, one edited in place fails
+  git commit -q -m stores
+  cp "$root/fixtures/diff/base.jsonl" stores/history.jsonl
+  git add stores/history.jsonl
+  run 0 vercy-diff-system stores/history.jsonl # new: nothing to compare
+  git commit -q -m history
+  cp "$root/fixtures/diff/clean.head.jsonl" stores/history.jsonl
+  run 0 vercy-diff-system stores/history.jsonl
+  cp "$root/fixtures/diff/edited.head.jsonl" stores/history.jsonl
+  run 1 vercy-diff-system stores/history.jsonl
+  grep -q 'history.edited' "$scratch/out" || { cat "$scratch/out"; fail "vercy-diff did not name the edit"; }
 )
-echo "ecosystem: pre-commit passes the good store, fails the bad one, skips package.json ($SECONDS s)"
+echo "ecosystem: pre-commit passes the good store, fails the bad one, skips package.json; vercy-diff fails an edit ($SECONDS s)"

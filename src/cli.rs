@@ -1,7 +1,7 @@
 //! The command line, and nothing else: clap definitions for every subcommand.
 //! Man pages and shell completions are generated from these same definitions.
 
-use crate::check::format::Format as CheckFormat;
+use crate::formats::Format as ReportFormat;
 use crate::output::When;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -145,6 +145,17 @@ Examples:
   vercy merge-reports parts
   vercy merge-reports parts/split.json facts/*.facts --format sarif")]
     MergeReports(MergeReportsArgs),
+
+    /// Compare two versions of one store: exit 1 when history was edited, not only added to
+    #[command(after_help = "\
+Exit codes: 0 history was only added to; 1 a record was edited, ended by hand, deleted, rewired \
+or its id reused (codes not --allow'ed); 2 bad input.
+
+Examples:
+  vercy diff git:origin/main:memory/store.jsonl memory/store.jsonl
+  vercy diff yesterday.ndjson engrama.db --format json
+  vercy diff before.jsonl after.jsonl --allow deleted --format github")]
+    Diff(DiffArgs),
 
     /// Write a store in the compact pipe line form, optionally only the records a question needs
     #[command(after_help = "\
@@ -315,7 +326,7 @@ pub struct CheckArgs {
     pub json: bool,
     /// Output format
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<CheckFormat>,
+    pub format: Option<ReportFormat>,
     /// Count value warnings against the level
     #[arg(long)]
     pub strict: bool,
@@ -364,7 +375,29 @@ pub struct MergeReportsArgs {
     pub json: bool,
     /// Output format
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<CheckFormat>,
+    pub format: Option<ReportFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The store before the change: a file, git:REV:PATH (git:origin/main:memory/store.jsonl),
+    /// a database, or `-` for stdin
+    #[arg(value_name = "BASE")]
+    pub base: String,
+    /// The store after the change (as BASE)
+    #[arg(value_name = "HEAD")]
+    pub head: String,
+    #[command(flatten)]
+    pub map: MapArg,
+    #[command(flatten)]
+    pub live: LiveArg,
+    /// Output format
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    /// Accept a code deliberately (a migration): still reported, no longer failing; repeatable
+    /// (history.edited, or edited)
+    #[arg(long, value_name = "CODE")]
+    pub allow: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -576,6 +609,10 @@ pub struct McpArgs {
     /// The caller every `resolve` answer is for (never a tool argument)
     #[arg(long, value_name = "PARTY", requires_all = ["store", "host"])]
     pub caller: Option<String>,
+    /// Offer the `diff` tool over these two versions of a store (BASE, then HEAD; a file,
+    /// git:REV:PATH, a database)
+    #[arg(long, num_args = 2, value_names = ["BASE", "HEAD"])]
+    pub diff: Option<Vec<String>>,
     #[command(flatten)]
     pub map: MapArg,
 }

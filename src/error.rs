@@ -230,6 +230,36 @@ pub enum VercyError {
         help: String,
     },
 
+    #[error("{store}: {message}")]
+    #[diagnostic(code(vercy::store::git), help("{help}"))]
+    Git {
+        store: String,
+        message: String,
+        help: String,
+    },
+
+    /// Two stores `diff` cannot compare as two versions of one store (the same store twice,
+    /// an id on both lines of one side, no id to match by, two different maps).
+    #[error("{side} {store}: {message}")]
+    #[diagnostic(code(vercy::diff::input), help("{help}"))]
+    DiffInput {
+        side: String,
+        store: String,
+        message: String,
+        help: String,
+    },
+
+    /// One side of a diff could not be read: which side, and the reader's diagnostic (its
+    /// file, line and column in its message, its advice as this one's).
+    #[error("{side} {store} cannot be read: {error}")]
+    #[diagnostic(code(vercy::diff::side), help("{help}"))]
+    DiffSide {
+        side: String,
+        store: String,
+        error: Box<VercyError>,
+        help: String,
+    },
+
     #[error("{path}:{pos}: {message}")]
     #[diagnostic(code(vercy::host::invalid), help("{help}"))]
     Host {
@@ -319,6 +349,11 @@ impl VercyError {
                 store,
                 message,
                 help,
+            }
+            | Git {
+                store,
+                message,
+                help,
             } => [store, message, help].into_iter().for_each(fix),
             NotObject { path, found, .. } => [path, found].into_iter().for_each(fix),
             Map { message, names } => [message, names].into_iter().for_each(fix),
@@ -335,6 +370,22 @@ impl VercyError {
                 ..
             } => [name, message, help].into_iter().for_each(fix),
             EmbeddedData { what, message } => [what, message].into_iter().for_each(fix),
+            DiffInput {
+                side,
+                store,
+                message,
+                help,
+            } => [side, store, message, help].into_iter().for_each(fix),
+            DiffSide {
+                side,
+                store,
+                error,
+                help,
+            } => {
+                [side, store, help].into_iter().for_each(fix);
+                let inner = std::mem::replace(&mut **error, Interrupted);
+                **error = inner.terminal_safe();
+            }
             Interrupted => {}
         };
         self

@@ -15,8 +15,10 @@ pub mod cli;
 pub mod cmd;
 pub mod compact;
 pub mod decay;
+pub mod diff;
 pub mod error;
 pub mod file_at;
+pub mod formats;
 pub mod help;
 pub mod import;
 pub mod mapping;
@@ -49,6 +51,7 @@ pub fn run(cli: cli::Cli) -> error::Result<Outcome> {
         Split(args) => cmd::split::run(args),
         MergeReports(args) => cmd::merge_reports::run(args, &cli.global),
         Compact(args) => cmd::compact::run(args, &cli.global),
+        Diff(args) => cmd::diff::run(args, &cli.global),
         Export(args) => cmd::export::run(args, &cli.global),
         Import(args) => cmd::import::run(args, &cli.global),
         Decay(args) => cmd::decay::run(args, &cli.global),

@@ -1,6 +1,7 @@
 //! Printing check reports: one [`Format`] variant per output form, each written as it is
-//! made from the reports' compact state ([`human`], `json`, `github`, [`sarif`]). Adding a
-//! form is one variant and one module.
+//! made from the reports' compact state ([`human`], `json`, `github`, [`sarif`]), laid out by
+//! what every report's forms share (`crate::formats`). Adding a form is one variant and one
+//! module.
 
 mod github;
 pub mod human;
@@ -8,52 +9,10 @@ pub(super) mod json;
 pub mod sarif;
 
 use super::report::Report;
-use crate::error::VercyError;
+pub use crate::formats::Failure;
 use std::io::{self, Write};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Readable at a glance: level, what the next level needs, findings, warnings.
-    Human,
-    /// The `vercy-check/1` object (an array of them for several stores).
-    Json,
-    /// GitHub Actions workflow commands (annotations on the store file).
-    Github,
-    /// SARIF 2.1.0, for code-scanning dashboards.
-    Sarif,
-}
-
-/// A store that could not be read, as the machine formats report it.
-#[derive(Debug, Clone)]
-pub struct Failure {
-    pub store: String,
-    pub message: String,
-    /// The diagnostic's code (`vercy::store::json`).
-    pub code: Option<String>,
-    /// Line and column, 1-based, when the error points into the file.
-    pub position: Option<(u64, u64)>,
-}
-
-impl Failure {
-    pub fn of(store: &str, e: &VercyError) -> Failure {
-        use miette::Diagnostic;
-        let position = match e {
-            VercyError::Json { pos, .. }
-            | VercyError::Utf8 { pos, .. }
-            | VercyError::NotObject { pos, .. }
-            | VercyError::Shape { pos, .. }
-            | VercyError::Compact { pos, .. } => Some((pos.line, pos.column)),
-            _ => None,
-        };
-        let help = e.help().map(|h| format!(" ({h})")).unwrap_or_default();
-        Failure {
-            store: store.to_string(),
-            message: format!("{e}{help}"),
-            code: e.code().map(|c| c.to_string()),
-            position,
-        }
-    }
-}
+pub use crate::formats::Format;
 
 /// Write the reports in `format`, as they are made. `failures` are the stores that could
 /// not be read: the GitHub and SARIF forms report them too (the others leave them to the

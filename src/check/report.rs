@@ -13,6 +13,7 @@ pub use super::index::names::{read_together, NamesAhead};
 pub use super::rules::{Finding, NO_POLICY};
 pub use super::values::codes;
 pub use super::warnings::{Code, Group, Warning, Warnings, CODES_HELP_URI};
+pub use crate::formats::plural;
 
 use super::index::Expected;
 use super::Options;
@@ -137,13 +138,5 @@ impl Report {
             }
         }
         Some((next, needs))
-    }
-}
-
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }

@@ -4,6 +4,7 @@ pub mod check;
 pub mod compact;
 pub mod completions;
 pub mod decay;
+pub mod diff;
 pub mod export;
 pub mod import;
 pub mod map;

@@ -18,6 +18,7 @@ pub mod view;
 
 pub use decode::keep::{Decoded, KeySelection, KeySlots, RawFields};
 pub use decode::locate::{json_error, not_object};
+pub use decode::pyjson::object as record_object;
 pub use maps::{engrama_map, read_mapped, read_views, Maps, RoleReading};
 pub use shape::engrama::NonRecordLine;
 pub use shape::{compact, engrama, Entry, Shape};

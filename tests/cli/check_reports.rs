@@ -215,7 +215,7 @@ fn sarif_schema() -> &'static jsonschema::Validator {
 }
 
 /// Validate a SARIF log against the SARIF schema; panics naming every place it breaks it.
-fn assert_valid_sarif(log: &Value) {
+pub fn assert_valid_sarif(log: &Value) {
     let errors: Vec<String> = sarif_schema()
         .iter_errors(log)
         .map(|e| format!("{}: {e}", e.instance_path()))

@@ -194,3 +194,20 @@ pub fn root_user(to: &str) -> Option<()> {
         "run the tests as root",
     )
 }
+
+/// Run git in `dir` with a name and no signing, as a test's own repository needs; panics when
+/// git fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -4,6 +4,7 @@
 //! given. The install step builds this checkout with pip, as .ci/ecosystem.sh's pre-commit test
 //! already does, so it is read here, not run.
 
+use crate::common::git;
 use serde_json::Value;
 use serde_yaml::Value as Yaml;
 use std::collections::BTreeMap;
@@ -46,6 +47,7 @@ fn the_inputs_are_declared_with_their_defaults() {
     assert_eq!(input("min-level")["default"].as_str(), Some("1"));
     assert_eq!(input("map")["default"].as_str(), Some(""));
     assert_eq!(input("format")["default"].as_str(), Some("github"));
+    assert_eq!(input("base")["default"].as_str(), Some(""));
     for (name, spec) in inputs {
         assert!(
             spec["description"].as_str().is_some_and(|d| !d.is_empty()),
@@ -84,6 +86,11 @@ fn every_input_reaches_a_step_through_env_and_no_script_splices_one() {
 /// Run the check step's script with these inputs (the rest at their defaults), as the runner
 /// would: bash, the step's env filled in, the vercy under test first on PATH.
 fn check_step(given: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    check_step_in(Path::new(env!("CARGO_MANIFEST_DIR")), given)
+}
+
+/// [`check_step`] in the folder `dir` (a repository of its own).
+fn check_step_in(dir: &Path, given: &[(&str, &str)]) -> (Option<i32>, String, String) {
     let a = action();
     let inputs: BTreeMap<String, String> = a["inputs"]
         .as_mapping()
@@ -115,7 +122,7 @@ fn check_step(given: &[(&str, &str)]) -> (Option<i32>, String, String) {
         "-c",
         s["run"].as_str().unwrap(),
     ])
-    .current_dir(env!("CARGO_MANIFEST_DIR"))
+    .current_dir(dir)
     .env("PATH", path);
     for (var, value) in s["env"].as_mapping().unwrap() {
         let input = input_of(value.as_str().unwrap()).unwrap();
@@ -190,4 +197,46 @@ fn a_store_path_is_data_not_shell() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("no-such-$(touch"), "{err}");
     assert!(!marker.exists(), "the store input ran as a command");
+}
+
+#[test]
+fn the_base_input_compares_each_store_with_the_base_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/diff");
+    git(repo, &["init", "-q", "-b", "main"]);
+    std::fs::create_dir(repo.join("memory")).unwrap();
+    for store in ["a.jsonl", "b.jsonl"] {
+        std::fs::copy(fixtures.join("base.jsonl"), repo.join("memory").join(store)).unwrap();
+    }
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-q", "-m", "base"]);
+    // a only adds; a store the base does not hold is skipped
+    std::fs::copy(
+        fixtures.join("clean.head.jsonl"),
+        repo.join("memory/a.jsonl"),
+    )
+    .unwrap();
+    std::fs::copy(fixtures.join("base.jsonl"), repo.join("memory/new.jsonl")).unwrap();
+    let given = [("stores", "memory/*.jsonl"), ("base", "main")];
+    let (code, out, err) = check_step_in(repo, &given);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("memory/new.jsonl is not in main"), "{err}");
+    assert!(out.contains("pass: history was only added to"), "{out}");
+    // b's R-1 ended by hand: the step fails, annotated on b's line
+    std::fs::copy(
+        fixtures.join("end_written.head.jsonl"),
+        repo.join("memory/b.jsonl"),
+    )
+    .unwrap();
+    let (code, out, err) = check_step_in(repo, &given);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("::error file=memory/b.jsonl,line=1,title=history.end_written::"),
+        "{out}"
+    );
+    // without base, the same stores pass the check alone
+    let (code, out, err) = check_step_in(repo, &[("stores", "memory/*.jsonl")]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!out.contains("history."), "{out}");
 }

@@ -31,9 +31,12 @@ const LAYERS: &[&[&str]] = &[
     &["store/shape"],
     &["store/maps"],
     &["store"],
-    &["write", "progress", "select"],
+    // and what every report's forms share, below the commands that print reports
+    &["write", "progress", "select", "formats"],
     // the commands' libraries
-    &["check", "compact", "import", "recency", "resolve", "decay"],
+    &[
+        "check", "compact", "import", "recency", "resolve", "decay", "diff",
+    ],
     &["mcp"],
     &["cli"],
     &["help", "cmd"],
@@ -84,6 +87,8 @@ const RULES: &[(&str, &str, &[&str])] = &[
         "check",
         &["check", "check/report", "check/roles", "check/table"],
     ),
+    // diff's formats print its report, never the matching that made it
+    ("diff/format", "diff", &["diff/report"]),
 ];
 
 fn src() -> PathBuf {

@@ -22,6 +22,7 @@ mod compact_disclosure;
 mod compact_roundtrip;
 mod completions;
 mod decay_cli;
+mod diff_cli;
 mod export_import_cli;
 mod fuzz_regressions;
 mod github_action;

@@ -23,8 +23,15 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// `vercy mcp ARGS…`
+    fn start_with(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_vercy"))
             .arg("mcp")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -967,4 +974,46 @@ fn check_records_answers_a_summary_unless_full_detail_is_asked() {
         .count();
     assert_eq!(owner_warnings, 105);
     assert!(serde_json::to_string(&summary).unwrap().len() < 64 << 10);
+}
+
+#[test]
+fn the_diff_tool_compares_the_two_stores_the_host_named() {
+    let mut server = Server::start_with(&[
+        "--diff",
+        "fixtures/diff/base.jsonl",
+        "fixtures/diff/end_written.head.jsonl",
+    ]);
+    server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}}),
+    );
+    let tools = server.request("tools/list", json!({}))["result"]["tools"].clone();
+    let diff = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "diff")
+        .expect("offered with --diff");
+    assert_eq!(diff["annotations"]["readOnlyHint"], true);
+    let r = server.ok("diff", json!({}));
+    assert_eq!(r["format"], "vercy-diff/1");
+    assert_eq!(r["pass"], false);
+    assert_eq!(r["findings"][0]["code"], "history.end_written");
+    assert_eq!(r["findings"][0]["superseded_by"]["id"], "R-5");
+    let r = server.ok(
+        "diff",
+        json!({"allow": ["history.end_written"], "detail": "full"}),
+    );
+    assert_eq!(r["pass"], true);
+    // the stores are the host's: an agent names no file
+    let (code, _) = server.call_error("diff", json!({"base": "/etc/passwd"}));
+    assert_eq!(code, -32602);
+    // without --diff the tool is not there
+    let mut bare = initialized();
+    let tools = bare.request("tools/list", json!({}))["result"]["tools"].clone();
+    assert!(tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["name"] != "diff"));
 }

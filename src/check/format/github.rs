@@ -5,106 +5,20 @@
 //! a Markdown summary (bounded in size) is appended there too.
 
 use super::super::report::{plural, RecordName, Report};
-use super::human::thousands;
 use super::Failure;
-use crate::output::github_escape;
+use crate::formats::github::{append_step_summary, md, AnnotationKind, Annotations, SUMMARY_MAX};
+use crate::formats::thousands;
 use crate::profile::Profile;
-use crate::text::terminal_safe;
 use std::io::{self, Write};
 
-/// Annotations GitHub shows of each type in one step.
-const PER_TYPE: usize = 10;
 /// Offenders named in a finding's annotation.
 const OFFENDERS_NAMED: usize = 10;
 /// Records named per code in the step summary.
 const SUMMARY_NAMED: usize = 5;
-/// The step summary stays below this (GitHub refuses one of 1 MiB or more).
-const SUMMARY_MAX: usize = 1 << 20;
-
-/// Data for a workflow command: terminal-safe for the log, then escaped for the command.
-pub fn gh_data(s: &str) -> String {
-    github_escape(&terminal_safe(s), false)
-}
-
-/// Lines of data for one workflow command: each terminal-safe, the breaks between them kept
-/// (escaped, as the command shows them).
-fn gh_lines(lines: &[String]) -> String {
-    let safe: Vec<_> = lines.iter().map(|l| terminal_safe(l)).collect();
-    github_escape(&safe.join("\n"), false)
-}
-
-/// A property value of a workflow command (`:` and `,` escaped too).
-pub fn gh_prop(s: &str) -> String {
-    github_escape(&terminal_safe(s), true)
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum AnnotationKind {
-    Error,
-    Warning,
-    Notice,
-}
-
-impl AnnotationKind {
-    fn name(self) -> &'static str {
-        match self {
-            AnnotationKind::Error => "error",
-            AnnotationKind::Warning => "warning",
-            AnnotationKind::Notice => "notice",
-        }
-    }
-}
-
-/// Annotations written so far, by type: each stops at [`PER_TYPE`], one notice kept back
-/// for the summary.
-struct Budget {
-    used: [usize; 3],
-    left_out: usize,
-}
-
-impl Budget {
-    fn room(&self, kind: AnnotationKind) -> usize {
-        let cap = if kind == AnnotationKind::Notice {
-            PER_TYPE - 1
-        } else {
-            PER_TYPE
-        };
-        cap.saturating_sub(self.used[kind as usize])
-    }
-
-    /// Write one annotation if there is room for its type.
-    fn annotate(
-        &mut self,
-        out: &mut dyn Write,
-        kind: AnnotationKind,
-        properties: &[(&str, String)],
-        message: &str,
-    ) -> io::Result<()> {
-        if self.room(kind) == 0 {
-            self.left_out += 1;
-            return Ok(());
-        }
-        self.used[kind as usize] += 1;
-        let props: Vec<String> = properties
-            .iter()
-            .map(|(k, v)| format!("{k}={}", gh_prop(v)))
-            .collect();
-        writeln!(
-            out,
-            "::{} {}::{}",
-            kind.name(),
-            props.join(","),
-            gh_data(message)
-        )
-    }
-}
 
 pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> io::Result<()> {
     let top = Profile::embedded().top_level();
-    let mut budget = Budget {
-        used: [0; 3],
-        left_out: 0,
-    };
+    let mut budget = Annotations::default();
     for f in failures {
         let mut props = vec![("file", f.store.clone())];
         if let Some((line, col)) = f.position {
@@ -182,7 +96,7 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
                     .peekable()
             })
             .collect();
-        let before = budget.used[AnnotationKind::Warning as usize];
+        let before = budget.used(AnnotationKind::Warning);
         while budget.room(AnnotationKind::Warning) > 0
             && rounds.iter_mut().any(|r| r.peek().is_some())
         {
@@ -205,21 +119,18 @@ pub fn write(reports: &[Report], failures: &[Failure], out: &mut dyn Write) -> i
         }
         // every record of every warning would have been one annotation
         let total: usize = r.warnings.iter().map(|w| w.count().max(1)).sum();
-        let shown = budget.used[AnnotationKind::Warning as usize] - before;
+        let shown = budget.used(AnnotationKind::Warning) - before;
         budget.left_out += total.saturating_sub(shown);
     }
     summary_annotation(reports, failures, &budget, out)?;
-    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-        append_step_summary(std::path::Path::new(&path), reports, failures)?;
-    }
-    Ok(())
+    append_step_summary(|| step_summary(reports, failures))
 }
 
 /// The one summary notice: per store, the level and the counts per finding and code.
 fn summary_annotation(
     reports: &[Report],
     failures: &[Failure],
-    budget: &Budget,
+    budget: &Annotations,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let mut lines = Vec::new();
@@ -252,35 +163,8 @@ fn summary_annotation(
     for f in failures {
         lines.push(format!("{}: cannot be read", f.store));
     }
-    if budget.left_out > 0 {
-        lines.push(format!(
-            "{} more annotations left out (GitHub shows {PER_TYPE} of each type)",
-            thousands(budget.left_out)
-        ));
-    }
-    let mut props = vec![("title", "vercy check: summary".to_string())];
-    if let Some(r) = reports.first() {
-        props.insert(0, ("file", r.store.clone()));
-    }
-    let props: Vec<String> = props
-        .iter()
-        .map(|(k, v)| format!("{k}={}", gh_prop(v)))
-        .collect();
-    writeln!(out, "::notice {}::{}", props.join(","), gh_lines(&lines))
-}
-
-/// Markdown text from a store: the characters Markdown gives meaning to are escaped, and
-/// control characters shown as escapes.
-fn md(text: &str) -> String {
-    let safe = terminal_safe(text);
-    let mut out = String::with_capacity(safe.len());
-    for c in safe.chars() {
-        if "\\`*_{}[]<>()#+-.!|~".contains(c) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    let file = reports.first().map(|r| r.store.as_str());
+    budget.summary(out, file, "vercy check: summary", lines)
 }
 
 /// The step summary: level, pass, findings, warnings by code with their first records.
@@ -349,38 +233,4 @@ fn step_summary(reports: &[Report], failures: &[Failure]) -> String {
         }
     }
     s
-}
-
-fn append_step_summary(
-    path: &std::path::Path,
-    reports: &[Report],
-    failures: &[Failure],
-) -> io::Result<()> {
-    let text = step_summary(reports, failures);
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    file.write_all(text.as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn workflow_command_escapes() {
-        assert_eq!(gh_data("50% a\r\nb"), "50%25 a\\u{d}\\u{a}b");
-        assert_eq!(
-            gh_lines(&["a\n::error::x".into(), "50%".into()]),
-            "a\\u{a}::error::x%0A50%25"
-        );
-        assert_eq!(gh_prop("a:b,c%"), "a%3Ab%2Cc%25");
-    }
-
-    #[test]
-    fn markdown_text_is_escaped() {
-        assert_eq!(md("a|b*c"), "a\\|b\\*c");
-        assert_eq!(md("x\u{1b}[31m"), "x\\\\u\\{1b\\}\\[31m");
-    }
 }

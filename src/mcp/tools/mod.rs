@@ -5,6 +5,7 @@
 mod args;
 mod check;
 mod compact;
+pub mod diff;
 mod placement;
 mod profile;
 pub mod resolve;
@@ -64,6 +65,8 @@ pub fn tools() -> Vec<Tool> {
     let mut tools = vec![check::TOOL, profile::TOOL, compact::TOOL, placement::TOOL];
     // only when the server was started with a store, a host file and a caller
     tools.extend(resolve::offered());
+    // only when the server was started with two stores to compare
+    tools.extend(diff::offered());
     tools
 }
 

@@ -307,7 +307,7 @@ impl Parser<'_> {
 }
 
 /// A record's raw text as an object: serde_json's reading, else Python's (a record the reader
-/// took only through [`parse`]).
+/// took only through `parse`).
 pub fn object(text: &str) -> Option<Map<String, Value>> {
     match serde_json::from_str::<Value>(text)
         .ok()

@@ -1,15 +1,16 @@
 //! Where a store's bytes come from. A store argument names a source: `-` (stdin), a file's
-//! path, `sqlite:PATH`, a `postgres://` or `postgresql://` URL, `chroma:PATH[#collection]`, a
-//! file that starts with SQLite's header; a library caller hands over bytes in memory. Each
-//! kind is a type that
-//! implements [`Source`], in a module of its own, and one line of [`SOURCES`] says how an
-//! argument names it. What a source gives is the store's own bytes, whose shape the reader then
-//! finds (`shape/`), or a database's rows rendered as the JSON lines its dump would hold
+//! path, `sqlite:PATH`, a `postgres://` or `postgresql://` URL, `chroma:PATH[#collection]`,
+//! `git:REV:PATH` (a store as a git revision holds it), a file that starts with SQLite's
+//! header; a library caller hands over bytes in memory. Each kind is a type that implements
+//! [`Source`], in a module of its own, and one line of [`SOURCES`] says how an argument names
+//! it. What a source gives is the store's own bytes, whose shape the reader then finds
+//! (`shape/`), or a database's rows rendered as the JSON lines its dump would hold
 //! (`database.rs`). Either way the shapes read them through one [`Stream`].
 
 mod chroma;
 mod database;
 mod file;
+mod git;
 mod postgres;
 mod sqlite;
 mod stream;
@@ -86,6 +87,7 @@ const SOURCES: &[Naming] = &[
     sqlite::named,     // sqlite:PATH
     postgres::named,   // postgres://…, postgresql://…
     chroma::named,     // chroma:PATH, chroma:PATH#collection
+    git::named,        // git:REV:PATH
     sqlite::by_header, // a regular file that starts with SQLite's header, whatever its name
 ];
 

@@ -1,0 +1,63 @@
+//! `vercy diff BASE HEAD`
+
+use super::Outcome;
+use crate::cli::{DiffArgs, GlobalArgs};
+use crate::diff::{self, format, report::Code, Options};
+use crate::error::{Result, VercyError};
+use crate::formats::Failure;
+use crate::mapping::FieldMap;
+use crate::output;
+use crate::store::Input;
+
+/// The codes `--allow` names.
+fn allowed(names: &[String]) -> Result<Vec<Code>> {
+    names
+        .iter()
+        .flat_map(|n| n.split(','))
+        .map(|name| {
+            Code::parse(name.trim()).ok_or_else(|| {
+                let codes: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+                VercyError::argument(
+                    "--allow",
+                    format!("{name:?} is not a diff code"),
+                    format!("name one of {}", codes.join(", ")),
+                )
+            })
+        })
+        .collect()
+}
+
+pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
+    let opts = Options {
+        map: FieldMap::parse(&args.map.map)?,
+        map_given: !args.map.map.is_empty(),
+        allowed: allowed(&args.allow)?,
+    };
+    if args.format != format::Format::Human {
+        output::machine_format();
+    }
+    let input = |store: &str| Input::new(store).selecting(args.live.select());
+    let (base, head) = (input(&args.base), input(&args.head));
+    match diff::diff_stores((&base, &args.base), (&head, &args.head), &opts) {
+        Ok(report) => {
+            output::write_stdout(|out| format::write(args.format, Ok(&report), global.quiet, out))?;
+            Ok(match report.pass() {
+                true => Outcome::Success,
+                false => Outcome::BelowLevel,
+            })
+        }
+        Err(e) if matches!(e, VercyError::Interrupted) => Err(e),
+        Err(e) => {
+            // GitHub and SARIF say so in their own form too; the diagnostic goes to stderr
+            let store = match &e {
+                VercyError::DiffSide { store, .. } | VercyError::DiffInput { store, .. } => {
+                    store.clone()
+                }
+                _ => args.head.clone(),
+            };
+            let failure = Failure::of(&store, &e);
+            output::write_stdout(|out| format::write(args.format, Err(&failure), true, out))?;
+            Err(e)
+        }
+    }
+}
