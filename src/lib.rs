@@ -18,6 +18,7 @@ pub mod decay;
 pub mod error;
 pub mod file_at;
 pub mod help;
+pub mod html;
 pub mod import;
 pub mod mapping;
 pub mod mcp;
