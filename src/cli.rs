@@ -302,6 +302,9 @@ pub struct CheckArgs {
     /// Output format
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<CheckFormat>,
+    /// Write the report here instead of stdout (atomically)
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<String>,
     /// Count value warnings against the level
     #[arg(long)]
     pub strict: bool,

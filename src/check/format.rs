@@ -3,6 +3,7 @@
 //! form is one variant and one module.
 
 mod github;
+pub mod html;
 pub mod human;
 pub(super) mod json;
 pub mod sarif;
@@ -21,6 +22,8 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for code-scanning dashboards.
     Sarif,
+    /// One self-contained HTML page, with the timelines of the concepts most findings name.
+    Html,
 }
 
 /// A store that could not be read, as the machine formats report it.
@@ -78,6 +81,7 @@ pub fn write(
         Format::Json => json::write(reports, out),
         Format::Github => github::write(reports, failures, out),
         Format::Sarif => sarif::write(reports, failures, out),
+        Format::Html => html::write(reports, &[], out),
     }
 }
 

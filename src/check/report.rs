@@ -100,6 +100,12 @@ impl Report {
         if next > profile.top_level() {
             return None;
         }
+        Some((next, self.needs(next)))
+    }
+
+    /// What level `next` (above the level reached) needs, as sentences.
+    pub fn needs(&self, next: u8) -> Vec<String> {
+        let profile = Profile::embedded();
         let mut needs: Vec<String> = Vec::new();
         for f in &self.findings {
             let field = profile.field(&f.field);
@@ -136,7 +142,7 @@ impl Report {
                 }
             }
         }
-        Some((next, needs))
+        needs
     }
 }
 

@@ -1,12 +1,18 @@
 //! `vercy check STORE…`
 
 use super::Outcome;
+use crate::check::format::html::Drawn;
+use crate::check::report::Report;
 use crate::check::{self, format, Options};
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::error::{Result, VercyError};
+use crate::html::gather;
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::Input;
+use crate::write::target::WriteOptions;
+use crate::write::Sink;
+use std::io::{self, Write};
 
 pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     let opts = Options {
@@ -52,7 +58,14 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
         }
     }
     if !reports.is_empty() || !failures.is_empty() {
-        output::write_stdout(|out| format::write(format, &reports, &failures, global.quiet, out))?;
+        let drawn = match format {
+            format::Format::Html => draw(&reports, &args, &opts)?,
+            _ => Vec::new(),
+        };
+        write_to(args.output.as_deref(), &mut |out| match format {
+            format::Format::Html => format::html::write(&reports, &drawn, out),
+            _ => format::write(format, &reports, &failures, global.quiet, out),
+        })?;
     }
     for report in &reports {
         report.names_read_back()?;
@@ -64,6 +77,47 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     } else {
         Outcome::BelowLevel
     })
+}
+
+/// The timelines of each report's concepts with the most findings, read from its store again
+/// (a store that can be read only once, stdin or a child's output, gets a note instead).
+fn draw(reports: &[Report], args: &CheckArgs, opts: &Options) -> Result<Vec<Drawn>> {
+    reports
+        .iter()
+        .map(|r| {
+            let input = Input::new(&r.store).selecting(args.live.select());
+            if input.is_pipe() {
+                return Ok(Drawn {
+                    timelines: Vec::new(),
+                    note: Some(
+                        "no timelines: the store was read from a pipe, and they need it read again"
+                            .into(),
+                    ),
+                });
+            }
+            let mut marks = format::html::marks(r);
+            Ok(Drawn {
+                timelines: gather::worst(&input, &opts.map, opts.map_given, &mut marks)?,
+                note: None,
+            })
+        })
+        .collect()
+}
+
+/// Write the report to stdout, or to `output` (`-o`: replaced atomically, as export's is).
+fn write_to(
+    output: Option<&str>,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    match output {
+        None | Some("-") => output::write_stdout(write),
+        Some(path) => {
+            let mut sink = Sink::open(Some(path), &WriteOptions::default())?;
+            let written = write(&mut sink);
+            sink.check(written)?;
+            sink.finish()
+        }
+    }
 }
 
 /// `--expected FILE`: a JSON list, a YAML list, or one concept per line (`#` comments).
