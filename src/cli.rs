@@ -507,8 +507,22 @@ pub struct ResolveArgs {
     pub host: String,
     #[command(flatten)]
     pub map: MapArg,
-    #[arg(long, value_enum, default_value_t = DataFormat::Human)]
-    pub format: DataFormat,
+    #[arg(long, value_enum, default_value_t = ResolveFormat::Human)]
+    pub format: ResolveFormat,
+    /// Write the answer here instead of stdout (atomically)
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<String>,
+}
+
+/// How `resolve` prints its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResolveFormat {
+    /// For people: the outcome, the record that holds, the reasons.
+    Human,
+    /// The `vercy-resolve/1` object.
+    Json,
+    /// One self-contained HTML page: the answer and the concept's timeline with the date line.
+    Html,
 }
 
 #[derive(Debug, Args)]

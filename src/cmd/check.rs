@@ -10,9 +10,6 @@ use crate::html::gather;
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::Input;
-use crate::write::target::WriteOptions;
-use crate::write::Sink;
-use std::io::{self, Write};
 
 pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     let opts = Options {
@@ -62,7 +59,7 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
             format::Format::Html => draw(&reports, &args, &opts)?,
             _ => Vec::new(),
         };
-        write_to(args.output.as_deref(), &mut |out| match format {
+        super::write_to(args.output.as_deref(), &mut |out| match format {
             format::Format::Html => format::html::write(&reports, &drawn, out),
             _ => format::write(format, &reports, &failures, global.quiet, out),
         })?;
@@ -102,22 +99,6 @@ fn draw(reports: &[Report], args: &CheckArgs, opts: &Options) -> Result<Vec<Draw
             })
         })
         .collect()
-}
-
-/// Write the report to stdout, or to `output` (`-o`: replaced atomically, as export's is).
-fn write_to(
-    output: Option<&str>,
-    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
-) -> Result<()> {
-    match output {
-        None | Some("-") => output::write_stdout(write),
-        Some(path) => {
-            let mut sink = Sink::open(Some(path), &WriteOptions::default())?;
-            let written = write(&mut sink);
-            sink.check(written)?;
-            sink.finish()
-        }
-    }
 }
 
 /// `--expected FILE`: a JSON list, a YAML list, or one concept per line (`#` comments).

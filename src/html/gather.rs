@@ -8,7 +8,7 @@
 //! itself keeps 4), the summary's [`SUMMARY`] counters (twice that at most between two
 //! trims), and the candidates' records: [`MOST`] × [`CANDIDATES`] concepts × [`BARS`] records.
 
-use super::{Bar, End, Timeline};
+use super::{seconds, Bar, End, Timeline};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::{self, Input, RecordView, RoleReading, RoleSet};
@@ -290,11 +290,6 @@ fn bar(view: &RecordView, roles: &Roles, marks: &Marks) -> Drawn {
         },
         marks_count: mine.len(),
     }
-}
-
-/// Seconds since the epoch of a date's first instant.
-pub fn seconds(t: &crate::time::Timestamp) -> i64 {
-    (t.start().div_euclid(1_000_000_000)).clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 
 /// Where a validity ends, from its valid_to: none or null is open.

@@ -9,7 +9,7 @@
 pub mod gather;
 mod timeline;
 
-pub use timeline::{Bar, End, Timeline};
+pub use timeline::{seconds, Bar, End, Timeline};
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -211,10 +211,9 @@ fn levels(levels: &[Level], out: &mut dyn Write) -> io::Result<()> {
         };
         writeln!(
             out,
-            "<div class=\"level\" data-level=\"{}\"><span class=\"badge {class}\">{}</span><b>level {}</b> {}</div>",
+            "<div class=\"level\" data-level=\"{}\"><span class=\"badge {class}\">{}</span><b>{}</b></div>",
             l.level,
             word,
-            l.level,
             escape(&l.name)
         )?;
         if !l.needs.is_empty() {
@@ -279,11 +278,12 @@ fn groups(page: &Page, out: &mut dyn Write) -> io::Result<()> {
         for g in of_kind {
             writeln!(
                 out,
-                "<div class=\"group\" data-name=\"{}\" data-count=\"{}\"><code>{}</code> <span class=\"count\">{}</span> — {}",
+                "<div class=\"group\" data-name=\"{}\" data-count=\"{}\"><code>{}</code> <span class=\"count\">{}</span>{}{}",
                 escape(&g.name),
                 g.count,
                 escape(&g.name),
                 escape(&g.counted),
+                if g.meaning.is_empty() { "" } else { " — " },
                 escape(&g.meaning)
             )?;
             if !g.items.is_empty() {

@@ -142,6 +142,11 @@ impl Axis {
     }
 }
 
+/// Seconds since the epoch of a date's first instant.
+pub fn seconds(t: &crate::time::Timestamp) -> i64 {
+    (t.start().div_euclid(1_000_000_000)).clamp(i64::MIN as i128, i64::MAX as i128) as i64
+}
+
 /// `YYYY-MM-DD` of seconds since the epoch.
 fn day(secs: i64) -> String {
     let (y, m, d) = crate::time::civil_from_days(secs.div_euclid(86_400));
@@ -177,15 +182,17 @@ pub(super) fn write(t: &Timeline, out: &mut dyn Write) -> io::Result<()> {
             .unwrap_or(OTHER)
     };
     let height = TOP + ROW * rows.len().max(1) as i64 + 12;
+    let findings = match t.findings {
+        0 => String::new(),
+        n => format!(", {n} finding{}", plural(n)),
+    };
     writeln!(
         out,
-        "<div class=\"timeline\" data-concept=\"{}\"><h3><code>{}</code> — {} record{}, {} finding{}</h3>",
+        "<div class=\"timeline\" data-concept=\"{}\"><h3><code>{}</code> — {} record{}{findings}</h3>",
         escape(&t.concept),
         escape(&t.concept),
         rows.len() + t.not_drawn,
         plural(rows.len() + t.not_drawn),
-        t.findings,
-        plural(t.findings)
     )?;
     writeln!(
         out,

@@ -92,7 +92,9 @@ pub fn page(r: &Report, drawn: Drawn) -> Page {
     let levels = (1..=top)
         .map(|n| Level {
             level: n,
-            name: profile.level(n).map(|l| l.name.clone()).unwrap_or_default(),
+            name: profile
+                .level(n)
+                .map_or_else(|| format!("level {n}"), |l| l.name.clone()),
             reached: r.records > 0 && n <= r.level,
             needs: match r.records > 0 && n <= r.level {
                 true => Vec::new(),
