@@ -57,3 +57,31 @@ pub fn report_of(args: &[&str], code: i32) -> serde_json::Value {
     assert_eq!(out.status.code(), Some(code), "{}", stderr_of(&out));
     json_of(&out)
 }
+
+/// Running under CI (`CI` set, and not `0` or `false`): what a test would skip locally is a
+/// failure there.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// An external program a test drives: the path in the environment variable `env` when set,
+/// else the first of `names` found on `PATH`. Missing, it says so loudly on stderr with how to
+/// get it (`install`) and gives `None`; under CI that is a failure instead (`.ci/` installs
+/// it).
+pub fn program(env: &str, names: &[&str], install: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        let why = format!("none of {names:?} is on PATH and {env} is not set: {install}");
+        assert!(!in_ci(), "CI: {why}");
+        eprintln!("\n!!! NOT TESTED: {why}\n");
+    }
+    found
+}

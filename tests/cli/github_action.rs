@@ -84,6 +84,12 @@ fn every_input_reaches_a_step_through_env_and_no_script_splices_one() {
 /// Run the check step's script with these inputs (the rest at their defaults), as the runner
 /// would: bash, the step's env filled in, the vercy under test first on PATH.
 fn check_step(given: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let runner_temp = tempfile::tempdir().unwrap();
+    check_step_in(given, runner_temp.path())
+}
+
+/// [`check_step`], with `RUNNER_TEMP` (the runner's temporary folder) here.
+fn check_step_in(given: &[(&str, &str)], runner_temp: &Path) -> (Option<i32>, String, String) {
     let a = action();
     let inputs: BTreeMap<String, String> = a["inputs"]
         .as_mapping()
@@ -116,7 +122,8 @@ fn check_step(given: &[(&str, &str)]) -> (Option<i32>, String, String) {
         s["run"].as_str().unwrap(),
     ])
     .current_dir(env!("CARGO_MANIFEST_DIR"))
-    .env("PATH", path);
+    .env("PATH", path)
+    .env("RUNNER_TEMP", runner_temp);
     for (var, value) in s["env"].as_mapping().unwrap() {
         let input = input_of(value.as_str().unwrap()).unwrap();
         cmd.env(var.as_str().unwrap(), &inputs[input]);
@@ -190,4 +197,47 @@ fn a_store_path_is_data_not_shell() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("no-such-$(touch"), "{err}");
     assert!(!marker.exists(), "the store input ran as a command");
+}
+
+#[test]
+fn html_true_writes_the_page_the_upload_step_takes_and_keeps_the_outcome() {
+    let a = action();
+    assert_eq!(a["inputs"]["html"]["default"].as_str(), Some("false"));
+    let upload = step(&a, "Upload the HTML report");
+    assert!(upload["uses"]
+        .as_str()
+        .is_some_and(|u| u.starts_with("actions/upload-artifact@")));
+    let when = upload["if"].as_str().unwrap();
+    assert!(
+        when.contains("always()") && when.contains("inputs.html == 'true'"),
+        "{when}"
+    );
+    assert_eq!(
+        upload["with"]["path"].as_str(),
+        Some("${{ runner.temp }}/vercy-report/report.html")
+    );
+    let temp = tempfile::tempdir().unwrap();
+    let page = temp.path().join("vercy-report/report.html");
+    // below the level: the step fails as it would without the page, and the page is there
+    let (code, out, err) = check_step_in(
+        &[
+            ("stores", "fixtures/html/timeline.jsonl"),
+            ("min-level", "2"),
+            ("html", "true"),
+        ],
+        temp.path(),
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("::error") || out.contains("::warning"),
+        "{out}"
+    );
+    let html = std::fs::read_to_string(&page).expect("the page for the artifact");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("data-concept=\"alpha\""));
+    // without html: no page
+    let temp = tempfile::tempdir().unwrap();
+    let (code, _, _) = check_step_in(&[("stores", "fixtures/reference-store.jsonl")], temp.path());
+    assert_eq!(code, Some(0));
+    assert!(!temp.path().join("vercy-report").exists());
 }

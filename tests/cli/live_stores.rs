@@ -9,17 +9,13 @@
 
 use crate::common;
 
-use common::{fixture, stderr_of, stdout_of, vercy};
+use common::{fixture, in_ci, stderr_of, stdout_of, vercy};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
 
 /// An environment variable `.ci/live-stores.sh` exports; absent: loud, and a failure in CI.
 fn live_env(name: &str) -> Option<String> {
