@@ -1,12 +1,12 @@
 //! The concepts worth drawing, found by reading the store again: the report says which records
 //! its findings name (by line, [`Marks`]); a first pass adds each marked record's findings to
-//! its concept in a bounded summary of the heaviest concepts ([`Heaviest`]), and a second
-//! pass gathers the records of the candidates it kept, at most [`BARS`] a concept, counting
-//! their findings exactly. The [`MOST`] with the most findings are drawn, most first.
+//! its concept in a bounded summary of the heaviest concepts (`Heaviest`), and a second pass
+//! gathers the records of the candidates it kept, at most [`BARS`] a concept, counting their
+//! findings exactly. The [`MOST`] with the most findings are drawn, most first.
 //!
 //! Memory, whatever the store: the marks (8 bytes a record a finding names, as the report
-//! itself keeps 4), the summary's [`SUMMARY`] counters (twice that at most between two
-//! trims), and the candidates' records: [`MOST`] × [`CANDIDATES`] concepts × [`BARS`] records.
+//! itself keeps 4), the summary's 8,192 counters (twice that at most between two trims), and
+//! the candidates' records: [`MOST`] × 4 candidates × [`BARS`] records.
 
 use super::{seconds, Bar, End, Timeline};
 use crate::error::Result;
@@ -169,32 +169,35 @@ pub fn worst(
         return Ok(Vec::new());
     }
     let marks = &*marks;
+    // the first pass reads the concept alone, the second every role a bar shows
+    let concept_only = RoleSet::new(["concept"]);
     let set = RoleSet::new(ROLES);
     let roles = Roles::of(&set);
-    let reading = || -> Result<RoleReading> {
+    let reading = |set: &RoleSet| -> Result<RoleReading> {
         Ok(RoleReading::new(
             store::Maps::new(map.clone(), map_given)?,
-            &set,
+            set,
             &[],
             false,
         ))
     };
     let hasher = RandomState::new();
-    let concept_of = |view: &RecordView| -> Option<(u64, String)> {
-        let text = view.filled(roles.concept)?.py_str();
+    let concept_of = |view: &RecordView, concept: store::Role| -> Option<(u64, String)> {
+        let text = view.filled(concept)?.py_str();
         Some((hasher.hash_one(&text), text))
     };
 
     // first pass: each marked record's findings to its concept, the heaviest kept
     let mut heaviest = Heaviest::default();
+    let concept = concept_only.role("concept");
     let weigh = |view: &RecordView| -> Result<Option<(u64, u64)>> {
         let weight = marks.of(view.origin.line).len() as u64;
         Ok(match weight {
             0 => None,
-            _ => concept_of(view).map(|(key, _)| (key, weight)),
+            _ => concept_of(view, concept).map(|(key, _)| (key, weight)),
         })
     };
-    let first = reading()?;
+    let first = reading(&concept_only)?;
     store::read_views(input, &first, &weigh, &mut |weighed| {
         if let Some((key, weight)) = weighed {
             heaviest.add(key, weight);
@@ -207,7 +210,7 @@ pub fn worst(
     // second pass: the candidates' records
     let mut gathered: HashMap<u64, Gathered> = HashMap::new();
     let draw = |view: &RecordView| -> Result<Option<(u64, String, Drawn)>> {
-        let Some((key, concept)) = concept_of(view) else {
+        let Some((key, concept)) = concept_of(view, roles.concept) else {
             return Ok(None);
         };
         if !candidates.contains(&key) {
@@ -215,7 +218,7 @@ pub fn worst(
         }
         Ok(Some((key, concept, bar(view, &roles, marks))))
     };
-    let second = reading()?;
+    let second = reading(&set)?;
     store::read_views(input, &second, &draw, &mut |drawn| {
         if let Some((key, concept, drawn)) = drawn {
             let g = gathered.entry(key).or_insert_with(|| Gathered {

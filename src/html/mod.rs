@@ -216,13 +216,7 @@ fn levels(levels: &[Level], out: &mut dyn Write) -> io::Result<()> {
             word,
             escape(&l.name)
         )?;
-        if !l.needs.is_empty() {
-            writeln!(out, "<ul class=\"needs\">")?;
-            for n in &l.needs {
-                writeln!(out, "<li>{}</li>", escape(n))?;
-            }
-            writeln!(out, "</ul>")?;
-        }
+        list(out, "needs", &l.needs, 0)?;
     }
     writeln!(out, "</section>")
 }
@@ -286,21 +280,27 @@ fn groups(page: &Page, out: &mut dyn Write) -> io::Result<()> {
                 if g.meaning.is_empty() { "" } else { " — " },
                 escape(&g.meaning)
             )?;
-            if !g.items.is_empty() {
-                writeln!(out, "<ul>")?;
-                for item in &g.items {
-                    writeln!(out, "<li class=\"mono\">{}</li>", escape(item))?;
-                }
-                if g.more > 0 {
-                    writeln!(out, "<li class=\"more\">… and {} more</li>", g.more)?;
-                }
-                writeln!(out, "</ul>")?;
-            }
+            list(out, "mono", &g.items, g.more)?;
             writeln!(out, "</div>")?;
         }
         writeln!(out, "</section>")?;
     }
     Ok(())
+}
+
+/// `items` as a list of class `class` (nothing when there are none), and `… and N more`.
+fn list(out: &mut dyn Write, class: &str, items: &[String], more: usize) -> io::Result<()> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<ul class=\"{class}\">")?;
+    for item in items {
+        writeln!(out, "<li>{}</li>", escape(item))?;
+    }
+    if more > 0 {
+        writeln!(out, "<li class=\"more\">… and {more} more</li>")?;
+    }
+    writeln!(out, "</ul>")
 }
 
 /// The page in memory (tests, small reports).

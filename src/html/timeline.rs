@@ -153,6 +153,17 @@ fn day(secs: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The most characters of a record's text (an id, an owner, a date as written) a timeline
+/// shows: a store of 3,000-byte ids still makes a page of a few megabytes.
+const TEXT_SHOWN: usize = 120;
+/// Supersedes arrows a timeline draws, per record drawn: a record may name thousands.
+const ARROWS_PER_BAR: usize = 2;
+
+/// `text` as a timeline shows it: at most [`TEXT_SHOWN`] characters, escaped.
+fn shown(text: &str) -> String {
+    escape(&clipped(text, TEXT_SHOWN)).into_owned()
+}
+
 /// `text` cut to `most` characters, with an ellipsis when cut.
 fn clipped(text: &str, most: usize) -> String {
     match text.char_indices().nth(most) {
@@ -189,15 +200,15 @@ pub(super) fn write(t: &Timeline, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "<div class=\"timeline\" data-concept=\"{}\"><h3><code>{}</code> — {} record{}{findings}</h3>",
-        escape(&t.concept),
-        escape(&t.concept),
+        shown(&t.concept),
+        shown(&t.concept),
         rows.len() + t.not_drawn,
         plural(rows.len() + t.not_drawn),
     )?;
     writeln!(
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\" role=\"img\" font-family=\"system-ui,sans-serif\" font-size=\"11\"><title>{}</title>",
-        escape(&t.concept)
+        shown(&t.concept)
     )?;
     ticks(&axis, height, out)?;
     if let Some((at, label)) = &t.date_line {
@@ -212,6 +223,7 @@ pub(super) fn write(t: &Timeline, out: &mut dyn Write) -> io::Result<()> {
             escape(label)
         )?;
     }
+    let mut arrows = ARROWS_PER_BAR * rows.len();
     let mut row_of: HashMap<&str, usize> = HashMap::new();
     for (i, b) in rows.iter().enumerate() {
         row_of.entry(b.id.as_str()).or_insert(i);
@@ -222,9 +234,10 @@ pub(super) fn write(t: &Timeline, out: &mut dyn Write) -> io::Result<()> {
     // supersedes: from the superseding record's start to the superseded one's end
     for (i, b) in rows.iter().enumerate() {
         for target in &b.supersedes {
-            let Some(&j) = row_of.get(target.as_str()) else {
+            let Some(&j) = row_of.get(target.as_str()).filter(|_| arrows > 0) else {
                 continue;
             };
+            arrows -= 1;
             let Some((x1, _)) = span(b, &axis) else {
                 continue;
             };
@@ -237,12 +250,12 @@ pub(super) fn write(t: &Timeline, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "<path class=\"supersedes\" data-from=\"{}\" data-to=\"{}\" d=\"M{x1:.1},{y1:.1} C{:.1},{y1:.1} {:.1},{y2:.1} {x2:.1},{y2:.1}\" fill=\"none\" stroke=\"#39414f\" stroke-width=\"1.2\" marker-end=\"url(#arrow)\"><title>{} supersedes {}</title></path>",
-                escape(&b.id),
-                escape(target),
+                shown(&b.id),
+                shown(target),
                 x1 - 24.0,
                 x2 + 24.0,
-                escape(&b.id),
-                escape(target)
+                shown(&b.id),
+                shown(target)
             )?;
         }
     }
@@ -257,7 +270,7 @@ pub(super) fn write(t: &Timeline, out: &mut dyn Write) -> io::Result<()> {
             out,
             "<span><i class=\"swatch\" style=\"background:{}\"></i>{}</span>",
             colour(o),
-            escape(name)
+            shown(name)
         )?;
     }
     write!(
@@ -338,11 +351,12 @@ fn ticks(axis: &Axis, height: i64, out: &mut dyn Write) -> io::Result<()> {
 fn bar(b: &Bar, row: usize, axis: &Axis, colour: &str, out: &mut dyn Write) -> io::Result<()> {
     let y = TOP + ROW * row as i64;
     let from_text = b.from.as_ref().map_or("unreadable", |f| f.1.as_str());
-    let mut title = format!("{} · line {}", b.id, b.line);
+    let short = |t: &str| clipped(t, TEXT_SHOWN);
+    let mut title = format!("{} · line {}", short(&b.id), b.line);
     if !b.owner.is_empty() {
-        title.push_str(&format!(" · owner {}", b.owner));
+        title.push_str(&format!(" · owner {}", short(&b.owner)));
     }
-    title.push_str(&format!(" · {} → {}", from_text, b.to_text()));
+    title.push_str(&format!(" · {} → {}", short(from_text), short(b.to_text())));
     if b.inverted() {
         title.push_str(" · inverted interval");
     }
@@ -367,10 +381,10 @@ fn bar(b: &Bar, row: usize, axis: &Axis, colour: &str, out: &mut dyn Write) -> i
     write!(
         out,
         "<g class=\"{class}\" data-id=\"{}\" data-line=\"{}\" data-from=\"{}\" data-to=\"{}\"><title>{}</title><text x=\"4\" y=\"{}\" class=\"mono\">{}</text>",
-        escape(&b.id),
+        shown(&b.id),
         b.line,
-        escape(from_text),
-        escape(b.to_text()),
+        shown(from_text),
+        shown(b.to_text()),
         escape(&title),
         y + BAR_H - 2,
         escape(&clipped(&b.id, 24))
@@ -485,5 +499,27 @@ mod tests {
         });
         assert!(svg.contains("valid_from unreadable"));
         assert!(!svg.contains("<rect"));
+    }
+
+    #[test]
+    fn long_texts_and_many_pointers_stay_bounded() {
+        let long = "x".repeat(3000);
+        let mut b = bar(&long, 0, End::Open);
+        b.owner = long.clone();
+        let mut bars = vec![b];
+        for k in 0..10 {
+            let mut other = bar(&format!("R-{k}"), 86_400 * k, End::Open);
+            other.supersedes = (0..10).map(|j| format!("R-{j}")).collect();
+            bars.push(other);
+        }
+        let svg = drawn(&Timeline {
+            concept: long.clone(),
+            bars,
+            ..Timeline::default()
+        });
+        assert!(!svg.contains(&"x".repeat(TEXT_SHOWN + 1)));
+        assert!(svg.contains(&format!("{}…", "x".repeat(TEXT_SHOWN))));
+        // 100 pointers among 11 records: two arrows a record at most
+        assert_eq!(svg.matches("class=\"supersedes\"").count(), 22);
     }
 }

@@ -12,6 +12,20 @@ use std::process::Command;
 
 const TIMELINE: &str = "fixtures/html/timeline.jsonl";
 
+/// The README's resolve question: data_retention on 2026-07-01 for finance (D-802 holds).
+const RESOLVE: [&str; 10] = [
+    "resolve",
+    "fixtures/reference-store.jsonl",
+    "--host",
+    "fixtures/resolve/host.yaml",
+    "--concept",
+    "data_retention",
+    "--as-of",
+    "2026-07-01",
+    "--caller",
+    "finance",
+];
+
 /// `vercy ARGS`, its page from stdout and its exit code.
 fn page(args: &[&str]) -> (String, Option<i32>) {
     let out = vercy().args(args).output().unwrap();
@@ -194,20 +208,7 @@ fn a_store_from_stdin_gets_its_report_and_a_note_instead_of_timelines() {
 
 #[test]
 fn resolve_draws_the_concept_with_its_date_line_and_the_record_that_holds() {
-    let (html, code) = page(&[
-        "resolve",
-        "fixtures/reference-store.jsonl",
-        "--host",
-        "fixtures/resolve/host.yaml",
-        "--concept",
-        "data_retention",
-        "--as-of",
-        "2026-07-01",
-        "--caller",
-        "finance",
-        "--format",
-        "html",
-    ]);
+    let (html, code) = page(&[&RESOLVE[..], &["--format", "html"]].concat());
     assert_eq!(code, Some(0));
     assert_self_contained(&html);
     assert!(html.contains("<g class=\"date-line\">"));
@@ -306,21 +307,7 @@ fn chromium_renders_the_pages_with_something_on_them_and_no_console_error() {
             "check",
             vec!["check", TIMELINE, "fixtures/values/messy-500.jsonl"],
         ),
-        (
-            "resolve",
-            vec![
-                "resolve",
-                "fixtures/reference-store.jsonl",
-                "--host",
-                "fixtures/resolve/host.yaml",
-                "--concept",
-                "data_retention",
-                "--as-of",
-                "2026-07-01",
-                "--caller",
-                "finance",
-            ],
-        ),
+        ("resolve", RESOLVE.to_vec()),
     ] {
         let html = dir.path().join(format!("{name}.html"));
         let out = vercy()
