@@ -47,11 +47,12 @@ pub fn marks(r: &Report) -> Marks {
         .map(|g| g.code.code().to_string())
         .collect();
     let mut marks = Marks::new(codes.clone(), "value.conflict");
-    let mut ahead = r.warnings.names_ahead();
+    let mut lines = Vec::new();
     for w in r.warnings.iter() {
         let mark = codes.iter().position(|c| c == w.code.code()).unwrap_or(0);
-        for k in 0..w.count() {
-            let (_, line) = w.record(k, &mut ahead);
+        lines.clear();
+        w.lines(&mut lines);
+        for &line in &lines {
             marks.push(line, mark);
         }
     }
