@@ -12,8 +12,8 @@ use super::{seconds, Bar, End, Timeline};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::{self, Input, RecordView, RoleReading, RoleSet};
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, RandomState};
+use hashbrown::{DefaultHashBuilder, HashMap, HashSet};
+use std::hash::BuildHasher;
 
 /// The most concepts a page draws.
 pub const MOST: usize = 50;
@@ -32,10 +32,16 @@ pub const BARS: usize = 120;
 #[derive(Debug, Default)]
 pub struct Marks {
     by_line: Vec<(u32, u16)>,
+    /// Where the marks of each run of [`BUCKET`] lines start in `by_line` (and where the last
+    /// run's end): a record's marks are found in a few steps, not a search of them all.
+    starts: Vec<u32>,
     names: Vec<String>,
     conflict: Option<u16>,
     sorted: bool,
 }
+
+/// Lines a bucket of [`Marks::starts`] spans.
+const BUCKET: u32 = 64;
 
 impl Marks {
     /// Marks named `names` (a check's codes); the one named `conflict` outlines its records as
@@ -65,10 +71,20 @@ impl Marks {
     }
 
     fn settle(&mut self) {
-        if !self.sorted {
-            self.by_line.sort_unstable();
-            self.sorted = true;
+        if self.sorted {
+            return;
         }
+        self.by_line.sort_unstable();
+        let buckets = self.by_line.last().map_or(0, |&(l, _)| l / BUCKET + 1);
+        self.starts.clear();
+        let mut at = 0;
+        for b in 0..=buckets {
+            while at < self.by_line.len() && self.by_line[at].0 / BUCKET < b {
+                at += 1;
+            }
+            self.starts.push(at as u32);
+        }
+        self.sorted = true;
     }
 
     /// The marks of the record on `line` (`settle` first).
@@ -76,9 +92,14 @@ impl Marks {
         let Ok(line) = u32::try_from(line) else {
             return &[];
         };
-        let start = self.by_line.partition_point(|&(l, _)| l < line);
-        let end = start + self.by_line[start..].partition_point(|&(l, _)| l == line);
-        &self.by_line[start..end]
+        let b = (line / BUCKET) as usize;
+        let (Some(&from), Some(&to)) = (self.starts.get(b), self.starts.get(b + 1)) else {
+            return &[];
+        };
+        let run = &self.by_line[from as usize..to as usize];
+        let start = run.partition_point(|&(l, _)| l < line);
+        let end = start + run[start..].partition_point(|&(l, _)| l == line);
+        &run[start..end]
     }
 }
 
@@ -181,10 +202,10 @@ pub fn worst(
             false,
         ))
     };
-    let hasher = RandomState::new();
-    let concept_of = |view: &RecordView, concept: store::Role| -> Option<(u64, String)> {
-        let text = view.filled(concept)?.py_str();
-        Some((hasher.hash_one(&text), text))
+    let hasher = DefaultHashBuilder::default();
+    // the concept's text is borrowed from the record where it can be: every record is asked
+    let key_of = |view: &RecordView, concept: store::Role| -> Option<u64> {
+        Some(hasher.hash_one(view.filled(concept)?.text().as_ref()))
     };
 
     // first pass: each marked record's findings to its concept, the heaviest kept
@@ -194,7 +215,7 @@ pub fn worst(
         let weight = marks.of(view.origin.line).len() as u64;
         Ok(match weight {
             0 => None,
-            _ => concept_of(view, concept).map(|(key, _)| (key, weight)),
+            _ => key_of(view, concept).map(|key| (key, weight)),
         })
     };
     let first = reading(&concept_only)?;
@@ -210,12 +231,13 @@ pub fn worst(
     // second pass: the candidates' records
     let mut gathered: HashMap<u64, Gathered> = HashMap::new();
     let draw = |view: &RecordView| -> Result<Option<(u64, String, Drawn)>> {
-        let Some((key, concept)) = concept_of(view, roles.concept) else {
+        let Some(key) = key_of(view, roles.concept).filter(|k| candidates.contains(k)) else {
             return Ok(None);
         };
-        if !candidates.contains(&key) {
-            return Ok(None);
-        }
+        let concept = view
+            .filled(roles.concept)
+            .map(|v| v.py_str())
+            .unwrap_or_default();
         Ok(Some((key, concept, bar(view, &roles, marks))))
     };
     let second = reading(&set)?;
@@ -309,7 +331,7 @@ pub fn end_of(value: Option<store::RoleValue>) -> End {
 
 /// The ids a supersedes value names, sorted.
 pub fn pointers(value: Option<store::RoleValue>) -> Vec<String> {
-    let mut ids = HashSet::new();
+    let mut ids = std::collections::HashSet::new();
     if let Some(v) = value {
         v.collect_ids(&mut ids);
     }
@@ -336,7 +358,7 @@ mod tests {
         }
         assert!(h.counts.len() < 2 * SUMMARY);
         let top = h.top(3);
-        assert_eq!(top, HashSet::from([1, 2, 3]));
+        assert_eq!(top, HashSet::from_iter([1, 2, 3]));
     }
 
     #[test]
@@ -354,5 +376,17 @@ mod tests {
         assert_eq!(m.of(3), &[(3, 0)]);
         assert!(m.of(5).is_empty());
         assert_eq!(m.conflict, Some(1));
+        // across the buckets' edges, an empty bucket, and past the last
+        let mut m = Marks::new(vec!["a".into()], "none");
+        for line in [63, 64, 64, 65, 200, 1] {
+            m.push(line, 0);
+        }
+        m.settle();
+        let counts: Vec<usize> = [1, 62, 63, 64, 65, 130, 200, 201, 5000]
+            .iter()
+            .map(|&l| m.of(l).len())
+            .collect();
+        assert_eq!(counts, [1, 0, 1, 2, 1, 0, 1, 0, 0]);
+        assert_eq!(m.conflict, None);
     }
 }
