@@ -327,6 +327,9 @@ pub struct CheckArgs {
     /// Output format
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<ReportFormat>,
+    /// Write the report here instead of stdout (atomically)
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<String>,
     /// Count value warnings against the level
     #[arg(long)]
     pub strict: bool,
@@ -394,6 +397,9 @@ pub struct DiffArgs {
     /// Output format
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,
+    /// Write the report here instead of stdout (atomically)
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<String>,
     /// Accept a code deliberately (a migration): still reported, no longer failing; repeatable
     /// (history.edited, or edited)
     #[arg(long, value_name = "CODE")]
@@ -594,8 +600,22 @@ pub struct ResolveArgs {
     pub host: String,
     #[command(flatten)]
     pub map: MapArg,
-    #[arg(long, value_enum, default_value_t = DataFormat::Human)]
-    pub format: DataFormat,
+    #[arg(long, value_enum, default_value_t = ResolveFormat::Human)]
+    pub format: ResolveFormat,
+    /// Write the answer here instead of stdout (atomically)
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<String>,
+}
+
+/// How `resolve` prints its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResolveFormat {
+    /// For people: the outcome, the record that holds, the reasons.
+    Human,
+    /// The `vercy-resolve/1` object.
+    Json,
+    /// One self-contained HTML page: the answer and the concept's timeline with the date line.
+    Html,
 }
 
 #[derive(Debug, Args)]

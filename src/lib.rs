@@ -20,6 +20,7 @@ pub mod error;
 pub mod file_at;
 pub mod formats;
 pub mod help;
+pub mod html;
 pub mod import;
 pub mod mapping;
 pub mod mcp;

@@ -4,6 +4,7 @@
 //! module.
 
 mod github;
+pub mod html;
 pub mod human;
 pub(super) mod json;
 pub mod sarif;
@@ -37,6 +38,7 @@ pub fn write(
         Format::Json => json::write(reports, out),
         Format::Github => github::write(reports, failures, out),
         Format::Sarif => sarif::write(reports, failures, out),
+        Format::Html => html::write(reports, &[], out),
     }
 }
 

@@ -101,6 +101,12 @@ impl Report {
         if next > profile.top_level() {
             return None;
         }
+        Some((next, self.needs(next)))
+    }
+
+    /// What level `next` (above the level reached) needs, as sentences.
+    pub fn needs(&self, next: u8) -> Vec<String> {
+        let profile = Profile::embedded();
         let mut needs: Vec<String> = Vec::new();
         for f in &self.findings {
             let field = profile.field(&f.field);
@@ -137,6 +143,6 @@ impl Report {
                 }
             }
         }
-        Some((next, needs))
+        needs
     }
 }

@@ -1,9 +1,12 @@
 //! `vercy check STORE…`
 
 use super::Outcome;
+use crate::check::format::html::Drawn;
+use crate::check::report::Report;
 use crate::check::{self, format, shard, Options};
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::error::{Result, VercyError};
+use crate::html::gather;
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::Input;
@@ -47,7 +50,15 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
             Err(e) => return Err(e),
         }
     }
-    write_reports(format, &reports, &failures, global.quiet)?;
+    let drawn = match format {
+        format::Format::Html if !reports.is_empty() => draw(&reports, &args, &opts)?,
+        _ => Vec::new(),
+    };
+    let to = Destination {
+        drawn: &drawn,
+        output: args.output.as_deref(),
+    };
+    write_reports(format, &reports, &failures, &to, global.quiet)?;
     Ok(if unreadable {
         Outcome::Unreadable
     } else {
@@ -68,15 +79,28 @@ pub(super) fn format_asked(json: bool, asked: Option<format::Format>) -> format:
     format
 }
 
+/// Where the reports go, and what the HTML page draws beyond them.
+#[derive(Default)]
+pub(super) struct Destination<'a> {
+    /// Each report's timelines (`--format html`; none: the page without them).
+    pub drawn: &'a [Drawn],
+    /// `-o FILE`, written atomically; none or `-`: stdout.
+    pub output: Option<&'a str>,
+}
+
 /// Print the reports (and the stores that could not be read) in `format`.
 pub(super) fn write_reports(
     format: format::Format,
     reports: &[check::report::Report],
     failures: &[format::Failure],
+    to: &Destination<'_>,
     quiet: bool,
 ) -> Result<()> {
     if !reports.is_empty() || !failures.is_empty() {
-        output::write_stdout(|out| format::write(format, reports, failures, quiet, out))?;
+        super::write_to(to.output, &mut |out| match format {
+            format::Format::Html => format::html::write(reports, to.drawn, out),
+            _ => format::write(format, reports, failures, quiet, out),
+        })?;
     }
     for report in reports {
         report.names_read_back()?;
@@ -115,8 +139,33 @@ fn check_shard(
     let report = check::check_store_with(&input, opts, &mut |record| writer.record(record))?;
     writer.finish(&report)?;
     let reports = [report];
-    write_reports(format, &reports, &[], global.quiet)?;
+    write_reports(format, &reports, &[], &Destination::default(), global.quiet)?;
     Ok(outcome(&reports))
+}
+
+/// The timelines of each report's concepts with the most findings, read from its store again
+/// (a store that can be read only once, stdin or a child's output, gets a note instead).
+fn draw(reports: &[Report], args: &CheckArgs, opts: &Options) -> Result<Vec<Drawn>> {
+    reports
+        .iter()
+        .map(|r| {
+            let input = Input::new(&r.store).selecting(args.live.select());
+            if input.is_pipe() {
+                return Ok(Drawn {
+                    timelines: Vec::new(),
+                    note: Some(
+                        "no timelines: the store was read from a pipe, and they need it read again"
+                            .into(),
+                    ),
+                });
+            }
+            let mut marks = format::html::marks(r);
+            Ok(Drawn {
+                timelines: gather::worst(&input, &opts.map, opts.map_given, &mut marks)?,
+                note: None,
+            })
+        })
+        .collect()
 }
 
 /// `--expected FILE`: a JSON list, a YAML list, or one concept per line (`#` comments).

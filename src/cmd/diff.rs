@@ -5,6 +5,7 @@ use crate::cli::{DiffArgs, GlobalArgs};
 use crate::diff::{self, format, report::Code, Options};
 use crate::error::{Result, VercyError};
 use crate::formats::Failure;
+use crate::html::{gather, Timeline};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::Input;
@@ -40,7 +41,18 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
     let (base, head) = (input(&args.base), input(&args.head));
     match diff::diff_stores((&base, &args.base), (&head, &args.head), &opts) {
         Ok(report) => {
-            output::write_stdout(|out| format::write(args.format, Ok(&report), global.quiet, out))?;
+            let out = args.output.as_deref();
+            match args.format {
+                format::Format::Html => {
+                    let (timelines, note) = draw(&report, &head, &opts)?;
+                    super::write_to(out, &mut |w| {
+                        format::html::write(&report, timelines.clone(), note.clone(), w)
+                    })?;
+                }
+                _ => super::write_to(out, &mut |w| {
+                    format::write(args.format, Ok(&report), global.quiet, w)
+                })?,
+            }
             Ok(match report.pass() {
                 true => Outcome::Success,
                 false => Outcome::BelowLevel,
@@ -56,8 +68,28 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
                 _ => args.head.clone(),
             };
             let failure = Failure::of(&store, &e);
-            output::write_stdout(|out| format::write(args.format, Err(&failure), true, out))?;
+            super::write_to(args.output.as_deref(), &mut |out| {
+                format::write(args.format, Err(&failure), true, out)
+            })?;
             Err(e)
         }
     }
+}
+
+/// The timelines of the concepts whose HEAD records changed most, read from HEAD again; none,
+/// with a note, when HEAD was a pipe (read once).
+fn draw(
+    report: &diff::report::Report,
+    head: &Input,
+    opts: &Options,
+) -> Result<(Vec<Timeline>, Option<String>)> {
+    if head.is_pipe() {
+        let note = "no timelines: HEAD was read from a pipe, and they need it read again";
+        return Ok((Vec::new(), Some(note.to_string())));
+    }
+    let mut marks = format::html::marks(report);
+    Ok((
+        gather::worst(head, &opts.map, opts.map_given, &mut marks)?,
+        None,
+    ))
 }

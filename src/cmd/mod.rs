@@ -16,6 +16,28 @@ pub mod resolve;
 pub mod split;
 pub mod status;
 
+use crate::error::Result;
+use crate::output;
+use crate::write::target::WriteOptions;
+use crate::write::Sink;
+use std::io::{self, Write};
+
+/// Write a report to stdout, or to `output` (`-o`: replaced atomically, as export's is).
+pub(crate) fn write_to(
+    output: Option<&str>,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    match output {
+        None | Some("-") => output::write_stdout(write),
+        Some(path) => {
+            let mut sink = Sink::open(Some(path), &WriteOptions::default())?;
+            let written = write(&mut sink);
+            sink.check(written)?;
+            sink.finish()
+        }
+    }
+}
+
 /// How a command ended (the written exit-code contract).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {

@@ -3,8 +3,9 @@
 //! empty (the store cannot answer this caller), 2 bad input.
 
 use super::Outcome;
-use crate::cli::{DataFormat, GlobalArgs, ResolveArgs};
+use crate::cli::{GlobalArgs, ResolveArgs, ResolveFormat};
 use crate::error::Result;
+use crate::html;
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::resolve::answer::AnswerOutcome;
@@ -23,15 +24,18 @@ pub fn run(args: ResolveArgs, _global: &GlobalArgs) -> Result<Outcome> {
     };
     let input = Input::new(&args.store);
     let answer = resolve::resolve(&input, &map, !args.map.map.is_empty(), &host, &question)?;
-    match args.format {
-        DataFormat::Json => {
-            output::machine_format();
-            output::print_stdout(
-                &(serde_json::to_string_pretty(&answer.to_json()).unwrap_or_default() + "\n"),
-            )?
-        }
-        DataFormat::Human => output::print_stdout(&answer.human(&map))?,
+    if args.format != ResolveFormat::Human {
+        output::machine_format();
     }
+    super::write_to(args.output.as_deref(), &mut |out| match args.format {
+        ResolveFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&answer.to_json()).unwrap_or_default()
+        ),
+        ResolveFormat::Human => out.write_all(answer.human(&map).as_bytes()),
+        ResolveFormat::Html => html::write(&[resolve::page::page(&answer, &map)], out),
+    })?;
     Ok(match answer.outcome {
         AnswerOutcome::Answered => Outcome::Success,
         _ => Outcome::BelowLevel,

@@ -1,8 +1,9 @@
 //! Printing a diff: one [`Format`] variant per output form, each a module of its own laid out
 //! by what every report's forms share (`crate::formats`): the human page, GitHub's
-//! annotations and step summary, SARIF's log.
+//! annotations and step summary, SARIF's log, the HTML page (`crate::html`).
 
 mod github;
+pub mod html;
 mod human;
 pub mod json;
 mod sarif;
@@ -26,7 +27,9 @@ pub fn write(
         (Format::Json, Ok(r)) => json::write(r, out),
         (Format::Github, r) => github::write(r, out),
         (Format::Sarif, r) => sarif::write(r, out),
-        (Format::Human | Format::Json, Err(_)) => Ok(()),
+        // the page without timelines: the command draws them, as it reads HEAD again
+        (Format::Html, Ok(r)) => html::write(r, Vec::new(), None, out),
+        (Format::Human | Format::Json | Format::Html, Err(_)) => Ok(()),
     }
 }
 

@@ -22,6 +22,9 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for code-scanning dashboards.
     Sarif,
+    /// One self-contained HTML page: the findings grouped, and the timelines of the concepts
+    /// most findings name.
+    Html,
 }
 
 /// A store that could not be read, as the machine formats report it.

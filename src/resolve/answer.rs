@@ -9,6 +9,7 @@
 use super::disclosure::Access;
 use super::precedence::Ranking;
 use super::Candidate;
+use crate::html::{seconds, Bar, End};
 use crate::mapping::FieldMap;
 use crate::record::py_str;
 use serde_json::{json, Map, Value};
@@ -144,6 +145,10 @@ pub struct Answer {
     pub candidates: Vec<String>,
     pub reasons: Vec<ShownReason>,
     pub withheld: usize,
+    /// The records the caller may read, in store order, as a timeline draws them (their
+    /// dates as written, their reasons, the one that holds); a withheld record is only
+    /// counted in `withheld`.
+    pub timeline: Vec<Bar>,
 }
 
 impl Answer {
@@ -187,6 +192,7 @@ impl Answer {
                 (outcome, winner, candidates)
             }
         };
+        let timeline = drawn(map, all, &reasons, winner);
         let withheld_ids: HashSet<&str> = all
             .iter()
             .filter(|c| !c.access.readable())
@@ -223,6 +229,7 @@ impl Answer {
                 .collect(),
             reasons: shown,
             withheld: all.iter().filter(|c| !c.access.readable()).count(),
+            timeline,
         }
     }
 
@@ -312,6 +319,59 @@ impl Answer {
         out.push_str(&format!("withheld: {}\n", self.withheld));
         out
     }
+}
+
+/// The readable records of `all` as bars: dates as written, the reasons raised about each,
+/// the `winner` marked as the one that holds; supersedes pointers to withheld records left
+/// out, as [`without_pointers_to`] leaves them out of the answer.
+fn drawn(map: &FieldMap, all: &[Candidate], reasons: &Reasons, winner: Option<usize>) -> Vec<Bar> {
+    let withheld: HashSet<&str> = all
+        .iter()
+        .filter(|c| !c.access.readable())
+        .filter_map(|c| c.id.as_deref())
+        .collect();
+    let text = |c: &Candidate, role: &str| map.get(role, &c.record.fields).map(|v| py_str(&v));
+    all.iter()
+        .enumerate()
+        .filter(|(_, c)| c.access.readable())
+        .map(|(i, c)| {
+            let to = match (&c.dates.to, text(c, "valid_to")) {
+                (Some(Some(t)), Some(written)) => End::At(seconds(t), written),
+                (None, Some(written)) if written != "None" => End::Unreadable(written),
+                _ => End::Open,
+            };
+            let mut supersedes: Vec<String> = Vec::new();
+            if let Some(v) = map.get("supersedes", &c.record.fields) {
+                let mut ids = HashSet::new();
+                crate::record::collect_ids(&v, &mut ids);
+                supersedes.extend(ids.into_iter().filter(|id| !withheld.contains(id.as_str())));
+                supersedes.sort();
+            }
+            Bar {
+                id: c.name.clone(),
+                line: c.record.origin.line,
+                from: c
+                    .dates
+                    .from
+                    .as_ref()
+                    .and_then(|t| Some((seconds(t), text(c, "valid_from")?))),
+                to,
+                owner: text(c, "concept_owner").unwrap_or_default(),
+                supersedes,
+                conflict: reasons
+                    .0
+                    .get(&Code::ConflictUnresolved)
+                    .is_some_and(|r| r.contains(&i)),
+                holds: winner == Some(i),
+                marks: reasons
+                    .0
+                    .iter()
+                    .filter(|(_, r)| r.contains(&i))
+                    .map(|(code, _)| code.name().to_string())
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// The record's fields, with any supersedes pointer to a withheld record taken out, wherever

@@ -14,6 +14,7 @@ pub mod answer;
 pub mod applicability;
 pub mod disclosure;
 pub mod host;
+pub mod page;
 pub mod precedence;
 pub mod supersession;
 pub mod validity;

@@ -296,6 +296,26 @@ pub enum Sink {
     Through(BufWriter<File>, PathBuf),
 }
 
+/// A report written as it is made (`check -o`): the bytes go where [`Sink::write`] sends
+/// them.
+impl Write for Sink {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(bytes),
+            Sink::File(f, _) => f.writer().write(bytes),
+            Sink::Through(w, _) => w.write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File(f, _) => f.writer().flush(),
+            Sink::Through(w, _) => w.flush(),
+        }
+    }
+}
+
 impl Sink {
     /// `None` or `-`: stdout; else what [`target::claim`] makes of the path.
     pub fn open(output: Option<&str>, options: &WriteOptions) -> Result<Sink> {

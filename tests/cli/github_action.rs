@@ -86,11 +86,21 @@ fn every_input_reaches_a_step_through_env_and_no_script_splices_one() {
 /// Run the check step's script with these inputs (the rest at their defaults), as the runner
 /// would: bash, the step's env filled in, the vercy under test first on PATH.
 fn check_step(given: &[(&str, &str)]) -> (Option<i32>, String, String) {
-    check_step_in(Path::new(env!("CARGO_MANIFEST_DIR")), given)
+    let runner_temp = tempfile::tempdir().unwrap();
+    check_step_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        given,
+        runner_temp.path(),
+    )
 }
 
-/// [`check_step`] in the folder `dir` (a repository of its own).
-fn check_step_in(dir: &Path, given: &[(&str, &str)]) -> (Option<i32>, String, String) {
+/// [`check_step`] in the folder `dir` (a repository of its own), with `RUNNER_TEMP` (the
+/// runner's temporary folder) at `runner_temp`.
+fn check_step_in(
+    dir: &Path,
+    given: &[(&str, &str)],
+    runner_temp: &Path,
+) -> (Option<i32>, String, String) {
     let a = action();
     let inputs: BTreeMap<String, String> = a["inputs"]
         .as_mapping()
@@ -123,7 +133,8 @@ fn check_step_in(dir: &Path, given: &[(&str, &str)]) -> (Option<i32>, String, St
         s["run"].as_str().unwrap(),
     ])
     .current_dir(dir)
-    .env("PATH", path);
+    .env("PATH", path)
+    .env("RUNNER_TEMP", runner_temp);
     for (var, value) in s["env"].as_mapping().unwrap() {
         let input = input_of(value.as_str().unwrap()).unwrap();
         cmd.env(var.as_str().unwrap(), &inputs[input]);
@@ -219,7 +230,7 @@ fn the_base_input_compares_each_store_with_the_base_revision() {
     .unwrap();
     std::fs::copy(fixtures.join("base.jsonl"), repo.join("memory/new.jsonl")).unwrap();
     let given = [("stores", "memory/*.jsonl"), ("base", "main")];
-    let (code, out, err) = check_step_in(repo, &given);
+    let (code, out, err) = check_step_in(repo, &given, dir.path());
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(err.contains("memory/new.jsonl is not in main"), "{err}");
     assert!(out.contains("pass: history was only added to"), "{out}");
@@ -229,14 +240,62 @@ fn the_base_input_compares_each_store_with_the_base_revision() {
         repo.join("memory/b.jsonl"),
     )
     .unwrap();
-    let (code, out, err) = check_step_in(repo, &given);
+    let (code, out, err) = check_step_in(repo, &given, dir.path());
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(
         out.contains("::error file=memory/b.jsonl,line=1,title=history.end_written::"),
         "{out}"
     );
     // without base, the same stores pass the check alone
-    let (code, out, err) = check_step_in(repo, &[("stores", "memory/*.jsonl")]);
+    let (code, out, err) = check_step_in(repo, &[("stores", "memory/*.jsonl")], dir.path());
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!out.contains("history."), "{out}");
+}
+
+#[test]
+fn html_true_writes_the_page_the_upload_step_takes_and_keeps_the_outcome() {
+    let a = action();
+    assert_eq!(a["inputs"]["html"]["default"].as_str(), Some("false"));
+    let upload = step(&a, "Upload the HTML report");
+    assert!(upload["uses"]
+        .as_str()
+        .is_some_and(|u| u.starts_with("actions/upload-artifact@")));
+    let when = upload["if"].as_str().unwrap();
+    assert!(
+        when.contains("always()") && when.contains("inputs.html == 'true'"),
+        "{when}"
+    );
+    assert_eq!(
+        upload["with"]["path"].as_str(),
+        Some("${{ runner.temp }}/vercy-report/report.html")
+    );
+    let temp = tempfile::tempdir().unwrap();
+    let page = temp.path().join("vercy-report/report.html");
+    // below the level: the step fails as it would without the page, and the page is there
+    let (code, out, err) = check_step_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
+            ("stores", "fixtures/html/timeline.jsonl"),
+            ("min-level", "2"),
+            ("html", "true"),
+        ],
+        temp.path(),
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("::error") || out.contains("::warning"),
+        "{out}"
+    );
+    let html = std::fs::read_to_string(&page).expect("the page for the artifact");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("data-concept=\"alpha\""));
+    // without html: no page
+    let temp = tempfile::tempdir().unwrap();
+    let (code, _, _) = check_step_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[("stores", "fixtures/reference-store.jsonl")],
+        temp.path(),
+    );
+    assert_eq!(code, Some(0));
+    assert!(!temp.path().join("vercy-report").exists());
 }

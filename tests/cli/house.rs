@@ -19,6 +19,8 @@ const LAYERS: &[&[&str]] = &[
     // the record model and the errors
     &["record", "error"],
     &["time", "mapping", "output"],
+    // the HTML page and its timelines, drawn from a value any command fills in
+    &["html"],
     // the reader, its rooms bottom up: a line decoded into a record; the record view; engrama's
     // NDJSON, whose lines the SQLite source renders and the view's roles write; where a store's
     // bytes come from; the block engine over them; the shapes; the map a store reads
@@ -31,8 +33,9 @@ const LAYERS: &[&[&str]] = &[
     &["store/shape"],
     &["store/maps"],
     &["store"],
-    // and what every report's forms share, below the commands that print reports
-    &["write", "progress", "select", "formats"],
+    // and what every report's forms share, and what the page's timelines gather from a
+    // store, below the commands that print reports
+    &["write", "progress", "select", "formats", "html/gather"],
     // the commands' libraries
     &[
         "check", "compact", "import", "recency", "resolve", "decay", "diff",
@@ -149,9 +152,11 @@ fn room_of(module: &[String], rooms: &[String]) -> Option<String> {
 
 fn layer_of(room: &str) -> usize {
     let top = room.split('/').next().unwrap_or(room);
+    // a room listed by its own name (`html/gather`) is on its own layer, else on its top's
     LAYERS
         .iter()
-        .position(|l| l.contains(&room) || l.contains(&top))
+        .position(|l| l.contains(&room))
+        .or_else(|| LAYERS.iter().position(|l| l.contains(&top)))
         .unwrap_or_else(|| {
             panic!("room {room} has no layer: add it to LAYERS in tests/cli/house.rs")
         })

@@ -29,6 +29,7 @@ mod github_action;
 mod hostile_inputs;
 mod hostile_output;
 mod house;
+mod html_report;
 mod live_stores;
 mod man_pages;
 mod mcp_clients;

@@ -252,7 +252,7 @@ fn no_withheld_text_crosses_any_path() {
             case.name
         );
         looked += secrets.len();
-        for format in ["json", "human"] {
+        for format in ["json", "human", "html"] {
             let out = case.resolve(format);
             assert_no_leak(
                 &case,

@@ -168,6 +168,15 @@ impl<'a> Warning<'a> {
         }
     }
 
+    /// The lines of the records it names (0: not known), appended to `out` in order, without
+    /// reading their names (what the HTML report's timelines are chosen by).
+    pub fn lines(&self, out: &mut Vec<u64>) {
+        match self.records {
+            Records::Named(who, names) => names.lines(&who[self.range.0..self.range.1], out),
+            Records::Dangling(_) => out.extend(self.records().map(|(_, line)| line)),
+        }
+    }
+
     /// The records it names: name and line (0: not known).
     pub fn records(&self) -> impl ExactSizeIterator<Item = (RecordName<'a>, u64)> + 'a {
         let records = self.records;
