@@ -149,112 +149,10 @@ fn read(
         true => Some(Table::read(name, &conn, "embedding_metadata_array", true)?),
         false => None,
     };
-    let tables = Tables {
-        name,
-        metadata: &metadata,
-        lists: lists.as_ref(),
-    };
-    let mut second = second_reader(name, &file, &conn);
     for collection in &collections {
-        match &mut second {
-            Some(other) => in_parts(&tables, &conn, other, collection, lines)?,
-            None => embeddings(&tables, &conn, collection, None, lines)?,
-        }
+        embeddings(name, &conn, collection, &metadata, lists.as_ref(), lines)?;
     }
     Ok(())
-}
-
-/// The tables an embedding's line is read from: how its metadata rows are read, and its
-/// lists' elements, when the store has them.
-struct Tables<'t> {
-    name: &'t str,
-    metadata: &'t Table,
-    lists: Option<&'t Table>,
-}
-
-/// Embedding ids in one part of a collection read in parts ([`in_parts`]): about 1 MB of
-/// lines, which the second reader holds ([`database::beside`]) until its part's turn.
-const PART_IDS: i64 = 2048;
-
-/// A second read-only connection that sees what `first` sees, when one can be had: Chroma
-/// keeps its file in rollback-journal mode, where the read lock `first` holds keeps any
-/// writer from committing, so a connection whose read begins meanwhile reads the same state.
-/// `None` in WAL mode (a read begun later could see a later commit), or when the second
-/// connection cannot take its read lock at once (a writer waits for the lock: it would wait
-/// on this read, and this read on it).
-fn second_reader(name: &str, file: &Path, first: &Connection) -> Option<Connection> {
-    let mode: String = first
-        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-        .ok()?;
-    if mode.eq_ignore_ascii_case("wal") {
-        return None;
-    }
-    let conn = open_snapshot(name, file).ok()?;
-    conn.busy_timeout(std::time::Duration::ZERO).ok()?;
-    // the read lock is taken by the first read
-    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-        r.get::<_, i64>(0)
-    })
-    .ok()?;
-    Some(conn)
-}
-
-/// A collection read on two connections at once, in parts of [`PART_IDS`] embedding ids,
-/// the parts taken in turn: this thread reads the even ones and hands on the odd ones, which
-/// a second thread reads meanwhile, so the lines come in the order one connection gives.
-fn in_parts(
-    tables: &Tables,
-    conn: &Connection,
-    other: &mut Connection,
-    collection: &Collection,
-    lines: &mut Lines,
-) -> Result<()> {
-    let fail = |e| sqlite_error(tables.name, e);
-    let span: (Option<i64>, Option<i64>) = conn
-        .query_row("SELECT min(id), max(id) FROM embeddings", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .map_err(fail)?;
-    let (Some(first), Some(last)) = span else {
-        return Ok(());
-    };
-    let parts = (last - first) / PART_IDS + 1;
-    let part = |k: i64| (first + k * PART_IDS, first + (k + 1) * PART_IDS);
-    let (mut odd_lines, mut odd) = database::beside();
-    std::thread::scope(|scope| {
-        // a connection is used on one thread at a time: the second thread has it whole
-        let reader = scope.spawn(move || {
-            let other: &Connection = other;
-            for k in (1..parts).step_by(2) {
-                embeddings(tables, other, collection, Some(part(k)), &mut odd_lines)?;
-                odd_lines.end_part()?;
-            }
-            Ok::<(), VercyError>(())
-        });
-        let mut mine = || {
-            for k in 0..parts {
-                match k % 2 {
-                    0 => embeddings(tables, conn, collection, Some(part(k)), lines)?,
-                    _ => {
-                        if !odd.forward(lines)? {
-                            return Ok(false);
-                        }
-                    }
-                }
-            }
-            Ok::<bool, VercyError>(true)
-        };
-        let outcome = mine();
-        drop(odd);
-        let theirs = reader.join().unwrap_or(Err(VercyError::Interrupted));
-        match (outcome, theirs) {
-            // the second reader stopped before its part ended: its error is the read's
-            (Ok(false), Err(e)) => Err(e),
-            (Ok(_), Err(e)) if !matches!(e, VercyError::Interrupted) => Err(e),
-            (Ok(_), _) => Ok(()),
-            (Err(e), _) => Err(e),
-        }
-    })
 }
 
 /// The store's folder and its SQLite file, from the path given (either).
@@ -484,11 +382,7 @@ fn not_chroma_value(name: &str, found: ValueRef<'_>) -> VercyError {
 /// key, or a list's element) is read: rows of one embedding after another, in the order of
 /// the embeddings.
 struct Table {
-    table: &'static str,
-    /// The rows lie in embedding order.
-    in_order: bool,
-    /// The columns read.
-    columns: String,
+    sql: String,
 }
 
 impl Table {
@@ -497,7 +391,7 @@ impl Table {
     /// new keys after others) breaks it, and the rows are then read through the (id, key)
     /// index, one lookup a row. One pass over the ids, before reading, tells which (here
     /// rather than in SQL: a window function over them costs SQLite ten times as much).
-    fn read(name: &str, conn: &Connection, table: &'static str, bools: bool) -> Result<Table> {
+    fn read(name: &str, conn: &Connection, table: &str, bools: bool) -> Result<Table> {
         let fail = |e| sqlite_error(name, e);
         let mut stmt = conn
             .prepare(&format!(
@@ -515,56 +409,14 @@ impl Table {
             }
             last = id;
         }
+        let order = if in_order { "rowid" } else { "id, key, rowid" };
         let bool_value = if bools { "bool_value" } else { "NULL" };
         Ok(Table {
-            table,
-            in_order,
-            columns: format!("id, key, string_value, int_value, float_value, {bool_value}"),
-        })
-    }
-
-    /// The rows of every embedding, or of the embeddings whose ids are in `part` (`?1` to
-    /// before `?2`). In order, a part's rows lie together from the first row of its first
-    /// embedding (`?1` is that row): the reader stops at the first row past the part.
-    fn sql(&self, part: bool) -> String {
-        let (table, columns) = (self.table, &self.columns);
-        match (part, self.in_order) {
-            (false, true) => format!("SELECT {columns} FROM {table} ORDER BY rowid"),
-            (false, false) => format!("SELECT {columns} FROM {table} ORDER BY id, key, rowid"),
-            (true, true) => {
-                format!("SELECT {columns} FROM {table} WHERE rowid >= ?1 ORDER BY rowid")
-            }
-            (true, false) => format!(
-                "SELECT {columns} FROM {table} WHERE id >= ?1 AND id < ?2 \
-                 ORDER BY id, key, rowid"
+            sql: format!(
+                "SELECT id, key, string_value, int_value, float_value, {bool_value} \
+                 FROM {table} ORDER BY {order}"
             ),
-        }
-    }
-
-    /// The rows of the embeddings in `part` (all: `None`), read with `stmt` (made from
-    /// [`Self::sql`]).
-    fn rows<'s>(
-        &self,
-        conn: &Connection,
-        stmt: &'s mut rusqlite::Statement<'_>,
-        part: Option<(i64, i64)>,
-    ) -> rusqlite::Result<rusqlite::Rows<'s>> {
-        match (part, self.in_order) {
-            (None, _) => stmt.query([]),
-            (Some((from, to)), false) => stmt.query([from, to]),
-            (Some((from, _)), true) => {
-                let table = self.table;
-                let start: Option<i64> = conn.query_row(
-                    &format!(
-                        "SELECT min(rowid) FROM {table} WHERE id = \
-                         (SELECT min(id) FROM {table} WHERE id >= ?1)"
-                    ),
-                    [from],
-                    |r| r.get(0),
-                )?;
-                stmt.query([start.unwrap_or(i64::MAX)])
-            }
-        }
+        })
     }
 }
 
@@ -572,41 +424,35 @@ impl Table {
 /// embeddings and the rows of the metadata tables, each in embedding order, merged by
 /// embedding (a row of another collection's embedding is passed over).
 fn embeddings(
-    tables: &Tables,
+    name: &str,
     conn: &Connection,
     collection: &Collection,
-    part: Option<(i64, i64)>,
+    metadata: &Table,
+    lists: Option<&Table>,
     lines: &mut Lines,
 ) -> Result<()> {
-    let name = tables.name;
     let fail = |e| sqlite_error(name, e);
     let Some(segment) = &collection.segment else {
         return Ok(());
     };
-    let (from, to) = part.unwrap_or((i64::MIN, i64::MAX));
     let mut id_stmt = conn
         .prepare(
             "SELECT id, embedding_id FROM embeddings NOT INDEXED WHERE segment_id = ?1 \
-             AND id >= ?2 AND id < ?3 ORDER BY id",
+             ORDER BY id",
         )
         .map_err(fail)?;
     let mut ids = Embeddings {
-        rows: id_stmt
-            .query(rusqlite::params![segment, from, to])
-            .map_err(fail)?,
+        rows: id_stmt.query([segment]).map_err(fail)?,
         next: None,
     };
     ids.advance(name)?;
-    let mut element_stmt = match tables.lists {
-        Some(table) => Some((
-            table,
-            conn.prepare(&table.sql(part.is_some())).map_err(fail)?,
-        )),
+    let mut element_stmt = match lists {
+        Some(table) => Some(conn.prepare(&table.sql).map_err(fail)?),
         None => None,
     };
     let mut elements = Elements {
         rows: match &mut element_stmt {
-            Some((table, stmt)) => Some(table.rows(conn, stmt, part).map_err(fail)?),
+            Some(stmt) => Some(stmt.query([]).map_err(fail)?),
             None => None,
         },
         next: None,
@@ -615,14 +461,10 @@ fn embeddings(
     let mut line = Line::new(&collection.name);
     // the embedding the line is open for
     let mut open: Option<i64> = None;
-    let metadata = tables.metadata;
-    let mut meta_stmt = conn.prepare(&metadata.sql(part.is_some())).map_err(fail)?;
-    let mut rows = metadata.rows(conn, &mut meta_stmt, part).map_err(fail)?;
+    let mut meta_stmt = conn.prepare(&metadata.sql).map_err(fail)?;
+    let mut rows = meta_stmt.query([]).map_err(fail)?;
     while let Some(row) = rows.next().map_err(fail)? {
         let id: i64 = row.get(0).map_err(fail)?;
-        if id >= to {
-            break; // the next part's
-        }
         if open != Some(id) {
             if open.take().is_some() {
                 line.finish(lines)?;
@@ -980,115 +822,6 @@ impl Line {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A store with Chroma's metadata tables (as chromadb 1.5.9 makes them) and `n`
-    /// embeddings over more than two parts: most with a few keys, some with a list, some with
-    /// none, every tenth another collection's; with `updated`, some keys rewritten after
-    /// the others (the rows then lie out of embedding order).
-    fn store(n: i64, updated: bool) -> tempfile::NamedTempFile {
-        let file = tempfile::NamedTempFile::new().unwrap();
-        let conn = Connection::open(file.path()).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE embeddings (id INTEGER PRIMARY KEY, segment_id TEXT NOT NULL, \
-             embedding_id TEXT NOT NULL); \
-             CREATE TABLE embedding_metadata (id INTEGER, key TEXT NOT NULL, string_value TEXT, \
-             int_value INTEGER, float_value REAL, bool_value INTEGER, PRIMARY KEY (id, key)); \
-             CREATE TABLE embedding_metadata_array (id INTEGER NOT NULL, key TEXT NOT NULL, \
-             string_value TEXT, int_value INTEGER, float_value REAL, bool_value INTEGER); \
-             CREATE INDEX embedding_metadata_array_id_key ON embedding_metadata_array (id, key); \
-             BEGIN;",
-        )
-        .unwrap();
-        for id in 1..=n {
-            let segment = if id % 10 == 0 { "other" } else { "seg" };
-            conn.execute(
-                "INSERT INTO embeddings VALUES (?1, ?2, ?3)",
-                rusqlite::params![id, segment, format!("e{id}")],
-            )
-            .unwrap();
-            if id % 7 == 3 {
-                continue; // no metadata
-            }
-            for (key, text, int) in [
-                ("source", Some(format!("s{id}")), None),
-                ("n", None, Some(id)),
-            ] {
-                conn.execute(
-                    "INSERT INTO embedding_metadata (id, key, string_value, int_value) \
-                     VALUES (?1, ?2, ?3, ?4)",
-                    rusqlite::params![id, key, text, int],
-                )
-                .unwrap();
-            }
-            for item in 0..id % 3 {
-                conn.execute(
-                    "INSERT INTO embedding_metadata_array (id, key, string_value) \
-                     VALUES (?1, 'tags', ?2)",
-                    rusqlite::params![id, format!("t{item}")],
-                )
-                .unwrap();
-            }
-        }
-        if updated {
-            conn.execute_batch(
-                "DELETE FROM embedding_metadata WHERE key = 'source' AND id % 1000 = 1; \
-                 INSERT INTO embedding_metadata (id, key, string_value) \
-                 SELECT id, 'source', 'again' FROM embeddings WHERE id % 1000 = 1;",
-            )
-            .unwrap();
-        }
-        conn.execute_batch("COMMIT").unwrap();
-        file
-    }
-
-    /// The lines a collection's embeddings give, read on one connection or in parts.
-    fn lines_of(file: &Path, parts: bool) -> String {
-        let file = file.to_path_buf();
-        let opened = database::start(move |ready, lines| {
-            let conn = open_snapshot("store", &file)?;
-            let metadata = Table::read("store", &conn, "embedding_metadata", true)?;
-            let lists = Table::read("store", &conn, "embedding_metadata_array", true)?;
-            ready.ok("");
-            let tables = Tables {
-                name: "store",
-                metadata: &metadata,
-                lists: Some(&lists),
-            };
-            let collection = Collection {
-                id: "c".into(),
-                name: "facts".into(),
-                segment: Some("seg".into()),
-            };
-            match parts {
-                true => {
-                    let mut other = second_reader("store", &file, &conn).expect("a second");
-                    in_parts(&tables, &conn, &mut other, &collection, lines)
-                }
-                false => embeddings(&tables, &conn, &collection, None, lines),
-            }
-        })
-        .unwrap();
-        let super::Opened::Rows(mut read, _) = opened else {
-            panic!("rows")
-        };
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut read, &mut text).unwrap();
-        text
-    }
-
-    #[test]
-    fn a_collection_read_in_parts_gives_the_lines_one_connection_gives() {
-        for updated in [false, true] {
-            let n = 3 * PART_IDS + 17;
-            let file = store(n, updated);
-            let whole = lines_of(file.path(), false);
-            assert_eq!(whole.lines().count() as i64, n - n / 10);
-            assert!(whole.contains(r#""chroma:id": "e4", "n": 4, "source": "s4", "tags": ["t0"]}"#));
-            assert!(whole.contains(r#""chroma:id": "e3"}"#), "no metadata");
-            assert_eq!(whole.contains(r#""source": "again""#), updated);
-            assert_eq!(lines_of(file.path(), true), whole, "updated: {updated}");
-        }
-    }
 
     /// A line of `elements` (key, rendered value), as [`Line`] puts it together.
     fn line_of(line: &mut Line, elements: &[(&str, &str)]) -> String {

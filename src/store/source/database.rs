@@ -55,7 +55,6 @@ pub struct Lines {
 enum Message {
     Block(Vec<u8>),
     Failed(String),
-    /// The end of the lines (between [`beside`]'s ends, of a part).
     Done,
 }
 
@@ -76,58 +75,6 @@ impl Lines {
         self.tx
             .send(Message::Block(block))
             .map_err(|_| VercyError::Interrupted)
-    }
-}
-
-/// Blocks a second thread's lines ([`beside`]) hold while they wait for their turn.
-const BLOCKS_BESIDE: usize = 2;
-
-/// Lines written on a second thread for the database thread to hand on in their turn, a
-/// part at a time ([`Lines::end_part`], [`Beside::forward`]); at most [`BLOCKS_BESIDE`]
-/// blocks wait.
-pub fn beside() -> (Lines, Beside) {
-    let (tx, rx) = sync_channel(BLOCKS_BESIDE);
-    let lines = Lines {
-        block: Vec::with_capacity(BLOCK_BYTES + 4096),
-        tx,
-    };
-    (lines, Beside { rx })
-}
-
-/// The database thread's end of [`beside`].
-pub struct Beside {
-    rx: Receiver<Message>,
-}
-
-impl Lines {
-    /// The end of a part written on a second thread ([`beside`]): its lines go now.
-    pub fn end_part(&mut self) -> Result<()> {
-        if !self.block.is_empty() {
-            self.flush()?;
-        }
-        self.tx
-            .send(Message::Done)
-            .map_err(|_| VercyError::Interrupted)
-    }
-}
-
-impl Beside {
-    /// Hand the next part's lines on to `lines`, after those it holds. `false` when the
-    /// second thread stopped before the part ended (its own outcome says why).
-    pub fn forward(&mut self, lines: &mut Lines) -> Result<bool> {
-        if !lines.block.is_empty() {
-            lines.flush()?;
-        }
-        loop {
-            match self.rx.recv() {
-                Ok(Message::Block(block)) => lines
-                    .tx
-                    .send(Message::Block(block))
-                    .map_err(|_| VercyError::Interrupted)?,
-                Ok(Message::Done) => return Ok(true),
-                Ok(Message::Failed(_)) | Err(_) => return Ok(false),
-            }
-        }
     }
 }
 
