@@ -7,9 +7,7 @@
 //! `chroma:document`. Without a collection named, every collection is read, in name order.
 //!
 //! Read as the SQLite source reads a file: read-only, in one read transaction (Chroma keeps
-//! its file in rollback-journal mode: a chromadb writing meanwhile waits for the read to end),
-//! a collection's embeddings in parts taken in turn by two connections that see that one
-//! state (`in_parts`).
+//! its file in rollback-journal mode: a chromadb writing meanwhile waits for the read to end).
 //! Only the metadata segment's tables are read (`embeddings`, `embedding_metadata`,
 //! `embedding_metadata_array`), never a vector: those live in the HNSW folder beside the file
 //! and in Chroma's write-ahead log (`embeddings_queue`), of which only the sequence numbers
