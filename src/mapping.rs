@@ -146,11 +146,46 @@ impl Place {
             Cow::Borrowed(root) => walk(root, rest)?,
             Cow::Owned(root) => Cow::Owned(walk(&root, rest)?.into_owned()),
         };
-        match (self.list, found.as_ref()) {
-            (true, Value::String(text)) => Some(Cow::Owned(Value::Array(list_in_text(text)))),
-            _ => Some(found),
-        }
+        Some(listed(self.list, found))
     }
+
+    /// This place as a reader that notes where top-level values lie finds it: a top-level
+    /// key, or one key inside a top-level object.
+    fn key_place(&self) -> Option<KeyPlace<'_>> {
+        let at = match self.steps.as_slice() {
+            [Step::Key(key)] => KeyAt::Top(key),
+            [Step::Key(object), Step::Key(key)] => KeyAt::Inside(object, key),
+            _ => return None,
+        };
+        Some(KeyPlace {
+            at,
+            list: self.list,
+        })
+    }
+}
+
+/// The value a place holds, given the value found there: of a `list(…)` place, a string is
+/// the list written in it ([`list_in_text`]); anything else is as it is.
+pub fn listed(list: bool, found: Cow<'_, Value>) -> Cow<'_, Value> {
+    match (list, found.as_ref()) {
+        (true, Value::String(text)) => Cow::Owned(Value::Array(list_in_text(text))),
+        _ => found,
+    }
+}
+
+/// Where a place of a path lies when a reader can note it in a record's text without
+/// building the record: a top-level key, or one key inside a top-level object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyAt<'p> {
+    Top(&'p str),
+    Inside(&'p str, &'p str),
+}
+
+/// One place of a path read at a key ([`KeyAt`]), and whether it is `list(…)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyPlace<'p> {
+    pub at: KeyAt<'p>,
+    pub list: bool,
 }
 
 /// The value `steps` reach from `root`.
@@ -291,25 +326,34 @@ impl Choice {
     /// one, null as nothing) gathered into one list, `None` when none holds one.
     fn get<'a>(&self, top: &dyn TopLevel<'a>) -> Option<Cow<'a, Value>> {
         let [one] = self.0.as_slice() else {
-            let mut items = Vec::new();
-            let mut any = false;
-            for place in &self.0 {
-                match place.get(top).as_deref() {
-                    None | Some(Value::Null) => {}
-                    Some(Value::Array(values)) => {
-                        any = true;
-                        items.extend(values.iter().cloned());
-                    }
-                    Some(value) => {
-                        any = true;
-                        items.push(value.clone());
-                    }
-                }
-            }
-            return any.then(|| Cow::Owned(Value::Array(items)));
+            return gather(self.0.iter().map(|place| place.get(top))).map(Cow::Owned);
         };
         one.get(top)
     }
+}
+
+/// The values of several places gathered into one list: a list's items one by one, null and
+/// absent as nothing; `None` when none holds a value.
+pub fn gather<'v>(values: impl IntoIterator<Item = Option<Cow<'v, Value>>>) -> Option<Value> {
+    let mut items = Vec::new();
+    let mut any = false;
+    for value in values {
+        match value {
+            None => {}
+            Some(value) => match value.into_owned() {
+                Value::Null => {}
+                Value::Array(values) => {
+                    any = true;
+                    items.extend(values);
+                }
+                value => {
+                    any = true;
+                    items.push(value);
+                }
+            },
+        }
+    }
+    any.then_some(Value::Array(items))
 }
 
 impl FieldPath {
@@ -366,6 +410,27 @@ impl FieldPath {
             .flat_map(|c| &c.0)
             .filter_map(Place::first_key);
         std::iter::once(self.body()).chain(firsts)
+    }
+
+    /// The top-level key a lookup of this path reads first: its whole text (without `~`),
+    /// which wins over reading it as a path.
+    pub fn literal_key(&self) -> &str {
+        self.body()
+    }
+
+    /// The choices of this path, each its places, when every place is a top-level key or one
+    /// key inside a top-level object ([`KeyPlace`]), which a reader can note without building
+    /// the record: the path's value is then its literal key's ([`Self::literal_key`]), else
+    /// the first choice's that holds one ([`listed`], [`gather`]). `None` for an inverse path
+    /// or a place deeper or through `[]`.
+    pub fn key_choices(&self) -> Option<Vec<Vec<KeyPlace<'_>>>> {
+        if self.inverse {
+            return None;
+        }
+        self.choices
+            .iter()
+            .map(|choice| choice.0.iter().map(Place::key_place).collect())
+            .collect()
     }
 
     /// The key when the path is one plain top-level key (not inverse, no `.` or `[]`, no

@@ -7,7 +7,7 @@ use crate::python::json::py_json;
 use crate::record::{py_str, Record};
 use crate::select::{self, Criteria, SelectRoles, Supersession, Verdict};
 use crate::store::compact::{self, Cell, CellKind, LineWriter};
-use crate::store::{RecordView, Role, RoleSet, RoleValue};
+use crate::store::{RawOrValue, RecordView, Role, RoleSet, RoleValue};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -94,12 +94,12 @@ impl<'a> Encoder<'a> {
             if derived && role == self.roles.supersedes() {
                 let value = self.supersedes(view, role);
                 writer.cell(value.as_deref().map_or(Cell::Absent, Cell::Value), kind);
-            } else if view.reads_text(role) {
-                Self::raw_cell(&mut writer, view.raw(role), kind);
             } else {
-                let value = view.get(role);
-                let json = value.as_ref().map(|v| v.json());
-                writer.cell(json.as_deref().map_or(Cell::Absent, Cell::Value), kind);
+                match view.raw_or_value(role) {
+                    None => writer.cell(Cell::Absent, kind),
+                    Some(RawOrValue::Raw(text)) => Self::raw_cell(&mut writer, text, kind),
+                    Some(RawOrValue::Value(value)) => writer.cell(Cell::Value(&value.json()), kind),
+                }
             }
         }
         writer.finish();
@@ -129,25 +129,23 @@ impl<'a> Encoder<'a> {
         without_hidden(Cow::Owned(value), self.hidden)
     }
 
-    /// Write one field from its JSON text (`None`: absent): a string without escapes is taken
+    /// Write one field from its JSON text: a string without escapes is taken
     /// as it stands (nearly every value), null is null, anything else is read as the reader
     /// read it (serde_json, else Python's reading: a line only Python takes is written too).
     ///
     /// The first two are [`RoleValue::of_raw`]'s own tests, written again here so that they
     /// stay in this loop over every cell: through `of_raw`, which the compiler keeps out of
     /// line, and a `RoleValue` a cell, compact cost more (bench/NOTES.md).
-    fn raw_cell(writer: &mut LineWriter, text: Option<&str>, kind: CellKind) {
+    fn raw_cell(writer: &mut LineWriter, text: &str, kind: CellKind) {
         match text {
-            None => writer.cell(Cell::Absent, kind),
-            Some("null") => writer.cell(Cell::Value(&Value::Null), kind),
-            Some(t)
-                if t.len() >= 2
-                    && t.starts_with('"')
-                    && memchr::memchr(b'\\', t.as_bytes()).is_none() =>
+            "null" => writer.cell(Cell::Value(&Value::Null), kind),
+            t if t.len() >= 2
+                && t.starts_with('"')
+                && memchr::memchr(b'\\', t.as_bytes()).is_none() =>
             {
                 writer.cell(Cell::Text(&t[1..t.len() - 1]), kind)
             }
-            Some(t) => writer.cell(Cell::Value(&RoleValue::of_raw(t).into_json()), kind),
+            t => writer.cell(Cell::Value(&RoleValue::of_raw(t).into_json()), kind),
         }
     }
 }

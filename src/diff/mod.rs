@@ -15,7 +15,7 @@ pub mod report;
 
 use crate::error::{Result, VercyError};
 use crate::mapping::{FieldMap, FieldPath};
-use crate::store::{self, Input, RecordView, Role, RoleReading, RoleSet};
+use crate::store::{self, Input, RawOrValue, RecordView, Role, RoleReading, RoleSet};
 use kept::{part_of, Column, Writer};
 use report::{Code, Report, Side};
 use std::sync::OnceLock;
@@ -97,13 +97,10 @@ struct Entry {
 /// A role's value as the entry compares it: its raw JSON text when the record is read from
 /// its text, else its value written as JSON (`""` when absent).
 fn role_text<'v>(view: &'v RecordView, role: Role) -> std::borrow::Cow<'v, str> {
-    match view.raw(role) {
-        Some(raw) => raw.into(),
-        None => view
-            .get(role)
-            .map(|v| v.json().to_string())
-            .unwrap_or_default()
-            .into(),
+    match view.raw_or_value(role) {
+        Some(RawOrValue::Raw(raw)) => raw.into(),
+        Some(RawOrValue::Value(v)) => v.json().to_string().into(),
+        None => "".into(),
     }
 }
 

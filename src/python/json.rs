@@ -44,7 +44,7 @@ pub fn py_json(value: &Value, out: &mut String) {
 /// A string as `json.dumps(s, ensure_ascii=False)` writes it, appended to `out`.
 pub fn py_json_str(s: &str, out: &mut String) {
     // most strings need no escape: quoted as they are, without the serializer's round trip
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    if needs_no_escape(s.as_bytes()) {
         out.reserve(s.len() + 2);
         out.push('"');
         out.push_str(s);
@@ -52,6 +52,37 @@ pub fn py_json_str(s: &str, out: &mut String) {
         return;
     }
     append(s, Numbers::AsPython, out);
+}
+
+/// Whether no byte of `bytes` is escaped in a JSON string (a control character, `"`, `\`),
+/// tested eight bytes at a time: most strings have none, and are then copied whole.
+#[inline]
+pub fn needs_no_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// The high bit of some byte is set when some byte of `w` is zero (exact for "some").
+    #[inline(always)]
+    fn zero_byte(w: u64) -> u64 {
+        w.wrapping_sub(ONES) & !w
+    }
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            return false;
+        };
+        let w = u64::from_le_bytes(word);
+        // some byte below 0x20, some `"`, some `\`
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let quote = zero_byte(w ^ (ONES * u64::from(b'"')));
+        let backslash = zero_byte(w ^ (ONES * u64::from(b'\\')));
+        if (control | quote | backslash) & HIGH != 0 {
+            return false;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\')
 }
 
 /// A value indented as `json.dumps(value, ensure_ascii=False, indent=1)` writes it (how the

@@ -23,7 +23,9 @@ pub use maps::{engrama_map, read_mapped, read_views, Maps, RoleReading};
 pub use shape::engrama::NonRecordLine;
 pub use shape::{compact, engrama, Entry, Shape};
 pub use source::{Input, Select};
-pub use view::{Presence, PresenceBits, RecordView, Role, RoleSet, RoleValue, ViewPlan};
+pub use view::{
+    Presence, PresenceBits, RawOrValue, RecordView, Role, RoleSet, RoleValue, ViewPlan,
+};
 
 use crate::error::Result;
 use crate::record::Record;

@@ -18,7 +18,7 @@
 
 use super::decode::keep::{KeySlots, RawFields};
 use super::decode::{pyjson, scan};
-use crate::mapping::{FieldMap, FieldPath};
+use crate::mapping::{gather, listed, FieldMap, FieldPath, KeyAt, KeyPlace};
 use crate::record::{
     collect_ids, is_blank, is_filled, is_truthy, py_str, slot_text, Origin, Record, Span,
 };
@@ -154,6 +154,13 @@ impl<'a> RoleValue<'a> {
             RoleValue::Text(_) => None,
         }
     }
+}
+
+/// A role's value as a writer takes it ([`RecordView::raw_or_value`]).
+pub enum RawOrValue<'a> {
+    /// Its raw JSON text, as the record holds it.
+    Raw(&'a str),
+    Value(RoleValue<'a>),
 }
 
 /// The text between the quotes of a string's raw JSON text (`None` if it is too short).
@@ -353,8 +360,9 @@ impl PresenceBits {
 /// How the roles of one [`RoleSet`] are found in the records of a store read through one map:
 /// through the map in built fields, and, when no role is inverse, at the slots of the keys
 /// they read in the record's text (a role one plain top-level key or one key inside one
-/// top-level object read there as it is; any other computed from the values of the keys its
-/// path reads).
+/// top-level object read there as it is; a role whose path chooses among such keys, gathers
+/// them or reads a list in one, read from the values at their slots; any other computed from
+/// the values of the top-level keys its path reads).
 #[derive(Debug, Clone)]
 pub struct ViewPlan {
     map: FieldMap,
@@ -372,8 +380,8 @@ pub struct ViewPlan {
 struct SlotPlan {
     /// The top-level keys, whose places the reader notes.
     slots: KeySlots,
-    /// Each role's slot: a top-level key's, or past those, a key's inside [`Inside`].
-    slot_of: Vec<Option<usize>>,
+    /// How each role is read, by role number.
+    reads: Vec<Read>,
     /// The roles a view sizes up when it is made (the first [`MAX_ROLES`]), each with its
     /// slot: empty unless the command asks how every role counts ([`RecordView::counts`]).
     sized: Vec<(usize, usize)>,
@@ -381,18 +389,78 @@ struct SlotPlan {
     sizes: bool,
     /// The literal keys and their slots, looked through in order (a few short keys: no hash).
     literal_slots: Vec<(&'static str, usize)>,
-    /// The roles one key inside a top-level object, when there are some.
+    /// The keys inside one top-level object that roles read, when there are some.
     inside: Option<Inside>,
-    /// The roles whose path is neither one key nor one key inside an object (`a | b`,
-    /// `list(a)`, `a[].b`): each read through the map from the top-level keys its path
+    /// The roles whose path chooses among places at slots ([`Read::Chosen`]).
+    chosen: Vec<Chosen>,
+    /// The roles whose path reads places the reader does not note (`a[].b`, `a.b.c`, a key
+    /// inside a second object): each read through the map from the top-level keys its path
     /// reads, parsed from their slots as the role is asked for.
     computed: Vec<Computed>,
-    /// Their bits, by role number (the first [`MAX_ROLES`]).
-    computed_bits: u32,
     /// The top-level keys they read, all together, each with its slot and the keys inside
     /// its value that they read (`None`: the value itself): a view that sizes up its roles
     /// reads each once for all of them.
     computed_keys: Vec<(String, usize, Option<Vec<String>>)>,
+}
+
+/// How a role is read from a record's text.
+#[derive(Debug, Clone, Copy)]
+enum Read {
+    /// As the value at one slot: a plain top-level key, or one key inside an object (its
+    /// whole path as one key first).
+    Slot(usize),
+    /// Through [`SlotPlan::chosen`]'s entry: a choice among places at slots.
+    Chosen(usize),
+    /// Through [`SlotPlan::computed`]'s entry: parsed through the path.
+    Computed(usize),
+}
+
+/// A role whose path chooses among places the reader notes (`id | chroma:id`, `list(a)`,
+/// `user_id + agent_id`, `metadata.a | a`): its value is the first choice's that holds one,
+/// read from the values at the places' slots alone. The path's whole text, as one key, is the
+/// first choice.
+#[derive(Debug, Clone)]
+struct Chosen {
+    index: usize,
+    /// Each choice: its places, each a slot and whether it is `list(…)`.
+    choices: Vec<Vec<(usize, bool)>>,
+}
+
+/// A chosen role's value in one record: the text at a slot (a place that holds a value as
+/// it is, and whether that text is a plain string), or a value made of the places' values (a
+/// list read from a string, values gathered).
+enum Found<'t> {
+    Text(&'t str, bool),
+    Value(Value),
+}
+
+impl Chosen {
+    /// The role's value, the text at each slot given by `at` (and whether it is a plain
+    /// string); `None`: absent. As [`FieldPath::get`] reads the record built whole.
+    #[inline]
+    fn find<'t>(&self, at: impl Fn(usize) -> Option<(&'t str, bool)>) -> Option<Found<'t>> {
+        for choice in &self.choices {
+            if let [(slot, list)] = choice.as_slice() {
+                let Some((text, plain)) = at(*slot) else {
+                    continue;
+                };
+                if *list && text.starts_with('"') {
+                    let text = RoleValue::of_raw_known(text, plain).into_json();
+                    return Some(Found::Value(listed(true, Cow::Owned(text)).into_owned()));
+                }
+                return Some(Found::Text(text, plain));
+            }
+            let values = choice.iter().map(|&(slot, list)| {
+                let (text, plain) = at(slot)?;
+                let value = RoleValue::of_raw_known(text, plain).into_json();
+                Some(listed(list, Cow::Owned(value)))
+            });
+            if let Some(value) = gather(values) {
+                return Some(Found::Value(value));
+            }
+        }
+        None
+    }
 }
 
 /// A role read through its path from the values of a few top-level keys.
@@ -457,9 +525,10 @@ impl<'de> serde::de::Visitor<'de> for Only<'_> {
     }
 }
 
-/// Roles one key inside one top-level object (the engrama map's `properties.valid_from`):
-/// the reader notes where the object lies, and a view scans the object's text for its keys,
-/// into slots numbered after the top-level ones (a view then reads every role the same way).
+/// Keys inside one top-level object that roles read (the engrama map's
+/// `properties.valid_from`, the mem0 map's `metadata.source | source`): the reader notes
+/// where the object lies, and a view scans the object's text for its keys, into slots
+/// numbered after the top-level ones (a view then reads every role the same way).
 #[derive(Debug, Clone)]
 struct Inside {
     /// The top-level slot of the object (`properties`).
@@ -468,9 +537,25 @@ struct Inside {
     outer: usize,
     /// The keys inside the object.
     slots: KeySlots,
-    /// For each key inside, the top-level slot of its whole path as one key
-    /// (`"properties.valid_from"`): a lookup by path reads that first.
-    dotted: Vec<usize>,
+    /// The roles one key inside the object, whose lookup reads their whole path as one key
+    /// first ([`Dotted`]).
+    dotted: Vec<Dotted>,
+    /// How many slots there are in all.
+    len: usize,
+}
+
+/// A role one key inside the object (`properties.valid_from`): its whole path is a top-level
+/// key too (`"properties.valid_from"`), which a lookup by path reads first.
+#[derive(Debug, Clone)]
+struct Dotted {
+    /// The key's slot among those inside (from 0).
+    inner: usize,
+    /// The top-level slot of the whole path as one key.
+    literal: usize,
+    /// The slot the role reads, which holds the literal key's value when there is one, else
+    /// the key's inside: the key's own slot, or, when a choice also reads the key inside
+    /// (which a whole path does not stand for), one past the keys inside.
+    target: usize,
 }
 
 /// Slots a view can hold: its plain-string bits are one word.
@@ -492,9 +577,8 @@ impl Inside {
         if spans.len() != self.outer {
             return None;
         }
-        let len = self.outer + self.slots.len();
         all[..self.outer].copy_from_slice(spans);
-        let inner = &mut all[self.outer..len];
+        let inner = &mut all[self.outer..self.outer + self.slots.len()];
         let mut inner_plain = 0;
         match slot_text(text, spans, self.object) {
             // a value that is not an object has no keys: a path through it finds nothing
@@ -508,15 +592,16 @@ impl Inside {
             _ => inner.fill((0, 0)),
         }
         let mut plain = (plain & low_bits(self.outer)) | (inner_plain << self.outer);
-        for (n, &dotted) in self.dotted.iter().enumerate() {
-            if spans[dotted].1 != 0 {
-                let slot = self.outer + n;
-                all[slot] = spans[dotted];
-                plain &= !(1 << slot);
-                plain |= u64::from(is_plain(plain, dotted)) << slot;
-            }
+        for dotted in &self.dotted {
+            let from = match spans[dotted.literal].1 != 0 {
+                true => dotted.literal,
+                false => self.outer + dotted.inner,
+            };
+            let (target, from_plain) = (dotted.target, is_plain(plain, from));
+            all[target] = all[from];
+            plain = (plain & !(1 << target)) | (u64::from(from_plain) << target);
         }
-        Some((len, plain))
+        Some((self.len, plain))
     }
 }
 
@@ -751,23 +836,20 @@ impl ViewPlan {
         }
     }
 
-    /// How a role of this plan's set is computed, when it is (see [`SlotPlan::computed`]).
+    /// How a role of this plan's set is read from a record's text.
     #[inline]
-    fn computed(&self, role: Role) -> Option<&Computed> {
-        let plan = self.slots.as_ref()?;
-        if plan.computed.is_empty() || role.index == usize::MAX {
-            return None;
-        }
-        if role.index < MAX_ROLES && plan.computed_bits & (1 << role.index) == 0 {
-            return None;
-        }
-        plan.computed.iter().find(|c| c.index == role.index)
+    fn read(&self, role: Role) -> Option<Read> {
+        self.slots.as_ref()?.reads.get(role.index).copied()
     }
 
-    /// The slot of a role of this plan's set.
-    fn slot(&self, role: Role) -> Option<usize> {
-        let plan = self.slots.as_ref()?;
-        plan.slot_of.get(role.index).copied().flatten()
+    /// The chosen role numbered `n` by [`Read::Chosen`].
+    fn chosen(&self, n: usize) -> Option<&Chosen> {
+        self.slots.as_ref()?.chosen.get(n)
+    }
+
+    /// The computed role numbered `n` by [`Read::Computed`].
+    fn computed(&self, n: usize) -> Option<&Computed> {
+        self.slots.as_ref()?.computed.get(n)
     }
 
     #[inline]
@@ -783,37 +865,67 @@ impl ViewPlan {
 
 impl SlotPlan {
     /// The top-level keys whose places a plan for `roles` under `map` reads: each role's key;
-    /// for a key inside an object, the object and the whole path as one key; for any other
-    /// path, the keys it reads ([`FieldPath::top_keys`]). `None` when some role is inverse,
-    /// or the keys inside lie in more than one object: the records must then be built and
-    /// read through the map.
+    /// for a key inside an object, the object and the whole path as one key; for a choice
+    /// among places at keys ([`Self::chosen_places`]), its whole text as one key and each
+    /// place's key (or object); for any other path, the keys it reads
+    /// ([`FieldPath::top_keys`]). `None` when some role is inverse, or roles one key inside an
+    /// object name more than one object: the records must then be built and read through the
+    /// map.
     fn top_keys(map: &FieldMap, roles: &RoleSet) -> Option<Vec<String>> {
+        let paths: Vec<_> = roles.names.iter().map(|role| map.path(role)).collect();
+        let object = Self::object(&paths)?;
         let mut keys = Vec::new();
-        let mut object: Option<String> = None;
-        for role in &roles.names {
-            let path = map.path(role);
+        for path in &paths {
             if let Some(key) = path.single_key() {
                 keys.push(key.to_string());
-                continue;
-            }
-            if path.inverse {
+            } else if path.inverse {
                 return None;
-            }
-            let Some((outer, _)) = path.nested_keys() else {
+            } else if let Some((outer, _)) = path.nested_keys() {
+                keys.push(outer.to_string());
+                keys.push(path.text.clone());
+            } else if let Some(choices) = Self::chosen_places(path, object) {
+                keys.push(path.literal_key().to_string());
+                keys.extend(choices.iter().flatten().map(|place| match place.at {
+                    KeyAt::Top(key) | KeyAt::Inside(key, _) => key.to_string(),
+                }));
+            } else {
                 keys.extend(path.top_keys().map(str::to_string));
-                continue;
-            };
-            match &object {
-                Some(seen) if seen != outer => return None,
-                Some(_) => {}
-                None => {
-                    object = Some(outer.to_string());
-                    keys.push(outer.to_string());
-                }
             }
-            keys.push(path.text.clone());
         }
         Some(keys)
+    }
+
+    /// The one top-level object whose keys the plan notes (`Some(None)`: none): that of the
+    /// roles one key inside an object, else the first a choice reads inside. `None` when
+    /// roles one key inside an object name more than one.
+    fn object<'p>(paths: &'p [Cow<'_, FieldPath>]) -> Option<Option<&'p str>> {
+        let mut nested = paths.iter().filter_map(|p| p.nested_keys()).map(|(o, _)| o);
+        let Some(first) = nested.next() else {
+            let choices = paths.iter().filter_map(|p| p.key_choices()).flatten();
+            return Some(choices.flatten().find_map(|place| match place.at {
+                KeyAt::Inside(object, _) => Some(object),
+                KeyAt::Top(_) => None,
+            }));
+        };
+        nested.all(|o| o == first).then_some(Some(first))
+    }
+
+    /// The choices of a role's path as places the reader notes, when it is neither one key
+    /// nor one key inside an object, and every place is a top-level key or a key inside
+    /// `object` ([`FieldPath::key_choices`]).
+    fn chosen_places<'p>(
+        path: &'p FieldPath,
+        object: Option<&str>,
+    ) -> Option<Vec<Vec<KeyPlace<'p>>>> {
+        if path.single_key().is_some() || path.nested_keys().is_some() {
+            return None;
+        }
+        let choices = path.key_choices()?;
+        let noted = |place: &KeyPlace| match place.at {
+            KeyAt::Top(_) => true,
+            KeyAt::Inside(outer, _) => Some(outer) == object,
+        };
+        choices.iter().flatten().all(noted).then_some(choices)
     }
 
     /// A plan over `slots`, which hold every key [`Self::top_keys`] names.
@@ -825,45 +937,73 @@ impl SlotPlan {
         slots: KeySlots,
     ) -> Option<SlotPlan> {
         let paths: Vec<_> = roles.names.iter().map(|role| map.path(role)).collect();
-        let nested: Vec<(&str, &str)> = paths.iter().filter_map(|p| p.nested_keys()).collect();
-        let inside = match nested.first() {
+        let object = Self::object(&paths)?;
+        let chosen_places: Vec<_> = paths
+            .iter()
+            .map(|path| Self::chosen_places(path, object))
+            .collect();
+        let inside = match object {
             None => None,
-            Some(&(object, _)) => {
-                let keys = KeySlots::new(nested.iter().map(|&(_, key)| key));
-                let mut dotted = vec![0; keys.len()];
-                for path in paths.iter().filter(|p| p.nested_keys().is_some()) {
-                    let (_, key) = path.nested_keys()?;
-                    dotted[keys.slot(key)?] = slots.slot(&path.text)?;
-                }
-                Some(Inside {
-                    object: slots.slot(object)?,
-                    outer: slots.len(),
-                    slots: keys,
-                    dotted,
-                })
-            }
+            Some(object) => Some(Inside::new(&paths, &chosen_places, object, &slots)?),
         };
-        if slots.len() + inside.as_ref().map_or(0, |i| i.slots.len()) > MAX_SLOTS {
+        if inside.as_ref().map_or(slots.len(), |inside| inside.len) > MAX_SLOTS {
             return None;
         }
-        let slot_of = paths
-            .iter()
-            .map(
-                |path| match (path.single_key(), path.nested_keys(), &inside) {
-                    (Some(key), _, _) => slots.slot(key),
-                    (None, Some((_, key)), Some(inside)) => {
-                        Some(inside.outer + inside.slots.slot(key)?)
+        let slot_of_place = |place: &KeyPlace| match (place.at, &inside) {
+            (KeyAt::Top(key), _) => slots.slot(key),
+            (KeyAt::Inside(_, key), Some(inside)) => Some(inside.outer + inside.slots.slot(key)?),
+            (KeyAt::Inside(..), None) => None,
+        };
+        let mut reads = Vec::with_capacity(paths.len());
+        let mut chosen = Vec::new();
+        let mut computed = Vec::new();
+        for (index, (path, places)) in paths.iter().zip(&chosen_places).enumerate() {
+            let read = if let Some(key) = path.single_key() {
+                Read::Slot(slots.slot(key)?)
+            } else if let Some((_, key)) = path.nested_keys() {
+                Read::Slot(inside.as_ref()?.target(key)?)
+            } else if let Some(places) = places {
+                let whole = vec![(slots.slot(path.literal_key())?, false)];
+                let choices = places.iter().map(|choice| {
+                    choice
+                        .iter()
+                        .map(|place| Some((slot_of_place(place)?, place.list)))
+                        .collect::<Option<Vec<_>>>()
+                });
+                let choices = std::iter::once(Some(whole)).chain(choices);
+                chosen.push(Chosen {
+                    index,
+                    choices: choices.collect::<Option<_>>()?,
+                });
+                Read::Chosen(chosen.len() - 1)
+            } else {
+                let mut keys: Vec<(String, usize, Option<Vec<String>>)> = Vec::new();
+                for key in path.top_keys() {
+                    if !keys.iter().any(|(k, _, _)| k == key) {
+                        let inside = path
+                            .keys_inside(key)
+                            .map(|keys| keys.into_iter().map(str::to_string).collect());
+                        keys.push((key.to_string(), slots.slot(key)?, inside));
                     }
-                    _ => None,
-                },
-            )
-            .collect::<Vec<Option<usize>>>();
+                }
+                computed.push(Computed {
+                    index,
+                    path: path.clone().into_owned(),
+                    keys,
+                });
+                Read::Computed(computed.len() - 1)
+            };
+            reads.push(read);
+        }
         let sized_roles: Vec<(usize, usize)> = match sized {
-            true => slot_of
+            true => reads
                 .iter()
                 .take(MAX_ROLES)
                 .enumerate()
-                .filter_map(|(index, slot)| Some((index, (*slot)?)))
+                .filter_map(|(index, read)| match read {
+                    Read::Slot(slot) => Some((index, *slot)),
+                    _ => None,
+                })
                 .collect(),
             false => Vec::new(),
         };
@@ -871,51 +1011,91 @@ impl SlotPlan {
             .iter()
             .filter_map(|key| Some((*key, slots.slot(key)?)))
             .collect();
-        let mut computed = Vec::new();
-        let mut computed_bits = 0u32;
         let mut computed_keys: Vec<(String, usize, Option<Vec<String>>)> = Vec::new();
-        for (index, path) in paths.iter().enumerate() {
-            if path.single_key().is_some() || path.nested_keys().is_some() {
-                continue;
-            }
-            let mut keys: Vec<(String, usize, Option<Vec<String>>)> = Vec::new();
-            for key in path.top_keys() {
-                if !keys.iter().any(|(k, _, _)| k == key) {
-                    let inside = path
-                        .keys_inside(key)
-                        .map(|keys| keys.into_iter().map(str::to_string).collect());
-                    keys.push((key.to_string(), slots.slot(key)?, inside));
-                }
-            }
-            for (key, slot, inside) in &keys {
-                match computed_keys.iter_mut().find(|(k, _, _)| k == key) {
-                    None => computed_keys.push((key.clone(), *slot, inside.clone())),
-                    Some((_, _, all)) => match (all.as_mut(), inside) {
-                        (Some(all), Some(inside)) => all.extend(inside.iter().cloned()),
-                        _ => *all = None,
-                    },
-                }
-            }
-            computed.push(Computed {
-                index,
-                path: path.clone().into_owned(),
-                keys,
-            });
-            if index < MAX_ROLES {
-                computed_bits |= 1 << index;
+        for (key, slot, inside) in computed.iter().flat_map(|c| &c.keys) {
+            match computed_keys.iter_mut().find(|(k, _, _)| k == key) {
+                None => computed_keys.push((key.clone(), *slot, inside.clone())),
+                Some((_, _, all)) => match (all.as_mut(), inside) {
+                    (Some(all), Some(inside)) => all.extend(inside.iter().cloned()),
+                    _ => *all = None,
+                },
             }
         }
         Some(SlotPlan {
-            sizes: sized && !(sized_roles.is_empty() && computed.is_empty()),
+            sizes: sized && !(sized_roles.is_empty() && chosen.is_empty() && computed.is_empty()),
             slots,
-            slot_of,
+            reads,
             sized: sized_roles,
             literal_slots,
             inside,
+            chosen,
             computed,
-            computed_bits,
             computed_keys,
         })
+    }
+}
+
+impl Inside {
+    /// The keys inside `object` that the roles read, one key inside it (`paths`) or as places
+    /// of their choices (`chosen`), after the top-level `slots`.
+    fn new(
+        paths: &[Cow<'_, FieldPath>],
+        chosen: &[Option<Vec<Vec<KeyPlace<'_>>>>],
+        object: &str,
+        slots: &KeySlots,
+    ) -> Option<Inside> {
+        let of_roles = paths.iter().filter_map(|p| p.nested_keys()).map(|(_, k)| k);
+        let of_choices: Vec<&str> = chosen
+            .iter()
+            .flatten()
+            .flatten()
+            .flatten()
+            .filter_map(|place| match place.at {
+                KeyAt::Inside(_, key) => Some(key),
+                KeyAt::Top(_) => None,
+            })
+            .collect();
+        let keys = KeySlots::new(of_roles.chain(of_choices.iter().copied()));
+        let outer = slots.len();
+        let mut len = outer + keys.len();
+        let mut dotted: Vec<Dotted> = Vec::new();
+        for path in paths {
+            let Some((_, key)) = path.nested_keys() else {
+                continue;
+            };
+            let inner = keys.slot(key)?;
+            if dotted.iter().any(|d| d.inner == inner) {
+                continue;
+            }
+            let target = match of_choices.contains(&key) {
+                true => {
+                    len += 1;
+                    len - 1
+                }
+                false => outer + inner,
+            };
+            dotted.push(Dotted {
+                inner,
+                literal: slots.slot(&path.text)?,
+                target,
+            });
+        }
+        Some(Inside {
+            object: slots.slot(object)?,
+            outer,
+            slots: keys,
+            dotted,
+            len,
+        })
+    }
+
+    /// The slot a role one key inside the object reads (see [`Dotted::target`]).
+    fn target(&self, key: &str) -> Option<usize> {
+        let inner = self.slots.slot(key)?;
+        self.dotted
+            .iter()
+            .find(|d| d.inner == inner)
+            .map(|d| d.target)
     }
 }
 
@@ -944,7 +1124,10 @@ pub struct RecordView<'a> {
 struct SizedRoles<'a> {
     texts: [Option<RawRole<'a>>; MAX_ROLES],
     counts: PresenceBits,
-    /// The computed roles' values, by role number (see [`SlotPlan::computed`]).
+    /// The roles whose value is not the text at a slot (computed, or chosen and made of the
+    /// places' values), by role number as bits ...
+    valued: u32,
+    /// ... and their values.
     values: Vec<(usize, Option<Value>)>,
 }
 
@@ -954,15 +1137,22 @@ impl<'a> SizedRoles<'a> {
         let mut sized = SizedRoles {
             texts: [None; MAX_ROLES],
             counts: PresenceBits::default(),
+            valued: 0,
             values: Vec::new(),
         };
         for &(index, slot) in &plan.sized {
             if let Some(raw) = slot_text(text, spans, slot) {
-                let raw = RawRole::of(raw, is_plain(plain, slot));
-                sized.counts.add(index, raw.presence);
-                if let Some(t) = sized.texts.get_mut(index) {
-                    *t = Some(raw);
+                sized.size_up(index, RawRole::of(raw, is_plain(plain, slot)));
+            }
+        }
+        let at = |slot| slot_text(text, spans, slot).map(|t| (t, is_plain(plain, slot)));
+        for chosen in plan.chosen.iter().filter(|c| c.index < MAX_ROLES) {
+            match chosen.find(at) {
+                None => {}
+                Some(Found::Text(text, plain)) => {
+                    sized.size_up(chosen.index, RawRole::of(text, plain));
                 }
+                Some(Found::Value(value)) => sized.keep(chosen.index, Some(value)),
             }
         }
         // a computed role counts as its value does, kept for when it is asked for; the keys
@@ -970,7 +1160,6 @@ impl<'a> SizedRoles<'a> {
         if plan.computed.is_empty() {
             return sized;
         }
-        sized.values.reserve(plan.computed.len());
         let mut fields: Vec<(&str, Value)> = Vec::with_capacity(plan.computed_keys.len());
         for (key, slot, inside) in &plan.computed_keys {
             if let Some(value) =
@@ -982,13 +1171,37 @@ impl<'a> SizedRoles<'a> {
         let found = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
         for computed in plan.computed.iter().filter(|c| c.index < MAX_ROLES) {
             let value = computed.path.get_found(found).map(Cow::into_owned);
-            if let Some(value) = &value {
-                let value = RoleValue::Json(Cow::Borrowed(value));
-                sized.counts.add(computed.index, Presence::of(Some(&value)));
-            }
-            sized.values.push((computed.index, value));
+            sized.keep(computed.index, value);
         }
         sized
+    }
+
+    /// A role read from its text.
+    #[inline(always)]
+    fn size_up(&mut self, index: usize, raw: RawRole<'a>) {
+        self.counts.add(index, raw.presence);
+        if let Some(t) = self.texts.get_mut(index) {
+            *t = Some(raw);
+        }
+    }
+
+    /// A role whose value is made, not read from a text at a slot (`None`: absent).
+    fn keep(&mut self, index: usize, value: Option<Value>) {
+        if let Some(value) = &value {
+            let value = RoleValue::Json(Cow::Borrowed(value));
+            self.counts.add(index, Presence::of(Some(&value)));
+        }
+        self.valued |= 1 << index;
+        self.values.push((index, value));
+    }
+
+    /// A made role's value, when the role is one ([`Self::keep`]).
+    fn value(&self, index: usize) -> Option<Option<&Value>> {
+        if index >= MAX_ROLES || self.valued & (1 << index) == 0 {
+            return None;
+        }
+        let (_, value) = self.values.iter().find(|(i, _)| *i == index)?;
+        Some(value.as_ref())
     }
 }
 
@@ -1048,22 +1261,43 @@ impl<'a> RecordView<'a> {
         role.index != usize::MAX
     }
 
-    /// The raw JSON text of a role's value, when the record is read from its text (`None`
-    /// when absent, or when the record is read from built fields: see [`Self::has_text`]).
-    #[inline]
-    pub fn raw(&self, role: Role) -> Option<&'a str> {
-        if !self.numbers(role) {
-            return None;
-        }
+    /// The text at a slot of the record's text, and whether it is known to be a plain string
+    /// (`None`: absent, or the record is read from built fields).
+    #[inline(always)]
+    fn at(&self, slot: usize) -> Option<(&'a str, bool)> {
         match &self.form {
-            Form::Spans { spans, .. } => slot_text(self.text, spans, self.plan.slot(role)?),
-            Form::Raw(fields) => fields.get(self.plan.slot(role)?),
+            Form::Spans { spans, plain, .. } => {
+                slot_text(self.text, spans, slot).map(|t| (t, is_plain(*plain, slot)))
+            }
+            Form::Raw(fields) => fields.get(slot).map(|t| (t, false)),
             Form::Fields(_) => None,
         }
     }
 
-    /// The roles of this record are read from its text ([`Self::raw`] gives their values'
-    /// text), not from built fields.
+    /// A role's value as a writer takes it: its raw JSON text where the record's text holds
+    /// the value as it is ([`RawOrValue::Raw`]), else the value (built fields; a list read
+    /// from a string, values gathered, a role computed through its path). `None`: absent.
+    #[inline]
+    pub fn raw_or_value(&self, role: Role) -> Option<RawOrValue<'_>> {
+        if let Some(raw) = self.sized_up(role) {
+            return raw.map(|raw| RawOrValue::Raw(raw.text));
+        }
+        let found = match (self.has_text() && self.numbers(role), self.plan.read(role)) {
+            (true, Some(Read::Slot(slot))) => {
+                return self.at(slot).map(|(t, _)| RawOrValue::Raw(t))
+            }
+            (true, Some(Read::Chosen(n))) if self.made(role).is_none() => {
+                self.plan.chosen(n)?.find(|slot| self.at(slot))
+            }
+            _ => return self.get(role).map(RawOrValue::Value),
+        };
+        match found? {
+            Found::Text(text, _) => Some(RawOrValue::Raw(text)),
+            Found::Value(value) => Some(RawOrValue::Value(RoleValue::Json(Cow::Owned(value)))),
+        }
+    }
+
+    /// The roles of this record are read from its text, not from built fields.
     pub fn has_text(&self) -> bool {
         !matches!(self.form, Form::Fields(_))
     }
@@ -1074,36 +1308,30 @@ impl<'a> RecordView<'a> {
         if let Some(raw) = self.sized_up(role) {
             return raw.map(|raw| raw.value());
         }
-        if let Some(computed) = self.plan.computed(role).filter(|_| self.numbers(role)) {
-            let value = match &self.form {
-                Form::Spans {
-                    sized: Some(sized), ..
-                } if role.index < MAX_ROLES => {
-                    let (_, value) = sized.values.iter().find(|(i, _)| *i == role.index)?;
-                    return value.as_ref().map(|v| RoleValue::Json(Cow::Borrowed(v)));
-                }
-                Form::Spans { spans, .. } => {
-                    computed.value(|slot| slot_text(self.text, spans, slot))
-                }
-                Form::Raw(fields) => computed.value(|slot| fields.get(slot)),
-                Form::Fields(fields) => {
-                    return self.plan.map.get(role.name, fields).map(RoleValue::Json)
-                }
-            };
-            return value.map(|v| RoleValue::Json(Cow::Owned(v)));
+        if let Some(made) = self.made(role) {
+            return made.map(|v| RoleValue::Json(Cow::Borrowed(v)));
         }
-        match &self.form {
-            Form::Fields(fields) => self.plan.map.get(role.name, fields).map(RoleValue::Json),
-            Form::Spans { spans, plain, .. } if self.numbers(role) => {
-                let slot = self.plan.slot(role)?;
-                slot_text(self.text, spans, slot)
-                    .map(|t| RoleValue::of_raw_known(t, is_plain(*plain, slot)))
+        let read = match self.numbers(role) {
+            true => self.plan.read(role),
+            false => None,
+        };
+        match (&self.form, read) {
+            (Form::Fields(fields), _) => self.plan.map.get(role.name, fields).map(RoleValue::Json),
+            (_, Some(Read::Slot(slot))) => {
+                let (text, plain) = self.at(slot)?;
+                Some(RoleValue::of_raw_known(text, plain))
             }
-            Form::Raw(fields) if self.numbers(role) => {
-                fields.get(self.plan.slot(role)?).map(RoleValue::of_raw)
+            (_, Some(Read::Chosen(n))) => match self.plan.chosen(n)?.find(|slot| self.at(slot))? {
+                Found::Text(text, plain) => Some(RoleValue::of_raw_known(text, plain)),
+                Found::Value(value) => Some(RoleValue::Json(Cow::Owned(value))),
+            },
+            (_, Some(Read::Computed(n))) => {
+                let computed = self.plan.computed(n)?;
+                let value = computed.value(|slot| self.at(slot).map(|(text, _)| text))?;
+                Some(RoleValue::Json(Cow::Owned(value)))
             }
             // a role the plan does not number: read through the map from the whole text
-            _ => {
+            (_, None) => {
                 let fields = pyjson::object(self.text)?;
                 let value = self.plan.map.get(role.name, &fields)?.into_owned();
                 Some(RoleValue::Json(Cow::Owned(value)))
@@ -1112,29 +1340,35 @@ impl<'a> RecordView<'a> {
     }
 
     /// The role's raw text as the view sized it up (`Some(None)`: absent), or `None` when it
-    /// was not (other forms, roles past [`MAX_ROLES`], roles of another set).
+    /// was not (other forms, roles past [`MAX_ROLES`], roles of another set, roles whose
+    /// value was made: [`Self::made`]).
     #[inline]
     fn sized_up(&self, role: Role) -> Option<Option<RawRole<'a>>> {
         match &self.form {
             Form::Spans {
-                sized: Some(SizedRoles { texts, .. }),
-                ..
+                sized: Some(sized), ..
             } => {
                 debug_assert!(role.set == self.plan.set || role.index == usize::MAX);
-                if self.plan.computed(role).is_some() {
+                if role.index < MAX_ROLES && sized.valued & (1 << role.index) != 0 {
                     return None;
                 }
                 // a role read by name has no number: not sized up, read the slow way
-                texts.get(role.index).copied()
+                sized.texts.get(role.index).copied()
             }
             _ => None,
         }
     }
 
-    /// The role reads from the text where the reader noted its key ([`Self::raw`] gives its
-    /// value's text): not from built fields, and not a role computed from several keys.
-    pub fn reads_text(&self, role: Role) -> bool {
-        self.has_text() && (!self.numbers(role) || self.plan.computed(role).is_none())
+    /// The value of a role the view made as it sized its roles up (`Some(None)`: absent), or
+    /// `None` when it made none (see [`SizedRoles::keep`]).
+    #[inline]
+    fn made(&self, role: Role) -> Option<Option<&Value>> {
+        match &self.form {
+            Form::Spans {
+                sized: Some(sized), ..
+            } if self.numbers(role) => sized.value(role.index),
+            _ => None,
+        }
     }
 
     /// A filled role's raw JSON text, when the view sized it up: `Some(None)` when the role
@@ -1299,16 +1533,27 @@ mod tests {
         }
     }
 
-    /// Each role of `view` reads as it does in the record built whole: its value, how it
-    /// counts (also in the view's bit sets, when it sized its roles up), its text.
+    /// Each role of `view` reads as it does in the record built whole: its value (also as a
+    /// writer takes it, and as the filled text a check reads), how it counts (also in the
+    /// view's bit sets, when it sized its roles up), its text.
     fn reads_as_whole(view: &RecordView, whole: &RecordView, roles: &RoleSet, text: &str) {
         for name in roles.names() {
             let (role, by_name) = (roles.role(name), Role::by_name(name));
             let got = view.get(role).map(RoleValue::into_json);
             let expected = whole.get(by_name).map(RoleValue::into_json);
             assert_eq!(got, expected, "{name} in {text}");
+            let written = view.raw_or_value(role).map(|value| match value {
+                RawOrValue::Raw(raw) => RoleValue::of_raw(raw).into_json(),
+                RawOrValue::Value(value) => value.into_json(),
+            });
+            assert_eq!(written, expected, "{name} written, in {text}");
             let presence = whole.presence(by_name);
             assert_eq!(view.presence(role), presence, "{name} in {text}");
+            if let Some(filled) = view.filled_text(role) {
+                let filled = filled.map(|raw| RoleValue::of_raw(raw).into_json());
+                let expected = expected.as_ref().filter(|_| presence.is_filled());
+                assert_eq!(filled.as_ref(), expected, "{name} filled, in {text}");
+            }
             assert_eq!(
                 view.filled_str(role).map(Cow::into_owned),
                 whole.filled_str(by_name).map(Cow::into_owned),
@@ -1327,6 +1572,21 @@ mod tests {
                     "{name} in {text}"
                 );
             }
+        }
+    }
+
+    /// The named maps whose paths choose among keys and lists in text (mem0's, Chroma's)
+    /// read every role at the slots the reader notes: none is parsed through its path.
+    #[test]
+    fn the_named_maps_choices_read_at_slots() {
+        for name in ["mem0", "chroma"] {
+            let named = crate::mapping::named_map(name).expect("a named map");
+            let roles = RoleSet::new(named.roles.0.iter().map(|(role, _)| role.as_str()));
+            let map = FieldMap::parse(&[name.to_string()]).expect("a map");
+            let plan = ViewPlan::new(&map, &roles, &[], &[], true);
+            let slots = plan.slots.as_ref().expect("roles read from the text");
+            assert!(slots.computed.is_empty(), "{name}: {:?}", slots.computed);
+            assert!(!slots.chosen.is_empty(), "{name}");
         }
     }
 
@@ -1354,15 +1614,20 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Roles whose path is a choice, a list in text or gathered places, read from the
-        /// spans the reader notes (sized up or not), are the values a lookup through the map
-        /// finds in the record built whole.
+        /// Roles whose path is a choice, a list in text or gathered places (of top-level
+        /// keys and keys inside one object, read at their slots), or a path the reader does
+        /// not note (computed from the values of its keys), read from the spans the reader
+        /// notes (sized up or not) or from the values a parse finds at the slots, are the
+        /// values a lookup through the map finds in the record built whole: the whole path
+        /// as one key first, then each choice in turn; a key inside the object that both a
+        /// role one key inside it (whose dotted key wins) and a choice read.
         #[test]
         fn computed_roles_read_as_the_map_reads_them(
             members in proptest::collection::vec(
                 (proptest::sample::select(vec![
                     r#""id""#, r#""chroma:id""#, r#""valid_from""#, r#""release_to""#,
                     r#""user_id""#, r#""agent_id""#, r#""id | chroma:id""#, r#""x""#,
+                    r#""metadata.valid_from""#, r#""list(applies_to)""#,
                 ]), value_text()),
                 0..7,
             ),
@@ -1375,6 +1640,7 @@ mod tests {
             metadata in 0..3u8,
             list_text in proptest::sample::select(vec![
                 r#""a, b""#, r#""[\"a\", 1]""#, r#""""#, r#"" , ""#, r#""[x""#,
+                r#"["a"]"#, "null",
             ]),
         ) {
             let mut members: Vec<(String, String)> = members
@@ -1390,32 +1656,45 @@ mod tests {
             }
             members.push(("\"applies_to\"".into(), list_text.to_string()));
             let text = object_text(&members);
-            // with a plain key among them, and every role computed
+            let fields = pyjson::object(&text).expect("an object");
             for (spec, names) in [
+                // the mem0 map's forms, with a plain key among them
                 (
                     "record_id=id | chroma:id,valid_from=metadata.valid_from | valid_from,\
                      release_to=metadata.release_to | list(release_to) | user_id + agent_id,\
                      applies_to=list(applies_to),source=x",
                     &["record_id", "valid_from", "release_to", "applies_to", "source"][..],
                 ),
+                // top-level keys only (read from a parse's values too)
                 ("record_id=id | chroma:id,applies_to=list(applies_to)", &["record_id", "applies_to"]),
+                // a key inside read by a role one key inside and by choices; lists inside,
+                // places inside gathered; paths through [] and three keys deep, computed
+                (
+                    "valid_from=metadata.valid_from,valid_to=metadata.valid_from | id,\
+                     release_to=list(metadata.release_to) + user_id,\
+                     concept_owner=metadata.other + agent_id | x,\
+                     supersedes=applies_to[] | id,owner_role=metadata.other.id | x",
+                    &["valid_from", "valid_to", "release_to", "concept_owner", "supersedes",
+                      "owner_role"],
+                ),
             ] {
-            let map = FieldMap::parse(&[spec.to_string()]).expect("a map");
-            let roles = RoleSet::new(names.iter().copied());
-            let fields = pyjson::object(&text).expect("an object");
-            let whole = ViewPlan::fields(&map);
-            let whole = whole.view_fields(&fields, Origin::default());
-            for sized in [true, false] {
-                let plan = ViewPlan::new(&map, &roles, &[], &[], sized);
-                let slots = plan.key_slots().expect("computed roles read from the text");
-                let mut spans = vec![(0, 0); slots.len()];
-                let Some(plain) = scan::object_spans(&text, slots, &mut spans) else {
-                    return Ok(());
-                };
-                plan.with_spans(&text, &spans, plain, Origin::default(), None, |view| {
-                    reads_as_whole(view, &whole, &roles, &text)
-                });
-            }
+                let map = FieldMap::parse(&[spec.to_string()]).expect("a map");
+                let roles = RoleSet::new(names.iter().copied());
+                let whole = ViewPlan::fields(&map);
+                let whole = whole.view_fields(&fields, Origin::default());
+                for sized in [true, false] {
+                    let plan = ViewPlan::new(&map, &roles, &[], &[], sized);
+                    let slots = plan.key_slots().expect("roles read from the text");
+                    let mut spans = vec![(0, 0); slots.len()];
+                    if let Some(plain) = scan::object_spans(&text, slots, &mut spans) {
+                        plan.with_spans(&text, &spans, plain, Origin::default(), None, |view| {
+                            reads_as_whole(view, &whole, &roles, &text)
+                        });
+                    }
+                    // a record the reader keeps whole, its roles read from its text
+                    let record = Record::new(Map::new(), text.as_str(), Origin::default());
+                    reads_as_whole(&plan.view(&record, false), &whole, &roles, &text);
+                }
             }
         }
 

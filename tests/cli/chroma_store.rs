@@ -515,7 +515,12 @@ fn a_store_that_cannot_be_read_is_a_diagnostic_with_what_to_do() {
         .set_len(len / 2)
         .unwrap();
     let said_ = check(&store(cut.path(), "facts"));
-    assert!(said_.contains("vercy::store::database"), "{said_}");
+    assert!(
+        said_.contains("vercy::store::database")
+            && said_.contains("the database file is corrupt")
+            && said_.contains("sqlite3 FILE .recover"),
+        "{said_}"
+    );
 
     // a write in Chroma's log that its records do not show yet
     let behind = copy_of(&folder);

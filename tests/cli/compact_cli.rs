@@ -740,3 +740,21 @@ fn a_line_only_python_reads_is_written_whole_on_every_path() {
         assert!(ids(&dated.stdout).len() >= 2, "{store}: {}", dated.stdout);
     }
 }
+
+#[test]
+fn a_lone_surrogate_is_written_the_same_through_a_choice_as_through_its_key() {
+    // the mem0 map reads source as `metadata.source | source`: the choice finds what the
+    // plain key finds (a lone surrogate Python reads), and the form writes it the same
+    let store = "fixtures/quirks/lone-surrogate.jsonl";
+    let cells = |map: &str| -> Vec<String> {
+        let run = compact(&[store, "--map", map]);
+        assert_eq!(run.code, 0, "{map}: {}", run.stderr);
+        let lines = run.stdout.lines().skip(1);
+        lines
+            .map(|l| l.split('|').nth(3).unwrap().to_string())
+            .collect()
+    };
+    let plain = cells("record_id=id,source=source");
+    assert_eq!(plain, ["S-1", "\u{fffd}"]);
+    assert_eq!(cells("mem0"), plain);
+}

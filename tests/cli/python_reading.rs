@@ -80,6 +80,18 @@ fn lone_surrogates_in_fields_not_read_do_not_refuse_the_store() {
 }
 
 #[test]
+fn a_lone_surrogate_reads_the_same_through_a_choice_as_through_its_key() {
+    // a choice among keys (`record_id | chroma:id`, the chroma map's) finds the value a
+    // plain key finds, as Python reads it, not nothing because serde_json refuses it
+    let store = "fixtures/quirks/lone-surrogate-id.jsonl";
+    let plain = check(&[store, "--map", "record_id=record_id"]);
+    let chosen = check(&[store, "--map", "record_id=record_id | chroma:id"]);
+    assert_eq!(chosen.1["level"], 1, "{}", chosen.1);
+    assert_eq!(chosen.1["findings"], plain.1["findings"]);
+    let (_, report) = check(&[store, "--map", "chroma"]);
+    assert_eq!(report["level"], 1, "{report}");
+}
+#[test]
 fn an_engrama_export_key_in_a_record_is_a_record() {
     let (code, report) = check(&["fixtures/python/engrama-key-in-a-record.jsonl"]);
     assert_eq!((code, report["records"].as_u64()), (0, Some(2)));

@@ -21,6 +21,7 @@ use super::super::report::{
     read_together, BookAhead, Finding, NamesAhead, Report, Warning, Warnings,
 };
 use crate::profile::Profile;
+use crate::python::json::needs_no_escape as plain;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -588,37 +589,6 @@ impl Iterator for WarningPieces<'_> {
         }
         (self.at != from).then_some((from, self.at))
     }
-}
-
-/// Whether no byte of `bytes` is escaped in a JSON string (a control character, `"`, `\`),
-/// tested eight bytes at a time: a name nearly never has one, and is then copied whole.
-#[inline]
-fn plain(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    /// The high bit of some byte is set when some byte of `w` is zero (exact for "some").
-    #[inline(always)]
-    fn zero_byte(w: u64) -> u64 {
-        w.wrapping_sub(ONES) & !w
-    }
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let Ok(word) = <[u8; 8]>::try_from(word) else {
-            return false;
-        };
-        let w = u64::from_le_bytes(word);
-        // some byte below 0x20, some `"`, some `\`
-        let control = w.wrapping_sub(ONES * 0x20) & !w;
-        let quote = zero_byte(w ^ (ONES * u64::from(b'"')));
-        let backslash = zero_byte(w ^ (ONES * u64::from(b'\\')));
-        if (control | quote | backslash) & HIGH != 0 {
-            return false;
-        }
-    }
-    words
-        .remainder()
-        .iter()
-        .all(|&b| ESCAPE[usize::from(b)] == 0)
 }
 
 /// The bytes around each record of a warning's list, at its depth, made once for the

@@ -22,6 +22,7 @@ use crate::python::float_repr;
 use crate::python::json::py_json_str;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension};
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// The last migration of each of chromadb's schema folders that this reader knows: what
@@ -336,7 +337,7 @@ fn push_value(name: &str, row: &rusqlite::Row<'_>, first: usize, out: &mut Strin
     }
     match cell(1)? {
         ValueRef::Integer(n) => {
-            out.push_str(&n.to_string());
+            let _ = write!(out, "{n}");
             return Ok(());
         }
         ValueRef::Null => {}
@@ -478,7 +479,7 @@ fn embeddings(
             open = Some(id);
         }
         match row.get_ref(1).map_err(fail)? {
-            ValueRef::Text(key) => line.field(name, text(name, key)?, row)?,
+            ValueRef::Text(key) => line.field(name, key, row)?,
             other => return Err(not_chroma_value(name, other)),
         }
     }
@@ -562,7 +563,7 @@ impl Elements<'_> {
                 break;
             }
             if *element_id == id {
-                line.element(key, value);
+                line.element(name, key, value)?;
             }
             self.advance(name)?;
         }
@@ -570,10 +571,90 @@ impl Elements<'_> {
     }
 }
 
-/// A metadata value of the line: where its key (as stored) and its value (rendered) lie in
-/// [`Line::fields`]'s text, and whether it is an element of a list.
+/// Metadata keys kept once each (the first this many met): a store whose every embedding has
+/// keys of its own keeps the rest in each line's text, so memory stays bounded.
+const KEYS_KEPT: usize = 1024;
+
+/// What a metadata key is to a line: a field, the document, or Chroma's own (left out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyKind {
+    Field,
+    Document,
+    Reserved,
+}
+
+impl KeyKind {
+    fn of(key: &str) -> KeyKind {
+        match key {
+            DOCUMENT_KEY => KeyKind::Document,
+            _ if key.starts_with(RESERVED) => KeyKind::Reserved,
+            _ => KeyKind::Field,
+        }
+    }
+}
+
+/// One kept key: its bytes as stored, its JSON text, its rank among the kept keys in byte
+/// order, and what it is.
+struct Key {
+    bytes: Box<[u8]>,
+    json: String,
+    rank: u32,
+    kind: KeyKind,
+}
+
+/// The metadata keys of a store, kept once each: a collection has a few keys, each on most
+/// of its embeddings, so each is read as UTF-8, written as JSON and placed in byte order once,
+/// not on each of its rows.
+#[derive(Default)]
+struct Keys {
+    kept: Vec<Key>,
+    index: hashbrown::HashMap<Box<[u8]>, u32>,
+}
+
+impl Keys {
+    /// The kept key of a row's `key`; `None` when it is not kept (past [`KEYS_KEPT`]).
+    fn find(&mut self, name: &str, key: &[u8]) -> Result<Option<u32>> {
+        match self.index.get(key) {
+            Some(&k) => Ok(Some(k)),
+            None if self.kept.len() < KEYS_KEPT => Ok(Some(self.keep(text(name, key)?))),
+            None => Ok(None),
+        }
+    }
+
+    /// Keep a key met for the first time, and rank the kept keys again.
+    fn keep(&mut self, key: &str) -> u32 {
+        let k = self.kept.len() as u32;
+        let mut json = String::new();
+        py_json_str(key, &mut json);
+        self.kept.push(Key {
+            bytes: key.as_bytes().into(),
+            json,
+            rank: 0,
+            kind: KeyKind::of(key),
+        });
+        self.index.insert(key.as_bytes().into(), k);
+        let mut order: Vec<usize> = (0..self.kept.len()).collect();
+        order.sort_by(|&a, &b| self.kept[a].bytes.cmp(&self.kept[b].bytes));
+        for (rank, at) in order.into_iter().enumerate() {
+            self.kept[at].rank = rank as u32;
+        }
+        k
+    }
+}
+
+/// Where a field's key is: kept ([`Keys`]), or in [`Line::text`].
+#[derive(Debug, Clone)]
+enum KeyAt {
+    Kept(u32),
+    Text(std::ops::Range<usize>),
+}
+
+/// A metadata value of the line: its key (and, as the line is finished, the key's rank when
+/// it is kept, else `u32::MAX`), where its value (rendered) lies in [`Line::text`], and
+/// whether it is an element of a list.
 struct Field {
-    key: std::ops::Range<usize>,
+    key: KeyAt,
+    rank: u32,
     value: std::ops::Range<usize>,
     element: bool,
 }
@@ -586,7 +667,8 @@ struct Line {
     head: String,
     head_len: usize,
     document: String,
-    /// The metadata's keys and rendered values, one after the other.
+    keys: Keys,
+    /// The metadata's rendered values (and keys not kept), one after the other.
     text: String,
     fields: Vec<Field>,
     out: String,
@@ -600,6 +682,7 @@ impl Line {
             head_len: head.len(),
             head,
             document: String::new(),
+            keys: Keys::default(),
             text: String::new(),
             fields: Vec::new(),
             out: String::new(),
@@ -611,69 +694,110 @@ impl Line {
         py_json_str(embedding_id, &mut self.head);
     }
 
-    fn push(
-        &mut self,
-        key: &str,
-        element: bool,
-        value: impl FnOnce(&mut String) -> Result<()>,
-    ) -> Result<()> {
+    /// A key of the line, its rank, and what it is.
+    fn key(&mut self, name: &str, key: &[u8]) -> Result<(KeyAt, u32, KeyKind)> {
+        if let Some(k) = self.keys.find(name, key)? {
+            let kept = &self.keys.kept[k as usize];
+            return Ok((KeyAt::Kept(k), kept.rank, kept.kind));
+        }
+        let key = text(name, key)?;
         let start = self.text.len();
         self.text.push_str(key);
-        let middle = self.text.len();
-        value(&mut self.text)?;
+        Ok((
+            KeyAt::Text(start..self.text.len()),
+            u32::MAX,
+            KeyKind::of(key),
+        ))
+    }
+
+    /// One metadata row: its key, and its value in the row's columns from the third on.
+    fn field(&mut self, name: &str, key: &[u8], row: &rusqlite::Row<'_>) -> Result<()> {
+        let (key, rank, kind) = self.key(name, key)?;
+        match kind {
+            KeyKind::Document => {
+                self.document.push_str(", \"chroma:document\": ");
+                push_value(name, row, 2, &mut self.document)
+            }
+            KeyKind::Reserved => Ok(()), // Chroma's own, which its API shows no one
+            KeyKind::Field => {
+                let start = self.text.len();
+                push_value(name, row, 2, &mut self.text)?;
+                self.fields.push(Field {
+                    key,
+                    rank,
+                    value: start..self.text.len(),
+                    element: false,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn element(&mut self, name: &str, key: &str, value: &str) -> Result<()> {
+        let (key, rank, _) = self.key(name, key.as_bytes())?;
+        let start = self.text.len();
+        self.text.push_str(value);
         self.fields.push(Field {
-            key: start..middle,
-            value: middle..self.text.len(),
-            element,
+            key,
+            rank,
+            value: start..self.text.len(),
+            element: true,
         });
         Ok(())
     }
 
-    /// One metadata row: its key, and its value in the row's columns from the third on.
-    fn field(&mut self, name: &str, key: &str, row: &rusqlite::Row<'_>) -> Result<()> {
-        if key == DOCUMENT_KEY {
-            self.document.push_str(", \"chroma:document\": ");
-            return push_value(name, row, 2, &mut self.document);
-        }
-        if key.starts_with(RESERVED) {
-            return Ok(()); // Chroma's own, which its API shows no one
-        }
-        self.push(key, false, |out| push_value(name, row, 2, out))
-    }
-
-    fn element(&mut self, key: &str, value: &str) {
-        let _ = self.push(key, true, |out| {
-            out.push_str(value);
-            Ok(())
-        });
-    }
-
     fn finish(&mut self, lines: &mut Lines) -> Result<()> {
-        let text = &self.text;
-        // a stable sort: a list's elements stay in their order
-        self.fields
-            .sort_by(|a, b| text[a.key.clone()].cmp(&text[b.key.clone()]));
+        self.render();
+        lines.line(self.out.as_bytes())
+    }
+
+    /// Put the line together in [`Self::out`], and make ready for the next.
+    fn render(&mut self) {
+        let (text, kept) = (&self.text, &self.keys.kept);
+        let bytes = |key: &KeyAt| match key {
+            KeyAt::Kept(k) => &kept[*k as usize].bytes[..],
+            KeyAt::Text(at) => text[at.clone()].as_bytes(),
+        };
+        let same = |a: &KeyAt, b: &KeyAt| match (a, b) {
+            (KeyAt::Kept(a), KeyAt::Kept(b)) => a == b,
+            _ => bytes(a) == bytes(b),
+        };
+        // kept keys by their rank, which is their bytes' order (ranked now: a key kept for
+        // the first time in this line ranks the others again); a stable sort, so a list's
+        // elements stay in their order
+        for field in &mut self.fields {
+            if let KeyAt::Kept(k) = field.key {
+                field.rank = kept[k as usize].rank;
+            }
+        }
+        self.fields.sort_by(|a, b| match a.rank.max(b.rank) {
+            u32::MAX => bytes(&a.key).cmp(bytes(&b.key)),
+            _ => a.rank.cmp(&b.rank),
+        });
         let out = &mut self.out;
         out.clear();
         out.push_str(&self.head);
         out.push_str(&self.document);
         let mut at = 0;
         while at < self.fields.len() {
-            let key = &text[self.fields[at].key.clone()];
+            let key = &self.fields[at].key;
             let end = at
                 + self.fields[at..]
                     .iter()
-                    .take_while(|f| &text[f.key.clone()] == key)
+                    .take_while(|f| same(&f.key, key))
                     .count();
-            let same = &self.fields[at..end];
+            let fields = &self.fields[at..end];
             out.push_str(", ");
-            py_json_str(key, out);
+            match key {
+                KeyAt::Kept(k) => out.push_str(&kept[*k as usize].json),
+                KeyAt::Text(at) => py_json_str(&text[at.clone()], out),
+            }
             out.push_str(": ");
-            match same.iter().any(|f| f.element) {
+            match fields.iter().any(|f| f.element) {
                 // a key both a value and a list: the list, as Chroma's API gives it
                 true => {
                     out.push('[');
-                    for (i, f) in same.iter().filter(|f| f.element).enumerate() {
+                    for (i, f) in fields.iter().filter(|f| f.element).enumerate() {
                         if i > 0 {
                             out.push_str(", ");
                         }
@@ -681,7 +805,7 @@ impl Line {
                     }
                     out.push(']');
                 }
-                false => out.push_str(&text[same[0].value.clone()]),
+                false => out.push_str(&text[fields[0].value.clone()]),
             }
             at = end;
         }
@@ -690,13 +814,54 @@ impl Line {
         self.document.clear();
         self.text.clear();
         self.fields.clear();
-        lines.line(self.out.as_bytes())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A line of `elements` (key, rendered value), as [`Line`] puts it together.
+    fn line_of(line: &mut Line, elements: &[(&str, &str)]) -> String {
+        line.start("e");
+        for (key, value) in elements {
+            line.element("store", key, value).unwrap();
+        }
+        line.render();
+        line.out.clone()
+    }
+
+    #[test]
+    fn a_lines_keys_are_in_byte_order_kept_or_not() {
+        let mut line = Line::new("c");
+        let head = r#"{"chroma:collection": "c", "chroma:id": "e""#;
+        // a key kept for the first time mid-line ranks those before it again
+        let got = line_of(&mut line, &[("m", "1"), ("c", "2"), ("m", "3"), ("é", "4")]);
+        assert_eq!(got, format!(r#"{head}, "c": [2], "m": [1, 3], "é": [4]}}"#));
+        let got = line_of(&mut line, &[("b", "5"), ("m", "6"), ("a", "7")]);
+        assert_eq!(got, format!(r#"{head}, "a": [7], "b": [5], "m": [6]}}"#));
+        // past the keys kept, the others are kept in the line's text, and sort among them
+        for n in line.keys.kept.len()..KEYS_KEPT {
+            line.keys
+                .find("store", format!("k{n:04}").as_bytes())
+                .unwrap();
+        }
+        let got = line_of(
+            &mut line,
+            &[
+                ("zz", "1"),
+                ("b", "2"),
+                ("k0100", "3"),
+                ("a\"", "4"),
+                ("zz", "5"),
+            ],
+        );
+        assert_eq!(line.keys.kept.len(), KEYS_KEPT);
+        assert_eq!(
+            got,
+            format!(r#"{head}, "a\"": [4], "b": [2], "k0100": [3], "zz": [1, 5]}}"#)
+        );
+    }
 
     #[test]
     fn names_a_store_and_maybe_a_collection() {
