@@ -30,6 +30,8 @@ pub struct Options {
     pub strict: bool,
     /// Concepts from `--expected FILE`.
     pub expected: Vec<String>,
+    /// What the checks may keep in memory before a temporary file (`--memory`, bytes).
+    pub memory: usize,
 }
 
 /// Records whose facts are held back before the first fold: they tell how large the records
@@ -104,7 +106,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
     };
 
     let mut rules: Option<rules::ReferenceRules> = None;
-    let mut values = values::ValueChecks::default();
+    let mut values = values::ValueChecks::within(opts.memory);
     let bar = progress::bar(input, "checking", false);
     let file_size = input
         .path()
@@ -139,7 +141,7 @@ pub fn check_store(input: &Input, opts: &Options) -> Result<Report> {
         let offset = facts.offset;
         if let Some(bar) = &bar {
             if rules.records().is_multiple_of(4096) {
-                bar.set_position(offset);
+                progress::show(bar, offset);
             }
         }
     };
@@ -235,6 +237,7 @@ mod tests {
             min_level: 1,
             strict: false,
             expected: Vec::new(),
+            memory: crate::spill::DEFAULT_MEMORY,
         };
         let rules = rules::ReferenceRules::new(opts.map.clone());
         let read = |reading: &RoleReading| -> Option<Vec<String>> {

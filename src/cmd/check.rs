@@ -9,6 +9,7 @@ use crate::output;
 use crate::store::Input;
 
 pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
+    let memory = args.memory.bytes()?;
     let opts = Options {
         map: FieldMap::parse(&args.map.map)?,
         map_given: !args.map.map.is_empty(),
@@ -19,6 +20,7 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
             Some(path) => read_register(path)?,
             None => Vec::new(),
         },
+        memory,
     };
     let format = if args.json {
         format::Format::Json

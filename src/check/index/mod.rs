@@ -95,6 +95,27 @@ impl Budget {
         book: 16 << 20,
     };
 
+    /// The shares of a budget of `memory` bytes (`--memory`): [`Budget::DEFAULT`]'s, which
+    /// are 128 MiB's, in proportion; a column holds at least a few kilobytes, so what goes to
+    /// the temporary file goes in runs of some size however small the budget.
+    pub fn of(memory: usize) -> Budget {
+        let d = Budget::DEFAULT;
+        let share = |bytes: usize, least: usize| -> usize {
+            let scaled = (bytes as u128 * memory as u128 / crate::spill::DEFAULT_MEMORY as u128)
+                .min(usize::MAX as u128) as usize;
+            scaled.max(least)
+        };
+        Budget {
+            ids: share(d.ids, 4 << 10),
+            concepts: share(d.concepts, 4 << 10),
+            together: share(d.together, 8 << 10),
+            sought: share(d.sought, 4 << 10),
+            dangling: share(d.dangling, 4 << 10),
+            timeline: share(d.timeline, 64),
+            book: share(d.book, 4 << 10),
+        }
+    }
+
     /// How many bytes of ids and concepts are held together with `pointers` pointers: never
     /// less than a quarter of [`Budget::together`], so that what goes to the temporary file
     /// goes in runs of some size.
@@ -570,5 +591,36 @@ impl Index {
     pub fn finish(mut self) -> (RecordNames, Option<Expected>) {
         self.matched = None;
         (self.names, self.expected.take())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_shares_memory_as_the_default_does() {
+        let at = |memory| {
+            let b = Budget::of(memory);
+            [
+                b.ids, b.concepts, b.together, b.sought, b.dangling, b.timeline, b.book,
+            ]
+        };
+        let d = Budget::DEFAULT;
+        let default = [
+            d.ids, d.concepts, d.together, d.sought, d.dangling, d.timeline, d.book,
+        ];
+        assert_eq!(
+            at(crate::spill::DEFAULT_MEMORY),
+            default,
+            "128 MiB: the default"
+        );
+        let doubled = at(crate::spill::DEFAULT_MEMORY * 2);
+        assert_eq!(doubled, default.map(|share| share * 2), "in proportion");
+        assert!(
+            at(1).iter().all(|&share| share >= 64),
+            "a floor however small"
+        );
+        assert!(at(usize::MAX).iter().all(|&share| share > 0), "no overflow");
     }
 }
