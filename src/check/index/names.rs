@@ -210,14 +210,14 @@ impl<'a> NamesAhead<'a> {
         }
     }
 
-    /// The name and line of the `k`th dangling pointer (see [`Dangling::name`]), read ahead
+    /// The name and line of the `k`th dangling pointer (see `Dangling::name`), read ahead
     /// when `k` comes in order.
     pub fn dangling(&mut self, k: usize) -> (RecordName<'a>, u64) {
         let ahead = (&mut self.ahead, &mut self.dangling_ahead);
         self.names.dangling.name(k, self.names, Some(ahead))
     }
 
-    /// The name and line of the record `who[k]`: as [`RecordNames::name`], read ahead when
+    /// The name and line of the record `who[k]`: as `RecordNames::name`, read ahead when
     /// `k` comes in order.
     #[inline]
     pub fn get(&mut self, k: usize) -> (RecordName<'a>, u64) {

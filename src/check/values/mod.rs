@@ -2,7 +2,7 @@
 //! that names records and their lines; `--strict` lets each cap the level at the one below the
 //! level of the field it concerns.
 //!
-//! A value check is one file: a type implementing [`ValueCheck`] (its codes, what it reads of
+//! A value check is one file: a type implementing `ValueCheck` (its codes, what it reads of
 //! each record, what it keeps as the records are folded in store order, what it settles once
 //! they are all in, its warnings), and one line in the list below, whose order is the order
 //! of the warnings and of their codes. The list expands to plain calls, inlined: no check is
@@ -152,7 +152,7 @@ impl ValueChecks {
         }
     }
 
-    /// Make room for about `records` more records (see [`Index::reserve`]).
+    /// Make room for about `records` more records (see `Index::reserve`).
     pub fn expect_records(&mut self, records: usize, ids: usize, pointers: usize, concepts: usize) {
         self.index.reserve(records, ids, pointers, concepts);
     }

@@ -321,7 +321,7 @@ impl Warnings {
     }
 
     /// The codes found, in the order first found, each with its counts: one entry per code
-    /// of [`Code::ALL`] at most.
+    /// of `Code::ALL` at most.
     pub fn groups(&self) -> Vec<Group> {
         let mut groups: Vec<Group> = Vec::new();
         for w in self.iter() {
