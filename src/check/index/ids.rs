@@ -291,7 +291,9 @@ impl Ids {
             let count = small(texts.held());
             // keys written without their texts read back all the same: the keys' runs, then
             // the keys held, are the partition's keys in store order
-            if self.key_spill.write(n, keys, 0, &[&bytes]).is_err() {
+            let keys_written =
+                bytes.is_empty() || self.key_spill.write(n, keys, 0, &[&bytes]).is_ok();
+            if !keys_written {
                 self.spill.stop();
                 return;
             }
