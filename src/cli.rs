@@ -252,6 +252,32 @@ pub struct MapArg {
 
 /// What to read from a database store (sqlite:PATH, postgresql://…, an SQLite file).
 #[derive(Debug, Clone, Args)]
+pub struct MemoryArg {
+    /// What the command keeps in memory of what grows with the store before the rest goes to
+    /// temporary files (e.g. 64M, 1G); more is faster on large stores
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "128M",
+        allow_hyphen_values = true
+    )]
+    pub memory: String,
+}
+
+impl MemoryArg {
+    /// The budget in bytes, or why the size given is not one.
+    pub fn bytes(&self) -> crate::error::Result<usize> {
+        crate::spill::memory_budget(&self.memory).map_err(|message| {
+            crate::error::VercyError::argument(
+                "--memory",
+                message,
+                "give a size above zero: bytes, or a number with K, M, G or T (64M, 1.5G)",
+            )
+        })
+    }
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct LiveArg {
     /// Read this table of a database store: each row a record
     #[arg(long, value_name = "TABLE", conflicts_with = "sql")]
@@ -336,6 +362,8 @@ pub struct CheckArgs {
     /// A register of expected concepts (experimental): JSON list, YAML list, or one per line
     #[arg(long, value_name = "FILE")]
     pub expected: Option<String>,
+    #[command(flatten)]
+    pub memory: MemoryArg,
     /// Also write every record's facts here, for `vercy merge-reports` (one store: a shard)
     #[arg(long, value_name = "FILE")]
     pub facts: Option<String>,

@@ -3,6 +3,7 @@
 //! file or when progress is off (see `output::progress_enabled`).
 
 use crate::output;
+use crate::spill;
 use crate::store::Input;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -27,17 +28,30 @@ pub fn bar(input: &Input, verb: &str, spin_unsized: bool) -> Option<ProgressBar>
         Some(len) => Some(
             ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr()).with_style(
                 ProgressStyle::with_template(&format!(
-                    "{verb} {{bar:30}} {{bytes}}/{{total_bytes}} {{eta}}"
+                    "{verb} {{bar:30}} {{bytes}}/{{total_bytes}} {{eta}} {{msg}}"
                 ))
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             ),
         ),
         None if spin_unsized => Some(
             ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-                ProgressStyle::with_template(&format!("{verb} {{spinner}} {{bytes}}"))
+                ProgressStyle::with_template(&format!("{verb} {{spinner}} {{bytes}} {{msg}}"))
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),
             ),
         ),
         None => None,
+    }
+}
+
+/// Move `bar` to `offset`, with what the temporary files hold beside it (`spill.rs`) once they
+/// hold anything.
+pub fn show(bar: &ProgressBar, offset: u64) {
+    bar.set_position(offset);
+    let temp = spill::temp_bytes();
+    if temp > 0 {
+        bar.set_message(format!(
+            "· {} in temporary files",
+            indicatif::HumanBytes(temp)
+        ));
     }
 }

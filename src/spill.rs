@@ -10,11 +10,127 @@
 //! what it holds in its own unit (entries, bytes), under the limit its share of the index's
 //! `Budget` gives it. It sits low in the house so that any command that keeps something per id
 //! or per concept can spill the same way.
+//!
+//! Every temporary file vercy makes is made here ([`temp_file`]): unnamed, in the system's
+//! temporary folder (`TMPDIR`), so the operating system sweeps it on every exit, Ctrl-C and a
+//! kill included; what is in them is counted ([`temp_bytes`]) for the progress bar. The
+//! budget the user gives (`--memory`) is read here too ([`memory_budget`]).
 
 use crate::file_at::read_at;
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a command may keep in memory of what grows with the store when the user says nothing
+/// (`--memory`).
+pub const DEFAULT_MEMORY: usize = 128 << 20;
+
+/// `--memory SIZE`: bytes, or a number with a unit (`K`, `M`, `G`, `T`, each of 1024 the
+/// one before, with or without `iB` or `B`; `128M`, `1.5G`, `512MiB`). Zero, negative and
+/// anything else is refused with the reason.
+pub fn memory_budget(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let digits = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(format!("{text:?} is not a size")),
+    };
+    let number: f64 = match number.parse() {
+        Ok(n) if number.starts_with(|c: char| c.is_ascii_digit()) => n,
+        _ => return Err(format!("{text:?} is not a size")),
+    };
+    let bytes = number * (1u64 << shift) as f64;
+    if bytes < 1.0 {
+        return Err(format!("{text:?} leaves no memory at all"));
+    }
+    // a budget past what the machine can address is every byte it can
+    Ok(if bytes >= usize::MAX as f64 {
+        usize::MAX
+    } else {
+        bytes as usize
+    })
+}
+
+/// Bytes in every temporary file vercy holds now.
+static TEMP_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// How many bytes vercy's temporary files hold now (for the progress bar).
+pub fn temp_bytes() -> u64 {
+    TEMP_BYTES.load(Ordering::Relaxed)
+}
+
+/// A new temporary file: unnamed, so it is gone however vercy ends; what is written to it
+/// counts in [`temp_bytes`] until it is dropped.
+pub fn temp_file() -> io::Result<TempFile> {
+    Ok(TempFile {
+        file: tempfile::tempfile()?,
+        end: 0,
+        at: 0,
+    })
+}
+
+/// A temporary file from [`temp_file`]: written through `Write` (counted), read through the
+/// file it derefs to.
+#[derive(Debug)]
+pub struct TempFile {
+    file: File,
+    /// How far it has been written (what it counts in [`temp_bytes`]), and where the next
+    /// write goes.
+    end: u64,
+    at: u64,
+}
+
+impl TempFile {
+    /// The file, to read it (`file_at::read_at`) or hand it on whole.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+}
+
+impl Write for TempFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.at += n as u64;
+        if self.at > self.end {
+            TEMP_BYTES.fetch_add(self.at - self.end, Ordering::Relaxed);
+            self.end = self.at;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Read for TempFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+impl Seek for TempFile {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.at = self.file.seek(pos)?;
+        Ok(self.at)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        TEMP_BYTES.fetch_sub(self.end, Ordering::Relaxed);
+    }
+}
 
 /// One partition's things written together: where they start in the file, how many, and how
 /// many bytes.
@@ -30,7 +146,7 @@ pub struct Run {
 pub struct Spill {
     held: usize,
     limit: usize,
-    file: Option<File>,
+    file: Option<TempFile>,
     written: u64,
     /// Each partition's runs, in the order written (store order).
     runs: Vec<Vec<Run>>,
@@ -70,7 +186,7 @@ impl Spill {
     ) -> io::Result<()> {
         let file = match &mut self.file {
             Some(file) => file,
-            None => self.file.insert(tempfile::tempfile()?),
+            None => self.file.insert(temp_file()?),
         };
         file.seek(SeekFrom::Start(self.written))?;
         for piece in pieces {
@@ -129,7 +245,7 @@ impl Spill {
         let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
         let len = usize::try_from(run.len).map_err(|_| io::ErrorKind::InvalidData)?;
         buf.resize(len, 0);
-        read_at(file, run.at, buf)
+        read_at(file.file(), run.at, buf)
     }
 
     /// Partition `part` whole: its runs one after the other, then `held` (what the caller
@@ -141,7 +257,7 @@ impl Spill {
         if runs.is_empty() {
             return Ok(Cow::Borrowed(held));
         }
-        let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
+        let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?.file();
         let in_file: u64 = runs.iter().map(|run| run.len).sum();
         let in_file = usize::try_from(in_file).map_err(|_| io::ErrorKind::InvalidData)?;
         let mut all = Vec::with_capacity(in_file.saturating_add(held.len()));
@@ -242,6 +358,42 @@ impl Spill {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_memory_budget_is_a_size_above_zero() {
+        for (text, bytes) in [
+            ("128M", 128 << 20),
+            ("64m", 64 << 20),
+            ("1G", 1 << 30),
+            ("1.5GiB", 3 << 29),
+            (" 512 KB ", 512 << 10),
+            ("4096", 4096),
+            ("1", 1),
+            ("99999999T", usize::MAX),
+        ] {
+            assert_eq!(memory_budget(text), Ok(bytes), "{text}");
+        }
+        for text in [
+            "0", "0M", "-1", "-1G", "lots", "", "M", "1Q", ".5.5M", "0.1",
+        ] {
+            assert!(memory_budget(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn temporary_files_count_what_they_hold_until_dropped() {
+        let mut file = temp_file().unwrap();
+        file.write_all(b"abcdef").unwrap();
+        file.rewind().unwrap();
+        file.write_all(b"xy").unwrap();
+        assert_eq!(file.end, 6, "a write over written bytes adds nothing");
+        let mut back = String::new();
+        file.rewind().unwrap();
+        file.read_to_string(&mut back).unwrap();
+        assert_eq!(back, "xycdef");
+        file.write_all(b"g").unwrap();
+        assert_eq!(file.end, 7, "a read moves where the next write goes");
+    }
 
     #[test]
     fn runs_come_back_as_written_partition_by_partition() {

@@ -31,6 +31,8 @@ pub struct Options {
     pub strict: bool,
     /// Concepts from `--expected FILE`.
     pub expected: Vec<String>,
+    /// What the checks may keep in memory before a temporary file (`--memory`, bytes).
+    pub memory: usize,
 }
 
 impl Options {
@@ -44,6 +46,7 @@ impl Options {
             min_level: 1,
             strict: false,
             expected: Vec::new(),
+            memory: crate::spill::DEFAULT_MEMORY,
         })
     }
 }
@@ -139,7 +142,7 @@ pub(crate) fn check_store_with(
         Ok(facts(rules, view))
     };
 
-    let mut fold = Fold::default();
+    let mut fold = Fold::within(opts.memory);
     let bar = progress::bar(input, "checking", false);
     let file_size = input
         .path()
@@ -153,7 +156,7 @@ pub(crate) fn check_store_with(
         fold.fold(&facts, map, expected);
         if let Some(bar) = &bar {
             if fold.records().is_multiple_of(4096) {
-                bar.set_position(facts.offset);
+                progress::show(bar, facts.offset);
             }
         }
         each(&facts)
@@ -196,6 +199,14 @@ pub(crate) struct Fold {
 }
 
 impl Fold {
+    /// A fold whose value checks keep up to `memory` bytes before they spill (`--memory`).
+    pub(crate) fn within(memory: usize) -> Fold {
+        Fold {
+            rules: None,
+            values: values::ValueChecks::within(memory),
+        }
+    }
+
     /// Add one record's facts, in store order: `map` is the map the records read through,
     /// `expected` about how many records the store holds (0: unknown).
     pub(crate) fn fold(
@@ -314,6 +325,7 @@ mod tests {
             min_level: 1,
             strict: false,
             expected: Vec::new(),
+            memory: crate::spill::DEFAULT_MEMORY,
         };
         let rules = rules::ReferenceRules::new(opts.map.clone());
         let read = |reading: &RoleReading| -> Option<Vec<String>> {

@@ -12,6 +12,7 @@ use crate::output;
 use crate::store::Input;
 
 pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
+    let memory = args.memory.bytes()?;
     let opts = Options {
         map: FieldMap::parse(&args.map.map)?,
         map_given: !args.map.map.is_empty(),
@@ -22,6 +23,7 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
             Some(path) => read_register(path)?,
             None => Vec::new(),
         },
+        memory,
     };
     let format = format_asked(args.json, args.format);
     if let Some(facts) = &args.facts {

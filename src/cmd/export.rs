@@ -86,7 +86,7 @@ pub fn run(args: ExportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         dump |= header;
         if let Some(bar) = &bar {
             if offset >= shown {
-                bar.set_position(offset);
+                progress::show(bar, offset);
                 shown = offset + progress::STEP;
             }
         }

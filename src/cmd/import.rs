@@ -76,7 +76,7 @@ pub fn run(args: ImportArgs, _global: &GlobalArgs) -> Result<Outcome> {
         // the bar moves a block at a time (drawing it per line would cost more than the line)
         if let Some(bar) = &bar {
             if offset >= shown {
-                bar.set_position(offset);
+                progress::show(bar, offset);
                 shown = offset + progress::STEP;
             }
         }

@@ -208,6 +208,7 @@ pub fn check_bytes(data: &[u8]) {
         } else {
             Vec::new()
         },
+        memory: vercy::spill::DEFAULT_MEMORY,
     };
     let input = Input::from_bytes("fuzz.jsonl", body.to_vec());
     if let Ok(report) = check_store(&input, &opts) {

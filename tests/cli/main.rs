@@ -34,6 +34,7 @@ mod live_stores;
 mod man_pages;
 mod mcp_clients;
 mod mcp_server;
+mod memory_budget;
 mod parity_reference;
 mod profile_map_cli;
 mod python_reading;

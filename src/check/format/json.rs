@@ -706,6 +706,7 @@ mod tests {
             min_level: 2,
             strict,
             expected: vec!["c2".into(), "nowhere".into()],
+            memory: crate::spill::DEFAULT_MEMORY,
         };
         let input =
             crate::store::Input::from_bytes("dir/st\"ore\u{7}.jsonl", text.as_bytes().to_vec());

@@ -5,6 +5,7 @@
 
 use super::super::table::{Interner, Names};
 use super::concepts::{text_owner, Owner};
+use crate::spill::{self, TempFile};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::cmp::Reverse;
@@ -66,7 +67,7 @@ pub struct OwnersBook {
 /// writes them (`a, b, c`), one concept after the other in the book's order, each read back
 /// when a warning is written. What stays in memory is where each concept's ends.
 struct BookTexts {
-    file: File,
+    file: TempFile,
     /// Where each concept's bytes end: a concept's are its text's length (4 bytes), its
     /// text, then its owners' names.
     ends: Vec<u64>,
@@ -109,7 +110,7 @@ impl BookTexts {
             usize::try_from(to.saturating_sub(from)).map_err(|_| io::ErrorKind::InvalidData)?;
         let Some(ahead) = ahead else {
             let mut bytes = vec![0; len];
-            crate::file_at::read_at(&self.file, from, &mut bytes)?;
+            crate::file_at::read_at(self.file.file(), from, &mut bytes)?;
             return Ok(Cow::Owned(bytes));
         };
         let held = ahead.from..ahead.from + ahead.bytes.len() as u64;
@@ -119,7 +120,7 @@ impl BookTexts {
             let want = usize::try_from(upto - from).map_err(|_| io::ErrorKind::InvalidData)?;
             ahead.bytes.resize(want, 0);
             ahead.from = from;
-            if let Err(e) = crate::file_at::read_at(&self.file, from, &mut ahead.bytes) {
+            if let Err(e) = crate::file_at::read_at(self.file.file(), from, &mut ahead.bytes) {
                 ahead.bytes.clear();
                 return Err(e);
             }
@@ -312,7 +313,7 @@ pub(super) struct BookMaker {
 /// length and its owners' names' length (4 bytes each), then the two.
 struct Runs {
     /// Each run is flushed whole before its partition's texts are let go.
-    file: BufWriter<File>,
+    file: BufWriter<TempFile>,
     len: u64,
     /// By partition, where its run lies (none: held).
     spans: Vec<Option<(u64, u64)>>,
@@ -368,7 +369,7 @@ impl BookMaker {
         let runs = match &mut self.runs {
             Some(runs) => runs,
             None => self.runs.insert(Runs {
-                file: BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile()?),
+                file: BufWriter::with_capacity(WRITE_BUFFER, spill::temp_file()?),
                 len: 0,
                 spans: Vec::new(),
             }),
@@ -404,7 +405,7 @@ impl BookMaker {
             Some(runs) => {
                 // every run was flushed whole; what a run that failed left is not read
                 let (file, _unwritten) = runs.file.into_parts();
-                let (order, texts) = self.merge(&file, &runs.spans)?;
+                let (order, texts) = self.merge(file.file(), &runs.spans)?;
                 self.parts.iter_mut().for_each(PartShared::let_go_of_texts);
                 (order, Some(texts))
             }
@@ -445,7 +446,7 @@ impl BookMaker {
         }
         let count = self.parts.iter().map(|part| part.ends.len()).sum();
         let (mut order, mut ends) = (Vec::with_capacity(count), Vec::with_capacity(count));
-        let mut file = BufWriter::with_capacity(WRITE_BUFFER, tempfile::tempfile()?);
+        let mut file = BufWriter::with_capacity(WRITE_BUFFER, spill::temp_file()?);
         let mut written = 0u64;
         while let Some(Reverse((concept, s))) = heads.pop() {
             let source = &mut sources[s];
@@ -659,7 +660,7 @@ mod tests {
         assert_eq!(read, ("pricing".into(), "sales, finance".to_string()));
         assert!(!book.unreadable());
         let texts = book.written.as_ref().unwrap();
-        texts.file.set_len(3).unwrap();
+        texts.file.file().set_len(3).unwrap();
         let read = book.concept_through(0, Some(&mut ahead));
         assert_eq!(read, ("".into(), String::new()), "read again: named empty");
         assert!(book.unreadable(), "and noted");

@@ -13,10 +13,11 @@
 //! compares it with an id's text, and read from one list in store order each comparison
 //! missed the cache.
 //!
-//! Memory: per id its line (`id_lines.rs`: 4 bytes), 8 bytes of key, 5 of place and 4 of
-//! where its kept form ends: linear in the store. The kept forms (`id_text.rs`: 17 bytes for
-//! a UUID, else the text) are held up to the budget's share (`Budget::ids`); past it every
-//! partition's go to the temporary file of `spill.rs`. A partition is read back whole when
+//! Memory: per id its line (`id_lines.rs`: 4 bytes), 5 of place and 4 of where its kept form
+//! ends: linear in the store. The kept forms (`id_text.rs`: 17 bytes for a UUID, else the
+//! text) and the keys (8 bytes an id) are held up to the budget's share (`Budget::ids`); past
+//! it every partition's go to the temporary file of `spill.rs`, the keys to a file of their
+//! own, read back once, when the partition is matched up. A partition is read back whole when
 //! it is matched up, and a name alone when a report writes it, or with the other names of
 //! a window of the JSON report (`Ids::read_spilled`). The texts sought are kept
 //! apart (`sought.rs`), and what matching found of them is 4 bytes a text until the
@@ -44,6 +45,9 @@ const NONE: u32 = u32::MAX;
 /// An id in its partition: 32 bits of its hash and its index.
 type Key = (u32, u32);
 
+/// Bytes of a key as the temporary file keeps it: its two halves, little-endian.
+const KEY_BYTES: usize = 8;
+
 /// The ids of one partition, in store order: their keys, and by the same place their texts.
 #[derive(Default)]
 struct IdPart {
@@ -62,9 +66,12 @@ pub struct Ids {
     id_parts: Vec<IdPart>,
     /// Texts looked up among the ids (the targets of supersedes pointers).
     sought: SoughtTexts,
-    /// The bytes of kept forms held, and the runs of those let go (partition `p`'s ids as the
-    /// spill's partition `p`).
+    /// The bytes of kept forms and keys held, and the runs of the kept forms let go
+    /// (partition `p`'s ids as the spill's partition `p`).
     spill: Spill,
+    /// The runs of the keys let go, partition by partition, written with the kept forms:
+    /// 8 bytes an id, the largest per-id list of the pass, read back once, to match up.
+    key_spill: Spill,
     /// A name could not be read back from the temporary file (see [`Ids::unreadable`]).
     unreadable: AtomicBool,
 }
@@ -200,6 +207,7 @@ impl Ids {
             id_parts: Vec::new(),
             sought: SoughtTexts::new(budget.sought),
             spill: Spill::new(budget.ids),
+            key_spill: Spill::new(usize::MAX),
             unreadable: AtomicBool::new(false),
         }
     }
@@ -230,7 +238,7 @@ impl Ids {
         let (at, held) = push_text(&mut id_part.texts, text);
         self.places.push(small(at));
         self.parts.push(part as u8);
-        if self.spill.hold(held) {
+        if self.spill.hold(held + KEY_BYTES) {
             self.write_out();
         }
         i
@@ -263,25 +271,56 @@ impl Ids {
         self.spill.held()
     }
 
-    /// Write every partition's kept forms held to the temporary file, and let them go. What
-    /// cannot be written stays held, and so does everything from then on.
+    /// Write every partition's kept forms and keys held to the temporary file, and let them
+    /// go. What cannot be written stays held, and so does everything from then on.
     pub fn write_out(&mut self) {
-        let ids = self.id_parts.iter_mut().map(|part| &mut part.texts);
-        for (n, texts) in ids.enumerate() {
-            if texts.held() == 0 {
+        let mut bytes = Vec::new();
+        for (n, part) in self.id_parts.iter_mut().enumerate() {
+            let texts = &mut part.texts;
+            if texts.held() == 0 && part.keys.is_empty() {
                 continue;
             }
+            bytes.clear();
+            bytes.reserve(part.keys.len() * KEY_BYTES);
+            for &(key, i) in &part.keys {
+                bytes.extend_from_slice(&key.to_le_bytes());
+                bytes.extend_from_slice(&i.to_le_bytes());
+            }
+            let keys = small(part.keys.len());
+            let held = texts.text_len() + bytes.len();
             let count = small(texts.held());
-            if self
-                .spill
-                .write(n, count, texts.text_len(), &[texts.text()])
-                .is_err()
-            {
+            // keys written without their texts read back all the same: the keys' runs, then
+            // the keys held, are the partition's keys in store order
+            let keys_written =
+                bytes.is_empty() || self.key_spill.write(n, keys, 0, &[&bytes]).is_ok();
+            if !keys_written {
+                self.spill.stop();
+                return;
+            }
+            part.keys = Vec::new();
+            if self.spill.write(n, count, held, &[texts.text()]).is_err() {
                 self.spill.stop();
                 return;
             }
             texts.let_go();
         }
+    }
+
+    /// Every key of partition `n` in store order: the ones let go read back, then the ones
+    /// held.
+    fn all_keys<'k>(&self, n: usize, held: &'k [Key]) -> io::Result<Cow<'k, [Key]>> {
+        if self.key_spill.runs(n).is_empty() {
+            return Ok(Cow::Borrowed(held));
+        }
+        let bytes = self.key_spill.whole(n, &[])?;
+        let mut keys = Vec::with_capacity(bytes.len() / KEY_BYTES + held.len());
+        for key in bytes.chunks_exact(KEY_BYTES) {
+            let half =
+                |at: usize| u32::from_le_bytes([key[at], key[at + 1], key[at + 2], key[at + 3]]);
+            keys.push((half(0), half(4)));
+        }
+        keys.extend_from_slice(held);
+        Ok(Cow::Owned(keys))
     }
 
     /// Every kept form of the spill's partition `n` (see [`Ids::spill`]), the ones let go
@@ -463,8 +502,9 @@ impl Ids {
             .map(|p| {
                 let ids = self.id_parts.get(p).unwrap_or(&no_ids);
                 let all_ids = self.all_kept(p, &ids.texts)?;
+                let keys = self.all_keys(p, &ids.keys)?;
                 let sought = (&self.sought, p);
-                match_part((ids, &all_ids), sought)
+                match_part((&keys, &ids.texts, &all_ids), sought)
             })
             .collect::<io::Result<_>>()?;
         let mut found = Vec::with_capacity(PARTS);
@@ -477,6 +517,7 @@ impl Ids {
         for part in &mut self.id_parts {
             part.keys = Vec::new();
         }
+        self.key_spill = Spill::new(usize::MAX);
         let mut repeated = Bits::new(self.len());
         for &(i, _) in &repeats {
             repeated.insert(i);
@@ -535,20 +576,20 @@ fn push_text(texts: &mut IdTexts, text: &str) -> (usize, usize) {
     (at, texts.text_len() - before)
 }
 
-/// One partition: its ids in store order with all their kept forms ([`Ids::all_kept`]; an
-/// id equal to an earlier one is a repeat of it), then the texts sought in partition `p`
-/// (`sought.rs`); (the repeats, what was found of the sought texts). Fails when an entry or
-/// a text no id has does not read back whole.
+/// One partition: its ids' keys in store order ([`Ids::all_keys`]) with all their kept forms
+/// ([`Ids::all_kept`]; an id equal to an earlier one is a repeat of it), then the texts
+/// sought in partition `p` (`sought.rs`); (the repeats, what was found of the sought texts).
+/// Fails when an entry or a text no id has does not read back whole.
 fn match_part(
-    (ids, all_ids): (&IdPart, &[u8]),
+    (keys, texts, all_ids): (&[Key], &IdTexts, &[u8]),
     (sought, p): (&SoughtTexts, usize),
 ) -> io::Result<PartMatched> {
-    let kept = |at: usize| ids.texts.kept_in(all_ids, at);
+    let kept = |at: usize| texts.kept_in(all_ids, at);
     // one slot pair per id of the partition, by its place there: linear
-    let mut table = Slots::with_room(ids.keys.len());
+    let mut table = Slots::with_room(keys.len());
     let mut repeats = Vec::new();
-    let index = |at: usize| ids.keys[at].1;
-    for (at, &(key, i)) in ids.keys.iter().enumerate() {
+    let index = |at: usize| keys[at].1;
+    for (at, &(key, i)) in keys.iter().enumerate() {
         // the text is read only to compare (a new id rarely is compared at all)
         let (first, new) =
             table.find_or_insert(spread(key), at, |other| same(kept(other), kept(at)));
@@ -596,8 +637,9 @@ mod tests {
     /// the loss is noted for the report to fail on; the names still held are read as ever.
     #[test]
     fn a_name_that_cannot_be_read_back_is_noted() {
+        // each id holds its kept form and its key's 8 bytes: the first two go, "x" stays
         let mut ids = Ids {
-            spill: Spill::new(8),
+            spill: Spill::new(20),
             ..Ids::default()
         };
         for (n, id) in ["first-id", "second-id", "x"].iter().enumerate() {

@@ -55,8 +55,9 @@ use timeline::{Held, Timeline};
 /// adversarial stores peak under 128 MiB with them.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
-    /// Bytes of ids' kept forms (`ids.rs`): a million UUIDs of bench's UUID store take 17 MiB
-    /// and never go; ids of about 30 bytes and more go once or more.
+    /// Bytes of ids' kept forms and their keys (`ids.rs`, 8 bytes an id): a million UUIDs of
+    /// bench's UUID store take 17 MiB and 8 of keys, and never go; ids of about 30 bytes and
+    /// more go once or more.
     pub ids: usize,
     /// Bytes of concepts (their texts and 16 bytes each, `concepts.rs`): a little more than a
     /// million records of 22-byte concepts take (bench's clean store, 37 MiB), so those never
@@ -64,9 +65,9 @@ pub struct Budget {
     pub concepts: usize,
     /// Bytes of ids and concepts held together before the larger goes: each has a limit of
     /// its own, and with long ids and long concepts both, the two limits together took the
-    /// peak past 128 MiB. Bench's clean 1M store holds 48 MiB of them and its messy one 39:
-    /// under it, nothing goes. Less [`POINTER_BYTES`] a supersedes pointer (see
-    /// [`Budget::together`]).
+    /// peak past 128 MiB. Bench's clean 1M store holds 48 MiB of them and 8 of the ids' keys,
+    /// its messy one 39 and 8: under it, nothing goes. Less [`POINTER_BYTES`] a supersedes
+    /// pointer (see [`Budget::together`]).
     pub together: usize,
     /// Bytes of texts sought among the ids (`sought.rs`): the targets of bench's clean and
     /// messy 1M stores take 5 MiB and never go (UUIDs take 8, and go once). Small, as an
@@ -86,14 +87,35 @@ pub struct Budget {
 
 impl Budget {
     pub const DEFAULT: Budget = Budget {
-        ids: 32 << 20,
+        ids: 40 << 20,
         concepts: 40 << 20,
-        together: 56 << 20,
+        together: 64 << 20,
         sought: 8 << 20,
         dangling: 4 << 20,
         timeline: 1 << 16,
         book: 16 << 20,
     };
+
+    /// The shares of a budget of `memory` bytes (`--memory`): [`Budget::DEFAULT`]'s, which
+    /// are 128 MiB's, in proportion; a column holds at least a few kilobytes, so what goes to
+    /// the temporary file goes in runs of some size however small the budget.
+    pub fn of(memory: usize) -> Budget {
+        let d = Budget::DEFAULT;
+        let share = |bytes: usize, least: usize| -> usize {
+            let scaled = (bytes as u128 * memory as u128 / crate::spill::DEFAULT_MEMORY as u128)
+                .min(usize::MAX as u128) as usize;
+            scaled.max(least)
+        };
+        Budget {
+            ids: share(d.ids, 4 << 10),
+            concepts: share(d.concepts, 4 << 10),
+            together: share(d.together, 8 << 10),
+            sought: share(d.sought, 4 << 10),
+            dangling: share(d.dangling, 4 << 10),
+            timeline: share(d.timeline, 64),
+            book: share(d.book, 4 << 10),
+        }
+    }
 
     /// How many bytes of ids and concepts are held together with `pointers` pointers: never
     /// less than a quarter of [`Budget::together`], so that what goes to the temporary file
@@ -575,5 +597,36 @@ impl Index {
     pub fn finish(mut self) -> (RecordNames, Option<Expected>) {
         self.matched = None;
         (self.names, self.expected.take())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_shares_memory_as_the_default_does() {
+        let at = |memory| {
+            let b = Budget::of(memory);
+            [
+                b.ids, b.concepts, b.together, b.sought, b.dangling, b.timeline, b.book,
+            ]
+        };
+        let d = Budget::DEFAULT;
+        let default = [
+            d.ids, d.concepts, d.together, d.sought, d.dangling, d.timeline, d.book,
+        ];
+        assert_eq!(
+            at(crate::spill::DEFAULT_MEMORY),
+            default,
+            "128 MiB: the default"
+        );
+        let doubled = at(crate::spill::DEFAULT_MEMORY * 2);
+        assert_eq!(doubled, default.map(|share| share * 2), "in proportion");
+        assert!(
+            at(1).iter().all(|&share| share >= 64),
+            "a floor however small"
+        );
+        assert!(at(usize::MAX).iter().all(|&share| share > 0), "no overflow");
     }
 }

@@ -16,7 +16,7 @@
 //! reads one record alone, [`ValueChecks::fold`] adds its facts in store order, and
 //! [`ValueChecks::settle`] works out the warnings once every record is in.
 
-use super::index::{Folding, Index, Reading, SharedFacts};
+use super::index::{Budget, Folding, Index, Reading, SharedFacts};
 use super::roles;
 use super::warnings::{Code, Warnings};
 
@@ -138,6 +138,15 @@ pub struct ValueChecks {
 }
 
 impl ValueChecks {
+    /// The value checks of a store, their index holding at most its share of `memory` bytes
+    /// before it goes to a temporary file (`--memory`; see `index::Budget::of`).
+    pub fn within(memory: usize) -> ValueChecks {
+        ValueChecks {
+            index: Index::new(Budget::of(memory)),
+            ..ValueChecks::default()
+        }
+    }
+
     /// Read one record (no shared state: safe to run on many records at once); `line` is
     /// where it starts.
     #[inline(always)]

@@ -177,6 +177,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
             .unwrap_or(1),
         strict: args::flag(arguments, "strict"),
         expected: args::strings(arguments, "expected"),
+        memory: crate::spill::DEFAULT_MEMORY,
     };
     let report = check_store(&args::records(arguments), &opts).map_err(ToolError::Failed)?;
     let full = arguments.get("detail").and_then(Value::as_str) == Some("full");

@@ -555,7 +555,7 @@ fn parse(name: &str, bytes: &[u8], at: Place) -> Result<Value> {
 }
 
 /// `bytes` written to the spool, when there is one.
-fn spooled(spool: &mut Option<std::fs::File>, bytes: &[u8], name: &str) -> Result<()> {
+fn spooled(spool: &mut Option<crate::spill::TempFile>, bytes: &[u8], name: &str) -> Result<()> {
     match spool {
         Some(file) => file.write_all(bytes).map_err(|e| VercyError::Read {
             path: name.to_string(),
@@ -667,7 +667,7 @@ fn outline(
     (text, ending): (&str, &[u8]),
     origin: Origin,
     line: bool,
-) -> Result<(Option<std::fs::File>, Outlined)> {
+) -> Result<(Option<crate::spill::TempFile>, Outlined)> {
     let start = Place {
         offset: origin.offset,
         line: origin.line,
@@ -676,7 +676,7 @@ fn outline(
     let mut outline = Outline::new(&src.name, start, line);
     // stdin cannot be read twice: the document goes to a temporary file as it is outlined
     let mut spool = match input.is_pipe() {
-        true => Some(tempfile::tempfile().map_err(|e| src.io_error(&e))?),
+        true => Some(crate::spill::temp_file().map_err(|e| src.io_error(&e))?),
         false => None,
     };
     let mut first = || -> Result<()> {
@@ -707,7 +707,7 @@ fn outline(
 struct ListAt<'a> {
     key: &'a str,
     members: &'a [(Member, Place)],
-    spool: Option<std::fs::File>,
+    spool: Option<crate::spill::TempFile>,
     origin: Origin,
 }
 
