@@ -48,8 +48,9 @@ use timeline::{Held, Timeline};
 
 /// What the index holds in memory before a column goes to the temporary file, column by
 /// column: every limit of the pass in one place. What spills is the bulk (texts, entries);
-/// the per-id numbers (a line, a partition and a place, 9 bytes an id), the names kept aside
-/// and the pointers' records stay in memory (linear in the store, and small beside it).
+/// the per-id numbers (a line, a partition and a place, and where its kept form ends: 13
+/// bytes an id), the names kept aside and the pointers' records stay in memory (linear in the
+/// store: past some ten million records they, not the budget, set the peak).
 ///
 /// The figures are bench's (bench/NOTES.md): what a 1M store holds stays under them, and the
 /// adversarial stores peak under 128 MiB with them.
