@@ -432,6 +432,8 @@ pub struct DiffArgs {
     /// (history.edited, or edited)
     #[arg(long, value_name = "CODE")]
     pub allow: Vec<String>,
+    #[command(flatten)]
+    pub memory: MemoryArg,
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,7 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
         map: FieldMap::parse(&args.map.map)?,
         map_given: !args.map.map.is_empty(),
         allowed: allowed(&args.allow)?,
+        memory: args.memory.bytes()?,
     };
     if args.format != format::Format::Human {
         output::machine_format();

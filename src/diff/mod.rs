@@ -28,11 +28,19 @@ pub struct Options {
     pub map_given: bool,
     /// Codes accepted (`--allow`): reported, but not failing.
     pub allowed: Vec<Code>,
+    /// The command's memory (`--memory`, bytes): a quarter of it keeps both sides' entries
+    /// before they go to the temporary file, the rest is the reader's blocks and the partitions
+    /// matched on every core.
+    pub memory: usize,
 }
 
-/// Memory for what is kept of both sides before it goes to the temporary file; the records
-/// take most of it, the pointers (a few per hundred records) the rest.
-const BUDGET: usize = 32 << 20;
+/// What is kept of one side before it goes to the temporary file, of a command's `memory`:
+/// the records take most of it, the pointers (a few per hundred records) the rest; at least a
+/// few kilobytes each, so what goes to the file goes in runs of some size.
+fn side_budget(memory: usize) -> (usize, usize) {
+    let side = memory / 4 / 2;
+    ((side * 7 / 8).max(4 << 10), (side / 8).max(1 << 10))
+}
 
 /// The roles a diff reads of every record.
 const ROLES: [&str; 6] = [
@@ -177,9 +185,16 @@ fn superseded(view: &RecordView) -> Vec<String> {
 }
 
 /// Read one side: every record's entry kept by partition.
-fn read_side(input: &Input, store: &str, which: Which, reading: &RoleReading) -> Result<Kept> {
-    let mut records = Column::new(BUDGET / 2 * 7 / 8);
-    let mut pointers = Column::new(BUDGET / 2 / 8);
+fn read_side(
+    input: &Input,
+    store: &str,
+    which: Which,
+    reading: &RoleReading,
+    memory: usize,
+) -> Result<Kept> {
+    let (records, pointers) = side_budget(memory);
+    let mut records = Column::new(records);
+    let mut pointers = Column::new(pointers);
     let (mut count, mut without_id, mut first_without_id) = (0, 0, 0);
     // a file's lines are read back from it when they changed; a pipe, stdin or a database's
     // rendered rows can be read only once, so their records' texts are kept
@@ -306,8 +321,8 @@ pub fn diff_stores(base: (&Input, &str), head: (&Input, &str), opts: &Options) -
         &[],
         false,
     );
-    let base_kept = read_side(base.0, base.1, Which::Base, &reading)?;
-    let head_kept = read_side(head.0, head.1, Which::Head, &reading)?;
+    let base_kept = read_side(base.0, base.1, Which::Base, &reading, opts.memory)?;
+    let head_kept = read_side(head.0, head.1, Which::Head, &reading, opts.memory)?;
     for kept in [&base_kept, &head_kept] {
         let s = &kept.side;
         if s.records > 0 && s.without_id == s.records {

@@ -75,6 +75,60 @@ fn a_store_past_a_small_budget_gets_the_report_it_gets_in_memory() {
 }
 
 #[test]
+fn a_diff_past_a_small_budget_finds_what_it_finds_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.jsonl");
+    let head = dir.path().join("head.jsonl");
+    // the repeated ids left out: a diff refuses a side with an id twice
+    let records: Vec<String> = messy_store(6000)
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| i % 97 != 1)
+        .map(|(_, l)| l.to_string())
+        .collect();
+    std::fs::write(&base, records.join("\n") + "\n").unwrap();
+    // every 50th value edited in place, every 70th record deleted
+    let edited: Vec<String> = records
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 70 != 5)
+        .map(|(i, l)| match i % 50 {
+            0 => l.replacen("\"value\": \"v", "\"value\": \"edited v", 1),
+            _ => l.clone(),
+        })
+        .collect();
+    std::fs::write(&head, edited.join("\n") + "\n").unwrap();
+    let (base, head) = (base.to_str().unwrap(), head.to_str().unwrap());
+    for format in ["json", "human", "sarif"] {
+        let run = |memory: &str| {
+            let out = vercy()
+                .args(["diff", base, head, "--format", format])
+                .args(["--memory", memory])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+            stdout_of(&out)
+        };
+        let in_memory = run("1G");
+        if format == "json" {
+            assert!(in_memory.contains("history.edited") && in_memory.contains("history.deleted"));
+        }
+        for memory in ["64K", "1"] {
+            assert!(
+                run(memory) == in_memory,
+                "diff --format {format} --memory {memory}: another report than in memory"
+            );
+        }
+    }
+    let out = vercy()
+        .args(["diff", base, head, "--memory", "lots"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("vercy::args::value"));
+}
+
+#[test]
 fn a_size_that_is_not_one_is_refused() {
     for size in ["0", "-1", "lots", "", "12Q", "0.0001"] {
         let out = vercy()

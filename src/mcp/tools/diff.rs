@@ -153,6 +153,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         map: session.map.clone(),
         map_given: session.map_given,
         allowed,
+        memory: crate::spill::DEFAULT_MEMORY,
     };
     let full = arguments.get("detail").and_then(Value::as_str) == Some("full");
     let report = diff_stores(
