@@ -1,12 +1,11 @@
 //! `vercy check STORE…`
 
 use super::Outcome;
-use crate::check::format::html::Drawn;
 use crate::check::report::Report;
 use crate::check::{self, format, shard, Options};
 use crate::cli::{CheckArgs, GlobalArgs};
 use crate::error::{Result, VercyError};
-use crate::html::gather;
+use crate::html::{gather, Drawn};
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::Input;
@@ -145,27 +144,13 @@ fn check_shard(
     Ok(outcome(&reports))
 }
 
-/// The timelines of each report's concepts with the most findings, read from its store again
-/// (a store that can be read only once, stdin or a child's output, gets a note instead).
+/// The timelines of each report's concepts with the most findings, read from its store again.
 fn draw(reports: &[Report], args: &CheckArgs, opts: &Options) -> Result<Vec<Drawn>> {
     reports
         .iter()
         .map(|r| {
             let input = Input::new(&r.store).selecting(args.live.select());
-            if input.is_pipe() {
-                return Ok(Drawn {
-                    timelines: Vec::new(),
-                    note: Some(
-                        "no timelines: the store was read from a pipe, and they need it read again"
-                            .into(),
-                    ),
-                });
-            }
-            let mut marks = format::html::marks(r);
-            Ok(Drawn {
-                timelines: gather::worst(&input, &opts.map, opts.map_given, &mut marks)?,
-                note: None,
-            })
+            gather::draw(&input, &opts.map, opts.map_given, format::html::marks(r))
         })
         .collect()
 }

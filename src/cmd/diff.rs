@@ -5,7 +5,7 @@ use crate::cli::{DiffArgs, GlobalArgs};
 use crate::diff::{self, format, report::Code, Options};
 use crate::error::{Result, VercyError};
 use crate::formats::Failure;
-use crate::html::{gather, Timeline};
+use crate::html::gather;
 use crate::mapping::FieldMap;
 use crate::output;
 use crate::store::Input;
@@ -45,9 +45,11 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
             let out = args.output.as_deref();
             match args.format {
                 format::Format::Html => {
-                    let (timelines, note) = draw(&report, &head, &opts)?;
+                    let marks = format::html::marks(&report);
+                    let drawn = gather::draw(&head, &opts.map, opts.map_given, marks)?;
+                    let page = format::html::page(&report, drawn);
                     super::write_to(out, &mut |w| {
-                        format::html::write(&report, timelines.clone(), note.clone(), w)
+                        crate::html::write(std::slice::from_ref(&page), w)
                     })?;
                 }
                 _ => super::write_to(out, &mut |w| {
@@ -75,22 +77,4 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
             Err(e)
         }
     }
-}
-
-/// The timelines of the concepts whose HEAD records changed most, read from HEAD again; none,
-/// with a note, when HEAD was a pipe (read once).
-fn draw(
-    report: &diff::report::Report,
-    head: &Input,
-    opts: &Options,
-) -> Result<(Vec<Timeline>, Option<String>)> {
-    if head.is_pipe() {
-        let note = "no timelines: HEAD was read from a pipe, and they need it read again";
-        return Ok((Vec::new(), Some(note.to_string())));
-    }
-    let mut marks = format::html::marks(report);
-    Ok((
-        gather::worst(head, &opts.map, opts.map_given, &mut marks)?,
-        None,
-    ))
 }

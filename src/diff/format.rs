@@ -28,7 +28,7 @@ pub fn write(
         (Format::Github, r) => github::write(r, out),
         (Format::Sarif, r) => sarif::write(r, out),
         // the page without timelines: the command draws them, as it reads HEAD again
-        (Format::Html, Ok(r)) => html::write(r, Vec::new(), None, out),
+        (Format::Html, Ok(r)) => html::write(r, crate::html::Drawn::default(), out),
         (Format::Human | Format::Json | Format::Html, Err(_)) => Ok(()),
     }
 }

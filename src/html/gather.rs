@@ -8,7 +8,7 @@
 //! itself keeps 4), the summary's 8,192 counters (twice that at most between two trims), and
 //! the candidates' records: [`MOST`] × 4 candidates × [`BARS`] records.
 
-use super::{seconds, Bar, End, Timeline};
+use super::{seconds, Bar, Drawn, End, Timeline};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::{self, Input, RecordView, RoleReading, RoleSet};
@@ -177,9 +177,26 @@ struct Gathered {
     not_drawn: usize,
 }
 
+/// What a page draws of the store `input`, read again through `map` (a store's own when not
+/// `map_given`): the timelines of the concepts `marks` weigh most; or, for a store that can be
+/// read only once (stdin, a child's output), none and a note saying why.
+pub fn draw(input: &Input, map: &FieldMap, map_given: bool, mut marks: Marks) -> Result<Drawn> {
+    if input.is_pipe() {
+        let note = "no timelines: the store was read from a pipe, and they need it read again";
+        return Ok(Drawn {
+            timelines: Vec::new(),
+            note: Some(note.to_string()),
+        });
+    }
+    Ok(Drawn {
+        timelines: worst(input, map, map_given, &mut marks)?,
+        note: None,
+    })
+}
+
 /// The timelines of the (at most [`MOST`]) concepts whose records the marks name most, most
 /// first, read from `input` through `map` (a store's own when not `map_given`).
-pub fn worst(
+fn worst(
     input: &Input,
     map: &FieldMap,
     map_given: bool,
@@ -230,7 +247,7 @@ pub fn worst(
 
     // second pass: the candidates' records
     let mut gathered: HashMap<u64, Gathered> = HashMap::new();
-    let draw = |view: &RecordView| -> Result<Option<(u64, String, Drawn)>> {
+    let draw = |view: &RecordView| -> Result<Option<(u64, String, DrawnBar)>> {
         let Some(key) = key_of(view, roles.concept).filter(|k| candidates.contains(k)) else {
             return Ok(None);
         };
@@ -277,13 +294,13 @@ pub fn worst(
 }
 
 /// A record drawn, and how many findings name it.
-struct Drawn {
+struct DrawnBar {
     bar: Bar,
     marks_count: usize,
 }
 
 /// One record as its bar, with the marks the report gave it.
-fn bar(view: &RecordView, roles: &Roles, marks: &Marks) -> Drawn {
+fn bar(view: &RecordView, roles: &Roles, marks: &Marks) -> DrawnBar {
     let line = view.origin.line;
     let mine = marks.of(line);
     let mut names: Vec<String> = Vec::new();
@@ -294,7 +311,7 @@ fn bar(view: &RecordView, roles: &Roles, marks: &Marks) -> Drawn {
             }
         }
     }
-    Drawn {
+    DrawnBar {
         bar: Bar {
             id: view
                 .filled(roles.record_id)

@@ -14,6 +14,14 @@ pub use timeline::{seconds, Bar, End, Timeline};
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+/// What a command drew of one store besides its report: the timelines gathered from it
+/// (`gather::draw`), or why there are none.
+#[derive(Debug, Default, Clone)]
+pub struct Drawn {
+    pub timelines: Vec<Timeline>,
+    pub note: Option<String>,
+}
+
 /// What a page shows, top to bottom. Every text is plain text: the page escapes it.
 #[derive(Debug, Default, Clone)]
 pub struct Page {

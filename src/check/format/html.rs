@@ -6,7 +6,7 @@
 
 use super::super::report::{plural, Finding, Report, NO_POLICY};
 use crate::html::gather::Marks;
-use crate::html::{Coverage, Group, Level, Page, Timeline};
+use crate::html::{Coverage, Drawn, Group, Level, Page};
 use crate::profile::{Applies, Profile};
 use std::io::{self, Write};
 
@@ -17,14 +17,6 @@ const RECORDS_SHOWN: usize = 3;
 
 const FINDINGS: &str = "Findings";
 const WARNINGS: &str = "Warnings";
-
-/// What the command drew of one store besides its report: the timelines gathered from it, or
-/// why there are none.
-#[derive(Debug, Default, Clone)]
-pub struct Drawn {
-    pub timelines: Vec<Timeline>,
-    pub note: Option<String>,
-}
 
 /// Write `reports` as one page, each with what was `drawn` of its store (by position; none
 /// when missing).

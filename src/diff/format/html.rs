@@ -6,7 +6,7 @@ use super::super::report::{Code, Report};
 use super::named;
 use crate::formats::{plural, thousands};
 use crate::html::gather::Marks;
-use crate::html::{Group, Page, Timeline};
+use crate::html::{Drawn, Group, Page};
 use std::io::{self, Write};
 
 /// Records listed under a code before `N more`.
@@ -26,17 +26,13 @@ pub fn marks(r: &Report) -> Marks {
     marks
 }
 
-/// The page: `timelines` from HEAD, and a `note` when they could not be drawn.
-pub fn write(
-    r: &Report,
-    timelines: Vec<Timeline>,
-    note: Option<String>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    crate::html::write(&[page(r, timelines, note)], out)
+/// The page, with what was `drawn` of HEAD.
+pub fn write(r: &Report, drawn: Drawn, out: &mut dyn Write) -> io::Result<()> {
+    crate::html::write(&[page(r, drawn)], out)
 }
 
-fn page(r: &Report, timelines: Vec<Timeline>, note: Option<String>) -> Page {
+/// The page of a diff, with what was `drawn` of HEAD (its timelines, or why there are none).
+pub fn page(r: &Report, drawn: Drawn) -> Page {
     let counts = r.counts();
     let failing: usize = counts
         .iter()
@@ -94,15 +90,15 @@ fn page(r: &Report, timelines: Vec<Timeline>, note: Option<String>) -> Page {
     Page {
         title: format!("vercy diff: {} → {}", r.base.store, r.head.store),
         facts,
-        notes: note.into_iter().collect(),
+        notes: drawn.note.into_iter().collect(),
         levels: Vec::new(),
         coverage: Vec::new(),
         sections: vec![CHANGES.to_string()],
         groups,
         timelines_heading: format!(
             "Concepts with the most changes, in HEAD ({} drawn)",
-            timelines.len()
+            drawn.timelines.len()
         ),
-        timelines,
+        timelines: drawn.timelines,
     }
 }
