@@ -70,10 +70,14 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
                 }
                 _ => args.head.clone(),
             };
-            let failure = Failure::of(&store, &e);
-            super::write_to(args.output.as_deref(), &mut |out| {
-                format::write(args.format, Err(&failure), true, out)
-            })?;
+            // only they: another form writes nothing, and `-o` must not leave an empty file
+            // where a report was
+            if matches!(args.format, format::Format::Github | format::Format::Sarif) {
+                let failure = Failure::of(&store, &e);
+                super::write_to(args.output.as_deref(), &mut |out| {
+                    format::write(args.format, Err(&failure), true, out)
+                })?;
+            }
             Err(e)
         }
     }

@@ -195,6 +195,35 @@ fn bad_input_names_the_side_the_file_and_the_line() {
 }
 
 #[test]
+fn a_side_that_cannot_be_read_leaves_the_report_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report");
+    for format in ["human", "json", "html", "github", "sarif"] {
+        std::fs::write(&report, "yesterday's report").unwrap();
+        let out = vercy()
+            .args([
+                "diff",
+                BASE,
+                "fixtures/diff/nope.jsonl",
+                "--format",
+                format,
+                "-o",
+            ])
+            .arg(&report)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        let kept = std::fs::read_to_string(&report).unwrap();
+        match format {
+            // the machine forms report the failure in their own form, in the file asked for
+            "github" => assert!(kept.contains("::error"), "{kept}"),
+            "sarif" => assert!(kept.contains("\"executionSuccessful\": false"), "{kept}"),
+            _ => assert_eq!(kept, "yesterday's report", "--format {format}"),
+        }
+    }
+}
+
+#[test]
 fn stdin_is_one_side() {
     let out = vercy()
         .args(["diff", BASE, "-", "--format", "json"])
