@@ -109,17 +109,17 @@ fn output_schema() -> Value {
 /// The report as the tool answers it: every finding, or the first of each code.
 fn answer(r: &Report, full: bool) -> Value {
     let mut out = summary(r);
-    let all: Vec<Value> = r
-        .findings
-        .iter()
-        .map(|f| finding(f, r.is_allowed(f.code)))
-        .collect();
-    let size: usize = all.iter().map(|f| f.to_string().len()).sum();
-    if full && size <= super::check::FULL_MAX_BYTES {
-        out["findings"] = Value::Array(all);
-        return out;
-    }
     if full {
+        let all: Vec<Value> = r
+            .findings
+            .iter()
+            .map(|f| finding(f, r.is_allowed(f.code)))
+            .collect();
+        let size: usize = all.iter().map(|f| f.to_string().len()).sum();
+        if size <= super::check::FULL_MAX_BYTES {
+            out["findings"] = Value::Array(all);
+            return out;
+        }
         out["truncated"] = json!(format!(
             "the findings take {size} bytes, over {}: the first {FINDINGS_SHOWN} of each code",
             super::check::FULL_MAX_BYTES
