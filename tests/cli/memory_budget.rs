@@ -42,6 +42,28 @@ fn messy_store(n: usize) -> String {
     out
 }
 
+/// `vercy ARGS --format FORMAT` at each of `budgets` prints what it prints at `--memory 1G`
+/// (which it returns), exiting 1 each time.
+fn same_report_at_every_budget(args: &[&str], format: &str, budgets: &[&str]) -> String {
+    let run = |memory: &str| {
+        let out = vercy()
+            .args(args)
+            .args(["--format", format, "--memory", memory])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+        stdout_of(&out)
+    };
+    let in_memory = run("1G");
+    for memory in budgets {
+        assert!(
+            run(memory) == in_memory,
+            "{args:?} --format {format} --memory {memory}: another report than in memory"
+        );
+    }
+    in_memory
+}
+
 #[test]
 fn a_store_past_a_small_budget_gets_the_report_it_gets_in_memory() {
     let dir = tempfile::tempdir().unwrap();
@@ -49,26 +71,13 @@ fn a_store_past_a_small_budget_gets_the_report_it_gets_in_memory() {
     std::fs::write(&store, messy_store(6000)).unwrap();
     let store = store.to_str().unwrap();
     for format in ["json", "human", "sarif", "github"] {
-        let run = |memory: &str| {
-            let out = vercy()
-                .args(["check", store, "--strict", "--format", format])
-                .args(["--memory", memory])
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-            stdout_of(&out)
-        };
-        let in_memory = run("1G");
+        let budgets = ["128M", "64K", "1k", "1"];
+        let in_memory =
+            same_report_at_every_budget(&["check", store, "--strict"], format, &budgets);
         if format == "json" {
             assert!(
                 in_memory.contains("\"R-0000097-qqqqq\""),
                 "a repeated id is named"
-            );
-        }
-        for memory in ["128M", "64K", "1k", "1"] {
-            assert!(
-                run(memory) == in_memory,
-                "--format {format} --memory {memory}: another report than in memory"
             );
         }
     }
@@ -100,24 +109,9 @@ fn a_diff_past_a_small_budget_finds_what_it_finds_in_memory() {
     std::fs::write(&head, edited.join("\n") + "\n").unwrap();
     let (base, head) = (base.to_str().unwrap(), head.to_str().unwrap());
     for format in ["json", "human", "sarif"] {
-        let run = |memory: &str| {
-            let out = vercy()
-                .args(["diff", base, head, "--format", format])
-                .args(["--memory", memory])
-                .output()
-                .unwrap();
-            assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-            stdout_of(&out)
-        };
-        let in_memory = run("1G");
+        let in_memory = same_report_at_every_budget(&["diff", base, head], format, &["64K", "1"]);
         if format == "json" {
             assert!(in_memory.contains("history.edited") && in_memory.contains("history.deleted"));
-        }
-        for memory in ["64K", "1"] {
-            assert!(
-                run(memory) == in_memory,
-                "diff --format {format} --memory {memory}: another report than in memory"
-            );
         }
     }
     let out = vercy()
