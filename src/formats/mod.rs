@@ -64,14 +64,7 @@ fn position(e: &VercyError) -> Option<(u64, u64)> {
     }
 }
 
-/// `s` after a count of `n`.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
+pub use crate::text::plural;
 
 /// `n` with thousands separators: 250,000.
 pub fn thousands(n: usize) -> String {

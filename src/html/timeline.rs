@@ -6,6 +6,7 @@
 //! dates and what the check said of it. A date line (`resolve --as-of`) is drawn across.
 
 use super::escape;
+use crate::text::plural;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
@@ -300,14 +301,6 @@ pub(super) fn write(t: &Timeline, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "<p class=\"note\">{}</p>", escape(&notes.join("; ")))?;
     }
     writeln!(out, "</div>")
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 fn mid(row: usize) -> f64 {
