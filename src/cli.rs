@@ -632,6 +632,10 @@ pub struct ResolveArgs {
     pub map: MapArg,
     #[arg(long, value_enum, default_value_t = ResolveFormat::Human)]
     pub format: ResolveFormat,
+    /// Also list every record of the concept the caller may read, with its dates, owner and
+    /// what decided it (json: a `records` array; the HTML page always draws them)
+    #[arg(long)]
+    pub explain: bool,
     /// Write the answer here instead of stdout (atomically)
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<String>,

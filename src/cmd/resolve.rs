@@ -28,12 +28,24 @@ pub fn run(args: ResolveArgs, _global: &GlobalArgs) -> Result<Outcome> {
         output::machine_format();
     }
     super::write_to(args.output.as_deref(), &mut |out| match args.format {
-        ResolveFormat::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&answer.to_json()).unwrap_or_default()
-        ),
-        ResolveFormat::Human => out.write_all(answer.human(&map).as_bytes()),
+        ResolveFormat::Json => {
+            let mut json = answer.to_json();
+            if let (true, Some(object)) = (args.explain, json.as_object_mut()) {
+                object.insert("records".into(), answer.explained_json());
+            }
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            )
+        }
+        ResolveFormat::Human => {
+            out.write_all(answer.human(&map).as_bytes())?;
+            match args.explain {
+                true => out.write_all(answer.explained_human().as_bytes()),
+                false => Ok(()),
+            }
+        }
         ResolveFormat::Html => html::write(&[resolve::page::page(&answer, &map)], out),
     })?;
     Ok(match answer.outcome {

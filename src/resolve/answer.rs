@@ -321,6 +321,73 @@ impl Answer {
     }
 }
 
+impl Answer {
+    /// Every record of the concept the caller may read, in store order, with its dates and
+    /// what decided it (`--explain`): the timeline's bars, which hold nothing withheld.
+    pub fn explained_json(&self) -> Value {
+        let records: Vec<Value> = self
+            .timeline
+            .iter()
+            .map(|bar| {
+                json!({
+                    "record_id": bar.id,
+                    "line": bar.line,
+                    "valid_from": bar.from.as_ref().map(|(_, text)| text),
+                    "valid_to": match &bar.to {
+                        End::Open => None,
+                        End::At(_, text) | End::Unreadable(text) => Some(text),
+                    },
+                    "concept_owner": bar.owner,
+                    "supersedes": bar.supersedes,
+                    "holds": bar.holds,
+                    "reasons": bar.marks,
+                })
+            })
+            .collect();
+        Value::Array(records)
+    }
+
+    /// [`Answer::explained_json`] for people: a line a record, its columns aligned.
+    pub fn explained_human(&self) -> String {
+        let rows: Vec<[String; 4]> = self
+            .timeline
+            .iter()
+            .map(|bar| {
+                let from = bar.from.as_ref().map_or("?", |(_, text)| text.as_str());
+                let to = match &bar.to {
+                    End::Open => "open",
+                    End::At(_, text) | End::Unreadable(text) => text.as_str(),
+                };
+                let decided = match (bar.holds, bar.marks.is_empty()) {
+                    (true, _) => "holds".to_string(),
+                    (false, true) => "-".to_string(),
+                    (false, false) => bar.marks.join(", "),
+                };
+                let owner = match bar.owner.is_empty() {
+                    true => "-".to_string(),
+                    false => bar.owner.clone(),
+                };
+                [bar.id.clone(), format!("{from} .. {to}"), owner, decided]
+            })
+            .collect();
+        let mut out = format!(
+            "records the caller may read: {} (id, valid, owner, what decided it)\n",
+            rows.len()
+        );
+        let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
+        let widths = [width(0), width(1), width(2)];
+        for [id, valid, owner, decided] in &rows {
+            out.push_str(&format!(
+                "  {id:<w0$}  {valid:<w1$}  {owner:<w2$}  {decided}\n",
+                w0 = widths[0],
+                w1 = widths[1],
+                w2 = widths[2]
+            ));
+        }
+        out
+    }
+}
+
 /// The readable records of `all` as bars: dates as written, the reasons raised about each,
 /// the `winner` marked as the one that holds; supersedes pointers to withheld records left
 /// out, as [`without_pointers_to`] leaves them out of the answer.

@@ -93,6 +93,50 @@ fn the_readme_example_answers_from_the_reference_store() {
     assert_eq!(json_of(&audit)["answer"]["record_id"], "D-107");
 }
 
+/// `--explain` lists every record of the concept the caller may read, in store order, with
+/// its dates, owner and what decided it, in the human form and as json's `records`.
+#[test]
+fn explain_lists_each_readable_record_and_what_decided_it() {
+    let ask = [
+        "--concept",
+        "data_retention",
+        "--as-of",
+        "2026-07-01",
+        "--caller",
+        "finance",
+        "--explain",
+    ];
+    let human = resolve(REF, HOST, &ask);
+    assert_eq!(human.status.code(), Some(0), "{}", stderr_of(&human));
+    let text = stdout_of(&human);
+    let listed = text
+        .split_once("records the caller may read: 3 (id, valid, owner, what decided it)\n")
+        .map(|(_, rows)| rows)
+        .unwrap_or_else(|| panic!("no records section:\n{text}"));
+    assert_eq!(
+        listed,
+        "  D-801  2025-01-01 .. open  legal  superseded\n\
+         \x20 D-802  2026-06-01 .. open  legal  holds\n\
+         \x20 D-806  2026-10-01 .. open  legal  expired\n"
+    );
+    let json = resolve(REF, HOST, &[&ask[..], &["--format", "json"]].concat());
+    let a = json_of(&json);
+    let records = a["records"].as_array().expect("a records array");
+    let ids: Vec<&str> = records
+        .iter()
+        .map(|r| r["record_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["D-801", "D-802", "D-806"]);
+    assert_eq!(records[1]["holds"], true);
+    assert_eq!(records[1]["supersedes"], json!(["D-801"]));
+    assert_eq!(records[0]["reasons"], json!(["superseded"]));
+    assert_eq!(records[2]["valid_from"], "2026-10-01");
+    assert_eq!(records[2]["valid_to"], serde_json::Value::Null);
+    // without --explain the vercy-resolve/1 object is as it was
+    let plain = resolve(REF, HOST, &[&ask[..6], &["--format", "json"]].concat());
+    assert!(json_of(&plain).get("records").is_none());
+}
+
 #[test]
 fn every_store_shape_gives_the_same_answer() {
     let dir = tempfile::tempdir().unwrap();

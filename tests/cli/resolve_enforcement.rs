@@ -71,6 +71,10 @@ impl Case {
     }
 
     fn resolve(&self, format: &str) -> std::process::Output {
+        self.resolve_with(format, &[])
+    }
+
+    fn resolve_with(&self, format: &str, extra: &[&str]) -> std::process::Output {
         vercy()
             .arg("resolve")
             .arg(format!("{}/store.jsonl", self.rel))
@@ -81,6 +85,7 @@ impl Case {
                 "--format",
                 format,
             ])
+            .args(extra)
             .output()
             .unwrap()
     }
@@ -253,17 +258,12 @@ fn no_withheld_text_crosses_any_path() {
         );
         looked += secrets.len();
         for format in ["json", "human", "html"] {
-            let out = case.resolve(format);
-            assert_no_leak(
-                &case,
-                &format!("resolve --format {format} (stdout)"),
-                &stdout_of(&out),
-            );
-            assert_no_leak(
-                &case,
-                &format!("resolve --format {format} (stderr)"),
-                &stderr_of(&out),
-            );
+            for extra in [&[][..], &["--explain"][..]] {
+                let out = case.resolve_with(format, extra);
+                let asked = format!("resolve --format {format} {}", extra.join(" "));
+                assert_no_leak(&case, &format!("{asked} (stdout)"), &stdout_of(&out));
+                assert_no_leak(&case, &format!("{asked} (stderr)"), &stderr_of(&out));
+            }
         }
         // compact --reader: the same store, selected for the same caller
         let mut compact = vercy();
