@@ -233,6 +233,8 @@ fn read_side(
         }
         Ok(())
     });
+    records.settle();
+    pointers.settle();
     let (shape, plan) = read.map_err(|e| match e {
         VercyError::Interrupted => e,
         e => {
