@@ -44,7 +44,7 @@ fn messy_store(n: usize) -> String {
 
 /// `vercy ARGS --format FORMAT` at each of `budgets` prints what it prints at `--memory 1G`
 /// (which it returns), exiting 1 each time.
-fn same_report_at_every_budget(args: &[&str], format: &str, budgets: &[&str]) -> String {
+pub fn same_report_at_every_budget(args: &[&str], format: &str, budgets: &[&str]) -> String {
     let run = |memory: &str| {
         let out = vercy()
             .args(args)
