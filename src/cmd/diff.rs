@@ -43,19 +43,26 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
     match diff::diff_stores((&base, &args.base), (&head, &args.head), &opts) {
         Ok(report) => {
             let out = args.output.as_deref();
-            match args.format {
+            // the findings are read back as the form is written: if they cannot be, that is
+            // what the diagnostic says, not the write it ended
+            let lost = |e| report.lost(e);
+            let written = match args.format {
                 format::Format::Html => {
-                    let marks = format::html::marks(&report);
+                    let marks = format::html::marks(&report).map_err(lost)?;
                     let drawn = gather::draw(&head, &opts.map, opts.map_given, marks)?;
-                    let page = format::html::page(&report, drawn);
+                    let page = format::html::page(&report, drawn).map_err(lost)?;
                     super::write_to(out, &mut |w| {
                         crate::html::write(std::slice::from_ref(&page), w)
-                    })?;
+                    })
                 }
                 _ => super::write_to(out, &mut |w| {
                     format::write(args.format, Ok(&report), global.quiet, w)
-                })?,
+                }),
+            };
+            if let Some(e) = report.unreadable() {
+                return Err(e);
             }
+            written?;
             Ok(match report.pass() {
                 true => Outcome::Success,
                 false => Outcome::BelowLevel,

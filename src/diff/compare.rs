@@ -6,14 +6,16 @@
 //! names: still in HEAD, and starting before the new one. The partitions are judged on every
 //! core, one at a time per core: memory holds a partition of each side per core.
 
+use super::findings::{Findings, Gather};
 use super::kept::{Reader, PARTS};
 use super::report::{Change, Code, Finding, Other};
-use super::{Kept, Which};
-use crate::error::{Result, VercyError};
+use super::{unreadable, Kept, Which};
+use crate::error::Result;
 use crate::store::record_object;
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
+use std::sync::Mutex;
 
 /// How fields are judged, from the map the records read through.
 pub struct Judging {
@@ -24,14 +26,29 @@ pub struct Judging {
     pub valid_to: Option<String>,
 }
 
-/// What the partitions found, together.
+/// What the partitions counted, together.
 #[derive(Default)]
-pub struct Judged {
+pub struct Tally {
     pub unchanged: usize,
     pub times_moved: usize,
     pub added: usize,
     pub added_superseding: usize,
-    pub findings: Vec<Finding>,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.unchanged += other.unchanged;
+        self.times_moved += other.times_moved;
+        self.added += other.added;
+        self.added_superseding += other.added_superseding;
+    }
+}
+
+/// What one partition found.
+#[derive(Default)]
+struct Judged {
+    tally: Tally,
+    findings: Vec<Finding>,
 }
 
 /// A record as its entry keeps it.
@@ -115,14 +132,6 @@ fn pointers(bytes: &[u8]) -> Option<Vec<Ptr<'_>>> {
     Some(out)
 }
 
-/// The temporary file could not be read back (or held what was not written).
-fn unreadable(e: impl std::fmt::Display) -> VercyError {
-    VercyError::Read {
-        path: "the diff's temporary file".to_string(),
-        reason: e.to_string(),
-    }
-}
-
 /// Records by id; an id twice on one side is bad input: matching by id needs one record an id.
 fn by_id<'a>(recs: &'a [Rec<'a>], kept: &Kept, which: Which) -> Result<HashMap<&'a str, usize>> {
     let mut ids = HashMap::with_capacity(recs.len());
@@ -143,25 +152,33 @@ fn by_id<'a>(recs: &'a [Rec<'a>], kept: &Kept, which: Which) -> Result<HashMap<&
     Ok(ids)
 }
 
-/// Judge every partition, then put the findings in the report's order.
-pub fn judge(base: &Kept, head: &Kept, how: &Judging) -> Result<Judged> {
-    let parts: Vec<Result<Judged>> = (0..PARTS)
+/// Judge every partition, on every core, each one's findings gathered as it is judged, past
+/// `limit` bytes of them in the temporary file. On bad input the error is the lowest
+/// partition's, as every run of one diff finds the same.
+pub fn judge(base: &Kept, head: &Kept, how: &Judging, limit: usize) -> Result<(Tally, Findings)> {
+    let gather = Gather::new(limit);
+    let tally = Mutex::new(Tally::default());
+    let errors = Mutex::new(Vec::new());
+    (0..PARTS)
         .into_par_iter()
-        .map(|part| judge_part(base, head, how, part))
-        .collect();
-    let mut all = Judged::default();
-    for part in parts {
-        let part = part?;
-        all.unchanged += part.unchanged;
-        all.times_moved += part.times_moved;
-        all.added += part.added;
-        all.added_superseding += part.added_superseding;
-        all.findings.extend(part.findings);
+        .for_each(|part| match judge_part(base, head, how, part) {
+            Ok(judged) => {
+                if let Ok(mut tally) = tally.lock() {
+                    tally.add(&judged.tally);
+                }
+                gather.add(part, judged.findings);
+            }
+            Err(e) => errors
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((part, e)),
+        });
+    let errors = errors.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, e)) = errors.into_iter().min_by_key(|(part, _)| *part) {
+        return Err(e);
     }
-    all.findings.sort_by(|a, b| {
-        (a.code, a.head_line, a.base_line, &a.id).cmp(&(b.code, b.head_line, b.base_line, &b.id))
-    });
-    Ok(all)
+    let tally = tally.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok((tally, gather.done()))
 }
 
 fn judge_part(base: &Kept, head: &Kept, how: &Judging, part: usize) -> Result<Judged> {
@@ -188,8 +205,8 @@ fn judge_part(base: &Kept, head: &Kept, how: &Judging, part: usize) -> Result<Ju
     for h in &head_recs {
         match base_ids.get(h.id) {
             None => {
-                judged.added += 1;
-                judged.added_superseding += usize::from(!h.supersedes.is_empty());
+                judged.tally.added += 1;
+                judged.tally.added_superseding += usize::from(!h.supersedes.is_empty());
             }
             Some(&b) => {
                 let superseded_by = head_ptrs.get(h.id).and_then(|ps| ps.first());
@@ -267,7 +284,7 @@ fn compare(
     judged: &mut Judged,
 ) -> Result<()> {
     if b.hash == h.hash {
-        judged.unchanged += 1;
+        judged.tally.unchanged += 1;
         return Ok(());
     }
     let (old_text, new_text) = (b.text(files.0)?, h.text(files.1)?);
@@ -282,8 +299,8 @@ fn compare(
         }),
     }
     if changes.is_empty() {
-        judged.unchanged += 1;
-        judged.times_moved += 1;
+        judged.tally.unchanged += 1;
+        judged.tally.times_moved += 1;
         return Ok(());
     }
     let finding = |code, changes| Finding {

@@ -84,6 +84,14 @@ impl Column {
         }
     }
 
+    /// The side is read: if the column went to the file, what it still holds goes too, so that
+    /// the next side and the matching have the memory. A column that fits stays in memory.
+    pub fn settle(&mut self) {
+        if self.spill.written() > 0 {
+            self.write_out();
+        }
+    }
+
     /// Partition `part` whole, in the order its entries came.
     pub fn part(&self, part: usize) -> std::io::Result<Cow<'_, [u8]>> {
         self.spill.whole(part, &self.held[part])
@@ -150,6 +158,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_column_that_fits_stays_in_memory() {
+        let mut column = Column::new(1 << 20);
+        column.push(1, b"entry");
+        column.settle();
+        assert_eq!(column.written(), 0);
+        assert_eq!(&*column.part(1).unwrap(), b"entry");
+    }
+
+    #[test]
     fn entries_come_back_in_order_past_the_budget() {
         let mut column = Column::new(64);
         for i in 0..1000u64 {
@@ -160,6 +177,11 @@ mod tests {
         assert!(
             column.written() > 0,
             "the budget of 64 bytes sent entries to the file"
+        );
+        column.settle();
+        assert!(
+            column.held.iter().all(Vec::is_empty),
+            "settled: what was held went too"
         );
         for part in 0..3 {
             let bytes = column.part(part).unwrap();

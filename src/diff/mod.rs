@@ -5,10 +5,13 @@
 //! (`store::read_views`: any shape, any source, the map given or an engrama dump's own);
 //! what each record contributes is made on the core that read it (`Entry`) and kept by the
 //! partition of its id (`kept.rs`), past a budget in a temporary file. Then each partition of
-//! BASE is matched with the same partition of HEAD (`compare.rs`), on every core, and the
-//! findings are gathered into the [`report::Report`] every format prints ([`mod@format`]).
+//! BASE is matched with the same partition of HEAD (`compare.rs`), on every core, and each
+//! partition's findings are gathered as it is judged (`findings.rs`: sorted, past their
+//! budget in the temporary file too) into the [`report::Report`] every format prints
+//! ([`mod@format`]), reading them back merged in order.
 
 mod compare;
+mod findings;
 pub mod format;
 mod kept;
 pub mod report;
@@ -29,8 +32,8 @@ pub struct Options {
     /// Codes accepted (`--allow`): reported, but not failing.
     pub allowed: Vec<Code>,
     /// The command's memory (`--memory`, bytes): a quarter of it keeps both sides' entries
-    /// before they go to the temporary file, the rest is the reader's blocks and the partitions
-    /// matched on every core.
+    /// before they go to the temporary file, a quarter the findings, the rest is the reader's
+    /// blocks and the partitions matched on every core.
     pub memory: usize,
 }
 
@@ -40,6 +43,12 @@ pub struct Options {
 fn side_budget(memory: usize) -> (usize, usize) {
     let side = memory / 4 / 2;
     ((side * 7 / 8).max(4 << 10), (side / 8).max(1 << 10))
+}
+
+/// What is kept of the findings before they go to the temporary file, of a command's
+/// `memory`: at least a few kilobytes, so they go in runs of some size.
+fn findings_budget(memory: usize) -> usize {
+    (memory / 4).max(4 << 10)
 }
 
 /// The roles a diff reads of every record.
@@ -224,6 +233,8 @@ fn read_side(
         }
         Ok(())
     });
+    records.settle();
+    pointers.settle();
     let (shape, plan) = read.map_err(|e| match e {
         VercyError::Interrupted => e,
         e => {
@@ -253,6 +264,14 @@ fn read_side(
         pointers,
         map: plan.map().clone(),
     })
+}
+
+/// The temporary file could not be read back (or held what was not written).
+fn unreadable(e: impl std::fmt::Display) -> VercyError {
+    VercyError::Read {
+        path: "the diff's temporary file".to_string(),
+        reason: e.to_string(),
+    }
 }
 
 /// A diagnostic about one side.
@@ -364,15 +383,16 @@ pub fn diff_stores(base: (&Input, &str), head: (&Input, &str), opts: &Options) -
         supersedes: dotted(&base_kept.map.path("supersedes")),
         valid_to: dotted(&base_kept.map.path("valid_to")),
     };
-    let judged = compare::judge(&base_kept, &head_kept, &judging)?;
+    let limit = findings_budget(opts.memory);
+    let (tally, findings) = compare::judge(&base_kept, &head_kept, &judging, limit)?;
     Ok(Report {
         base: base_kept.side,
         head: head_kept.side,
-        unchanged: judged.unchanged,
-        times_moved: judged.times_moved,
-        added: judged.added,
-        added_superseding: judged.added_superseding,
-        findings: judged.findings,
+        unchanged: tally.unchanged,
+        times_moved: tally.times_moved,
+        added: tally.added,
+        added_superseding: tally.added_superseding,
+        findings,
         allowed: opts.allowed.clone(),
     })
 }

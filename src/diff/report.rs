@@ -1,7 +1,10 @@
 //! What a diff reports: the codes, each finding (a record, its lines on each side, what
 //! changed), and the counts of what was only added. Every format reads this.
 
+use super::findings::Findings;
+use crate::error::VercyError;
 use serde_json::Value;
+use std::io;
 
 /// How history was changed other than by adding to it. The order here is the order of the
 /// report's groups.
@@ -205,7 +208,7 @@ pub struct Side {
 }
 
 /// The diff of two versions of a store.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Report {
     pub base: Side,
     pub head: Side,
@@ -216,8 +219,10 @@ pub struct Report {
     /// Records HEAD adds, and of them those that supersede a record.
     pub added: usize,
     pub added_superseding: usize,
-    /// Every finding, by code in [`Code::ALL`]'s order, then by HEAD line, then BASE line.
-    pub findings: Vec<Finding>,
+    /// Every finding, by code in [`Code::ALL`]'s order, then by HEAD line, then BASE line,
+    /// read back in that order (`iter`, `of_code`; an error reading them back ends the form
+    /// being written, and [`Report::unreadable`] says why).
+    pub findings: Findings,
     /// Codes accepted with `--allow`: reported, not failing.
     pub allowed: Vec<Code>,
 }
@@ -227,16 +232,14 @@ impl Report {
     pub fn counts(&self) -> Vec<(Code, usize)> {
         Code::ALL
             .into_iter()
-            .map(|code| (code, self.of_code(code).count()))
+            .map(|code| (code, self.findings.count(code)))
             .filter(|(_, n)| *n > 0)
             .collect()
     }
 
-    pub fn of_code(&self, code: Code) -> impl Iterator<Item = &Finding> {
-        let start = self.findings.partition_point(|f| f.code < code);
-        self.findings[start..]
-            .iter()
-            .take_while(move |f| f.code == code)
+    /// The first `n` findings of `code`.
+    pub fn first(&self, code: Code, n: usize) -> io::Result<Vec<Finding>> {
+        self.findings.of_code(code).take(n).collect()
     }
 
     pub fn is_allowed(&self, code: Code) -> bool {
@@ -245,7 +248,20 @@ impl Report {
 
     /// History was only added to (or every change found was allowed).
     pub fn pass(&self) -> bool {
-        self.findings.iter().all(|f| self.is_allowed(f.code))
+        Code::ALL
+            .into_iter()
+            .all(|code| self.is_allowed(code) || self.findings.count(code) == 0)
+    }
+
+    /// The findings could not be read back from the temporary file: a form written from them
+    /// failed, and this is the diagnostic to give (not the write's).
+    pub fn unreadable(&self) -> Option<VercyError> {
+        self.findings.failure().map(super::unreadable)
+    }
+
+    /// The diagnostic for `e`, met reading the findings back.
+    pub fn lost(&self, e: io::Error) -> VercyError {
+        self.unreadable().unwrap_or_else(|| super::unreadable(e))
     }
 }
 

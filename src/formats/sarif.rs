@@ -87,53 +87,89 @@ pub struct Run<'a, R: Iterator<Item = Value>> {
     pub stores: Vec<&'a str>,
 }
 
-/// Write the log of one run, then a newline.
+/// Where the results go in the log as it is first laid out: a key and a value no store's
+/// text can make (a quote inside a text is escaped).
+const RESULTS_HERE: &str = "\u{1}results\u{1}";
+
+/// Write the log of one run, then a newline. The results are written as they come, each laid
+/// out as it would be inside the whole log, so a run holds one result at a time however many
+/// it has: the log around them is laid out whole and cut where they go.
 pub fn write<R: Iterator<Item = Value>>(run: Run<'_, R>, out: &mut dyn Write) -> io::Result<()> {
-    let mut results = Vec::new();
-    let mut omitted = 0;
-    for result in run.results {
-        if results.len() < MAX_RESULTS {
-            results.push(result);
-        } else {
-            omitted += 1;
-        }
-    }
-    let mut log_run = json!({
-        "tool": {"driver": {"name": "vercy", "version": env!("CARGO_PKG_VERSION"),
-                 "informationUri": "https://ver.cy/overlay/", "rules": run.rules}},
-        "invocations": [{
-            "executionSuccessful": run.failures.is_empty(),
-            "toolExecutionNotifications": run.failures.iter().map(notification).collect::<Vec<_>>(),
-        }],
-        "results": results,
-    });
-    let relative = run
-        .stores
+    let Run {
+        rules,
+        results,
+        failures,
+        stores,
+    } = run;
+    let relative = stores
         .iter()
         .copied()
-        .chain(run.failures.iter().map(|f| f.store.as_str()))
+        .chain(failures.iter().map(|f| f.store.as_str()))
         .any(|s| !path_uri(s).1);
-    if relative {
-        if let Some(cwd) = std::env::current_dir()
-            .ok()
-            .and_then(|d| d.to_str().map(str::to_string))
-        {
-            let (uri, _) = path_uri(&(cwd.trim_end_matches('/').to_string() + "/"));
+    let base_uri = relative
+        .then(|| std::env::current_dir().ok())
+        .flatten()
+        .and_then(|d| d.to_str().map(str::to_string))
+        .map(|cwd| path_uri(&(cwd.trim_end_matches('/').to_string() + "/")).0);
+    let log = |omitted: usize| {
+        let mut log_run = json!({
+            "tool": {"driver": {"name": "vercy", "version": env!("CARGO_PKG_VERSION"),
+                     "informationUri": "https://ver.cy/overlay/", "rules": &rules}},
+            "invocations": [{
+                "executionSuccessful": failures.is_empty(),
+                "toolExecutionNotifications": failures.iter().map(notification).collect::<Vec<_>>(),
+            }],
+            "results": RESULTS_HERE,
+        });
+        if let Some(uri) = &base_uri {
             log_run["originalUriBaseIds"] = json!({BASE: {"uri": uri}});
         }
+        if omitted > 0 {
+            log_run["properties"] = json!({"resultsOmitted": omitted});
+        }
+        pretty(&json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [log_run],
+        }))
+    };
+    let marker = format!("\"results\": {}", serde_json::to_string(RESULTS_HERE)?);
+    let laid_out = log(0)?;
+    let cut = laid_out.find(&marker).ok_or(io::ErrorKind::InvalidData)?;
+    let before = &laid_out[..cut + "\"results\": ".len()];
+    out.write_all(before.as_bytes())?;
+    // the results one level in from their key
+    let key_indent = before.len() - before.trim_end_matches(|c| c != '\n').len();
+    let key_indent = " ".repeat(key_indent.saturating_sub("\"results\": ".len()));
+    let indent = format!("\n{key_indent} ");
+    let (mut written, mut omitted) = (0, 0);
+    for result in results {
+        if written == MAX_RESULTS {
+            omitted += 1;
+            continue;
+        }
+        out.write_all(if written == 0 { b"[" } else { b"," })?;
+        out.write_all(indent.as_bytes())?;
+        out.write_all(pretty(&result)?.replace('\n', &indent).as_bytes())?;
+        written += 1;
     }
-    if omitted > 0 {
-        log_run["properties"] = json!({"resultsOmitted": omitted});
+    match written {
+        0 => out.write_all(b"[]")?,
+        _ => write!(out, "\n{key_indent}]")?,
     }
-    let log = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [log_run],
-    });
-    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
-    let mut ser = serde_json::Serializer::with_formatter(&mut *out, formatter);
-    serde::Serialize::serialize(&log, &mut ser)?;
+    let laid_out = if omitted > 0 { log(omitted)? } else { laid_out };
+    let cut = laid_out.find(&marker).ok_or(io::ErrorKind::InvalidData)?;
+    out.write_all(&laid_out.as_bytes()[cut + marker.len()..])?;
     writeln!(out)
+}
+
+/// A value laid out as the log is: one space an indent.
+fn pretty(value: &Value) -> io::Result<String> {
+    let mut text = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut text, formatter);
+    serde::Serialize::serialize(value, &mut ser)?;
+    String::from_utf8(text).map_err(|_| io::ErrorKind::InvalidData.into())
 }
 
 #[cfg(test)]

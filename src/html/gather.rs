@@ -12,7 +12,7 @@ use super::{seconds, Bar, Drawn, End, Timeline};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::store::{self, Input, RecordView, RoleReading, RoleSet};
-use hashbrown::{DefaultHashBuilder, HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 use std::hash::BuildHasher;
 
 /// The most concepts a page draws.
@@ -219,7 +219,9 @@ fn worst(
             false,
         ))
     };
-    let hasher = DefaultHashBuilder::default();
+    // fixed, not seeded per run: the candidates past the cut, among concepts of equal weight,
+    // are the ones the hash orders first in every run, and so the same concepts are drawn
+    let hasher = foldhash::fast::FixedState::default();
     // the concept's text is borrowed from the record where it can be: every record is asked
     let key_of = |view: &RecordView, concept: store::Role| -> Option<u64> {
         Some(hasher.hash_one(view.filled(concept)?.text().as_ref()))

@@ -5,6 +5,7 @@
 
 use crate::check_reports::assert_valid_sarif;
 use crate::common::{git, json_of, stderr_of, stdout_of, vercy};
+use crate::memory_budget::same_report_at_every_budget;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -383,6 +384,17 @@ fn github_annotates_ten_of_each_type_and_writes_a_step_summary() {
     let md = std::fs::read_to_string(&summary).unwrap();
     assert!(md.contains("`history.deleted` (allowed) | 100 |"), "{md}");
     assert!(md.contains("`history.end_written` | 100 |"), "{md}");
+}
+
+#[test]
+fn many_changes_past_a_tiny_budget_read_back_the_same_in_every_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, head) = many_changes(dir.path());
+    // 401 findings, 60 bytes each at the least (a 36-byte id, four numbers): past the 4 KiB
+    // the findings keep at --memory 1, and 200K keeps them all
+    for format in ["json", "human", "sarif", "github", "html"] {
+        same_report_at_every_budget(&["diff", &base, &head], format, &["1", "200K"]);
+    }
 }
 
 #[test]

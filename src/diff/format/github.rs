@@ -26,7 +26,8 @@ pub fn write(report: Result<&Report, &Failure>, out: &mut dyn Write) -> io::Resu
         }
     };
     let file = file_of(&r.head.store).to_string();
-    for f in &r.findings {
+    for f in r.findings.iter() {
+        let f = f?;
         let kind = match r.is_allowed(f.code) {
             true => AnnotationKind::Warning,
             false => AnnotationKind::Error,
@@ -39,7 +40,8 @@ pub fn write(report: Result<&Report, &Failure>, out: &mut dyn Write) -> io::Resu
         budget.annotate(out, kind, &props, &f.message())?;
     }
     budget.summary(out, Some(&file), "vercy diff: summary", summary_lines(r))?;
-    append_step_summary(|| step_summary(r))
+    let summary = step_summary(r)?;
+    append_step_summary(|| summary)
 }
 
 fn verdict(r: &Report) -> String {
@@ -78,7 +80,7 @@ fn summary_lines(r: &Report) -> Vec<String> {
 
 /// The step summary: the verdict, what was added, and a table of the codes found with their
 /// first records.
-fn step_summary(r: &Report) -> String {
+fn step_summary(r: &Report) -> io::Result<String> {
     let mut s = format!(
         "### vercy diff: {} → {}\n\n**{}** · added {} · unchanged {}\n\n",
         md(&r.base.store),
@@ -92,8 +94,8 @@ fn step_summary(r: &Report) -> String {
         s.push_str("| code | records | first | what to do |\n| --- | --- | --- | --- |\n");
         for (code, n) in counts {
             let first: Vec<String> = r
-                .of_code(code)
-                .take(SUMMARY_NAMED)
+                .first(code, SUMMARY_NAMED)?
+                .iter()
                 .map(|f| md(&named(f)))
                 .collect();
             let row = format!(
@@ -112,5 +114,5 @@ fn step_summary(r: &Report) -> String {
         }
     }
     s.push('\n');
-    s
+    Ok(s)
 }

@@ -15,24 +15,24 @@ const CHANGES: &str = "Changes";
 
 /// The HEAD records the findings name, each marked with its finding's code: what chooses the
 /// concepts drawn. A record edited in place is drawn as a conflict would be, outlined.
-pub fn marks(r: &Report) -> Marks {
+pub fn marks(r: &Report) -> io::Result<Marks> {
     let codes: Vec<String> = Code::ALL.iter().map(|c| c.name().to_string()).collect();
     let mut marks = Marks::new(codes, Code::Edited.name());
     for (i, code) in Code::ALL.into_iter().enumerate() {
-        for f in r.of_code(code) {
-            marks.push(f.head_line, i);
+        for f in r.findings.of_code(code) {
+            marks.push(f?.head_line, i);
         }
     }
-    marks
+    Ok(marks)
 }
 
 /// The page, with what was `drawn` of HEAD.
 pub fn write(r: &Report, drawn: Drawn, out: &mut dyn Write) -> io::Result<()> {
-    crate::html::write(&[page(r, drawn)], out)
+    crate::html::write(&[page(r, drawn)?], out)
 }
 
 /// The page of a diff, with what was `drawn` of HEAD (its timelines, or why there are none).
-pub fn page(r: &Report, drawn: Drawn) -> Page {
+pub fn page(r: &Report, drawn: Drawn) -> io::Result<Page> {
     let counts = r.counts();
     let failing: usize = counts
         .iter()
@@ -72,22 +72,25 @@ pub fn page(r: &Report, drawn: Drawn) -> Page {
     ];
     let groups = counts
         .iter()
-        .map(|&(code, n)| Group {
-            section: CHANGES.to_string(),
-            name: code.name().to_string(),
-            meaning: code.meaning().to_string(),
-            count: n,
-            counted: format!(
-                "{} record{}{}",
-                thousands(n),
-                plural(n),
-                if r.is_allowed(code) { " (allowed)" } else { "" }
-            ),
-            items: r.of_code(code).take(SHOWN).map(named).collect(),
-            more: n.saturating_sub(SHOWN),
+        .map(|&(code, n)| {
+            let items = r.first(code, SHOWN)?.iter().map(named).collect();
+            Ok(Group {
+                section: CHANGES.to_string(),
+                name: code.name().to_string(),
+                meaning: code.meaning().to_string(),
+                count: n,
+                counted: format!(
+                    "{} record{}{}",
+                    thousands(n),
+                    plural(n),
+                    if r.is_allowed(code) { " (allowed)" } else { "" }
+                ),
+                items,
+                more: n.saturating_sub(SHOWN),
+            })
         })
-        .collect();
-    Page {
+        .collect::<io::Result<_>>()?;
+    Ok(Page {
         title: format!("vercy diff: {} → {}", r.base.store, r.head.store),
         facts,
         notes: drawn.note.into_iter().collect(),
@@ -100,5 +103,5 @@ pub fn page(r: &Report, drawn: Drawn) -> Page {
             drawn.timelines.len()
         ),
         timelines: drawn.timelines,
-    }
+    })
 }

@@ -107,11 +107,11 @@ fn render(
             plural(n),
             if allowed { " (allowed)" } else { "" }
         );
+        // `listed` shows one more than asked rather than `… and 1 more`
+        let first = r.first(code, SHOWN + 1)?;
         let tries = fit.tries(SHOWN).map(|shown| {
             let mut w = Wrapped::new(lead.clone());
-            let first = r
-                .of_code(code)
-                .map(|f| terminal_safe(&named(f)).into_owned());
+            let first = first.iter().map(|f| terminal_safe(&named(f)).into_owned());
             counted(&mut w, &count, first, n, shown);
             w
         });

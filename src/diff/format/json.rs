@@ -63,6 +63,7 @@ pub fn write(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(&head.as_bytes()[..head.len() - 1])?;
     out.write_all(b",\"findings\":[")?;
     for (i, f) in r.findings.iter().enumerate() {
+        let f = &f?;
         if i > 0 {
             out.write_all(b",")?;
         }

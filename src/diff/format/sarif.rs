@@ -43,15 +43,28 @@ fn result(r: &Report, f: &Finding) -> Value {
 
 pub fn write(report: Result<&Report, &Failure>, out: &mut dyn Write) -> io::Result<()> {
     match report {
-        Ok(r) => sarif::write(
-            sarif::Run {
-                rules: rules(),
-                results: r.findings.iter().map(|f| result(r, f)),
-                failures: &[],
-                stores: vec![file_of(&r.head.store), file_of(&r.base.store)],
-            },
-            out,
-        ),
+        Ok(r) => {
+            // the results are read back as the log takes them: a read that fails ends them,
+            // and the write with its error
+            let mut failed = None;
+            let results = r.findings.iter().map_while(|f| match f {
+                Ok(f) => Some(result(r, &f)),
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            });
+            sarif::write(
+                sarif::Run {
+                    rules: rules(),
+                    results,
+                    failures: &[],
+                    stores: vec![file_of(&r.head.store), file_of(&r.base.store)],
+                },
+                out,
+            )?;
+            failed.map_or(Ok(()), Err)
+        }
         Err(f) => {
             let failures = [Failure {
                 store: file_of(&f.store).to_string(),

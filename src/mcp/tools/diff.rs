@@ -7,7 +7,7 @@
 
 use super::{Output, Tool, ToolError};
 use crate::diff::format::json::{finding, summary};
-use crate::diff::report::{Code, Report};
+use crate::diff::report::{Code, Finding, Report};
 use crate::diff::{diff_stores, Options};
 use crate::error::VercyError;
 use crate::mapping::FieldMap;
@@ -106,35 +106,37 @@ fn output_schema() -> Value {
     })
 }
 
-/// The report as the tool answers it: every finding, or the first of each code.
-fn answer(r: &Report, full: bool) -> Value {
+/// The report as the tool answers it: every finding, or the first of each code. Every
+/// finding is gathered only while they fit the answer: past it, they are counted.
+fn answer(r: &Report, full: bool) -> std::io::Result<Value> {
     let mut out = summary(r);
+    let of = |f: &Finding| finding(f, r.is_allowed(f.code));
     if full {
-        let all: Vec<Value> = r
-            .findings
-            .iter()
-            .map(|f| finding(f, r.is_allowed(f.code)))
-            .collect();
-        let size: usize = all.iter().map(|f| f.to_string().len()).sum();
+        let (mut all, mut size) = (Vec::new(), 0);
+        for f in r.findings.iter() {
+            let f = of(&f?);
+            size += f.to_string().len();
+            if size <= super::check::FULL_MAX_BYTES {
+                all.push(f);
+            } else {
+                all = Vec::new();
+            }
+        }
         if size <= super::check::FULL_MAX_BYTES {
             out["findings"] = Value::Array(all);
-            return out;
+            return Ok(out);
         }
         out["truncated"] = json!(format!(
             "the findings take {size} bytes, over {}: the first {FINDINGS_SHOWN} of each code",
             super::check::FULL_MAX_BYTES
         ));
     }
-    let first: Vec<Value> = Code::ALL
-        .iter()
-        .flat_map(|&code| {
-            r.of_code(code)
-                .take(FINDINGS_SHOWN)
-                .map(|f| finding(f, r.is_allowed(f.code)))
-        })
-        .collect();
+    let mut first = Vec::new();
+    for code in Code::ALL {
+        first.extend(r.first(code, FINDINGS_SHOWN)?.iter().map(of));
+    }
     out["findings"] = Value::Array(first);
-    out
+    Ok(out)
 }
 
 fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
@@ -162,5 +164,6 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         &opts,
     )
     .map_err(|e: VercyError| ToolError::Failed(e))?;
-    Ok(Output::json(answer(&report, full)))
+    let answer = answer(&report, full).map_err(|e| ToolError::Failed(report.lost(e)))?;
+    Ok(Output::json(answer))
 }
