@@ -46,7 +46,8 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
             match args.format {
                 format::Format::Html => {
                     let marks = format::html::marks(&report);
-                    let drawn = gather::draw(&head, &opts.map, opts.map_given, marks)?;
+                    let seen = gather::sight(&head, &opts.map, opts.map_given)?;
+                    let drawn = gather::draw(&head, &seen, marks)?;
                     let page = format::html::page(&report, drawn);
                     super::write_to(out, &mut |w| {
                         crate::html::write(std::slice::from_ref(&page), w)
