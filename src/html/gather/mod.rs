@@ -327,3 +327,46 @@ pub fn pointers(value: Option<store::RoleValue>) -> Vec<String> {
     ids.sort();
     ids
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One finding on each of `lines`.
+    fn marks_on(lines: &[u64]) -> Marks {
+        let mut marks = Marks::new(vec!["value.interval".into()], "value.conflict");
+        for &line in lines {
+            marks.push(line, 0);
+        }
+        marks
+    }
+
+    fn concepts(drawn: &Drawn) -> Vec<&str> {
+        drawn.timelines.iter().map(|t| t.concept.as_str()).collect()
+    }
+
+    #[test]
+    fn a_store_changed_since_its_records_were_seen_is_said_to_have_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.jsonl");
+        let line = |concept: &str| {
+            format!("{{\"record_id\": \"R\", \"concept\": \"{concept}\", \"valid_from\": \"2025-01-01\"}}\n")
+        };
+        std::fs::write(&path, line("alpha") + &line("beta")).unwrap();
+        let input = Input::new(path.to_str().unwrap());
+        let seen = sight(&input, &FieldMap::identity(), false).unwrap();
+        let drawn = draw(&input, &seen, marks_on(&[1, 2])).unwrap();
+        assert_eq!(concepts(&drawn), ["alpha", "beta"], "a tie, cut by concept");
+        assert_eq!(drawn.timelines[1].bars[0].line, 2);
+        // the same bytes' length, another concept; then a store too short for the record
+        for changed in [line("gamma") + &line("beta"), line("a")] {
+            std::fs::write(&path, changed).unwrap();
+            let error = draw(&input, &seen, marks_on(&[1, 2])).unwrap_err();
+            let said = error.to_string();
+            assert!(
+                said.contains("changed while it was read (line 1 "),
+                "{said}"
+            );
+        }
+    }
+}
