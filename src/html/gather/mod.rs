@@ -7,10 +7,10 @@
 //! (`reread.rs`: at their offsets in a file, else in one more pass). The [`MOST`] with the most
 //! findings are drawn, most first (a tie by concept).
 //!
-//! Memory, whatever the store: the marks (8 bytes a record a finding names, as the report
-//! itself keeps 4), the sightings' megabyte (the rest in a temporary file), the summary's 8,192
-//! counters (twice that at most between two trims), and the candidates' records: [`MOST`] × 4
-//! candidates × [`BARS`] records.
+//! Memory, whatever the store: the marks (8 bytes a record and code a finding names, as the
+//! report itself keeps 4 a record a finding names: `marks.rs`), the sightings' quarter megabyte
+//! (the rest in a temporary file), the summary's 8,192 counters (twice that at most between two
+//! trims), and the candidates' records: [`MOST`] × 4 candidates × [`BARS`] records.
 
 mod heaviest;
 mod marks;
@@ -210,9 +210,9 @@ fn candidates(seen: &Sightings, marks: &Marks) -> Result<Vec<Candidate>> {
         reason: e.to_string(),
     };
     let mut heaviest = Heaviest::default();
-    seen.each(&mut |s| match marks.of(s.line).len() {
+    seen.each(&mut |s| match marks.weight(s.line) {
         0 => {}
-        weight => heaviest.add(s.key, weight as u64),
+        weight => heaviest.add(s.key, weight),
     })
     .map_err(unreadable)?;
     let keys = heaviest.top(MOST * CANDIDATES);
@@ -234,7 +234,7 @@ fn candidates(seen: &Sightings, marks: &Marks) -> Result<Vec<Candidate>> {
     seen.each(&mut |s| {
         if let Some(&i) = at.get(&s.key) {
             let c = &mut candidates[i];
-            c.findings += marks.of(s.line).len();
+            c.findings += marks.weight(s.line) as usize;
             match c.places.len() < BARS {
                 true => c.places.push(s),
                 false => c.not_drawn += 1,
@@ -278,8 +278,8 @@ fn bar(view: &RecordView, roles: &Roles, marks: &Marks) -> Bar {
     let line = view.origin.line;
     let mine = marks.of(line);
     let mut names: Vec<String> = Vec::new();
-    for &(_, m) in mine {
-        if let Some(name) = marks.names.get(m as usize) {
+    for m in mine {
+        if let Some(name) = marks.names.get(m.mark as usize) {
             if !names.contains(name) {
                 names.push(name.clone());
             }
@@ -299,7 +299,7 @@ fn bar(view: &RecordView, roles: &Roles, marks: &Marks) -> Bar {
             .map(|v| v.py_str())
             .unwrap_or_default(),
         supersedes: pointers(view.get(roles.supersedes)),
-        conflict: mine.iter().any(|&(_, m)| Some(m) == marks.conflict),
+        conflict: mine.iter().any(|m| Some(m.mark) == marks.conflict),
         holds: false,
         marks: names,
     }

@@ -12,8 +12,9 @@ use crate::spill::Spill;
 use crate::store::Shape;
 use std::io;
 
-/// Bytes of sightings held in memory before they go to the temporary file.
-const HELD: usize = 1 << 20;
+/// Bytes of sightings held in memory before they go to the temporary file (a run of about
+/// 9,000 records).
+const HELD: usize = 1 << 18;
 /// Bytes a sighting takes, in memory and in the file.
 const BYTES: usize = 28;
 
@@ -75,6 +76,10 @@ impl Sightings {
 
     /// The next record in store order holds a concept.
     pub fn note(&mut self, seen: Sighting) {
+        if self.held.capacity() == 0 {
+            // what a run holds at most, once: grown by doubling it would take twice that
+            self.held.reserve_exact(HELD + BYTES);
+        }
         seen.encode(&mut self.held);
         if self.spill.hold(BYTES) {
             let count = (self.held.len() / BYTES) as u32;
