@@ -44,6 +44,12 @@ impl Marks {
         }
     }
 
+    /// About `marks` marks are coming: room for them (up to [`COMPACT`]) made once, as a list
+    /// grown by doubling holds its old and new room at once.
+    pub fn expect(&mut self, marks: usize) {
+        self.by_line.reserve_exact(marks.min(COMPACT));
+    }
+
     /// The record on `line` carries mark `mark` once more (a line past 2^32, or 0 for not
     /// known, cannot be matched to a record and is left out).
     pub fn push(&mut self, line: u64, mark: usize) {
