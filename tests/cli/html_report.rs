@@ -265,18 +265,13 @@ fn every_way(lines: &[&str], dir: &Path) -> Vec<Vec<String>> {
 
 /// `vercy check STORE… --format html`'s page.
 fn check_page(store: &[String]) -> String {
-    let out = vercy()
-        .arg("check")
-        .args(store)
-        .args(["--format", "html"])
-        .output()
-        .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{store:?}: {}",
-        stderr_of(&out)
-    );
-    stdout_of(&out)
+    let store = store.iter().map(String::as_str);
+    let args: Vec<&str> = ["check"]
+        .into_iter()
+        .chain(store)
+        .chain(["--format", "html"])
+        .collect();
+    page(&args).0
 }
 
 #[test]

@@ -5,7 +5,7 @@
 /// (an index into the marks' names), each with how many findings of it name the record.
 ///
 /// Memory: 8 bytes a mark, and a record named again and again by one code (a concept of many
-/// owners names each of its records in each owners' warning) takes one: past [`COMPACT`]
+/// owners names each of its records in each owners' warning) takes one: past 2^21 (`COMPACT`)
 /// marks, a full list is sorted and its repeats summed before it grows.
 #[derive(Debug, Default)]
 pub struct Marks {
@@ -44,7 +44,7 @@ impl Marks {
         }
     }
 
-    /// About `marks` marks are coming: room for them (up to [`COMPACT`]) made once, as a list
+    /// About `marks` marks are coming: room for them (up to 2^21, `COMPACT`) made once, as a list
     /// grown by doubling holds its old and new room at once.
     pub fn expect(&mut self, marks: usize) {
         self.by_line.reserve_exact(marks.min(COMPACT));
