@@ -26,7 +26,7 @@ use crate::mapping::FieldMap;
 use crate::store::{self, Input, RecordView, RoleReading, RoleSet};
 use hashbrown::HashMap;
 use heaviest::Heaviest;
-use reread::{Place, Reread};
+use reread::Place;
 use std::hash::BuildHasher;
 use std::sync::OnceLock;
 
@@ -151,43 +151,66 @@ fn worst(input: &Input, seen: &Sightings, marks: &mut Marks) -> Result<Vec<Timel
     let mut candidates = candidates(seen, marks)?;
     let set = RoleSet::new(ROLES);
     let roles = Roles::of(&set);
-    let how = (seen, &set, roles.concept);
-    let all = places(&candidates, |c| &c.places);
-    let reread = Reread::of(input, seen, &all)?;
-    // past the last cut, a few reads name the candidates (a tie is cut by concept), so only
-    // the ones drawn are read back whole; a pass over the store reads them all at once
-    if candidates.len() > MOST && reread.at_offsets() {
-        let firsts = places(&candidates, |c| &c.places[..1]);
-        let (read, concept) = (&reread, roles.concept);
-        read.read(
-            input,
-            how,
-            &firsts,
-            &|place, view| Ok((place.of, text(view, concept))),
-            &mut |(of, text)| {
-                candidates[of as usize].concept = text;
-                Ok(())
-            },
-        )?;
-        rank(&mut candidates);
-        candidates.truncate(MOST);
-    }
-    let all = places(&candidates, |c| &c.places);
-    let (read, roles) = (&reread, &roles);
-    read.read(
-        input,
-        how,
-        &all,
-        &|place, view| Ok((place.of, text(view, roles.concept), bar(view, roles, marks))),
-        &mut |(of, text, bar)| {
-            let c = &mut candidates[of as usize];
-            if c.bars.is_empty() {
-                c.concept = text;
-            }
+    let reading = (seen, &set, roles.concept);
+    let drawn =
+        |of: u32, view: &RecordView| (of, text(view, roles.concept), bar(view, &roles, marks));
+    let draw = |candidates: &mut Vec<Candidate>, (of, text, bar): (u32, String, Bar)| {
+        let c = &mut candidates[of as usize];
+        if c.bars.is_empty() {
+            c.concept = text;
+        }
+        if c.bars.len() < BARS {
             c.bars.push(bar);
-            Ok(())
-        },
-    )?;
+        }
+    };
+    let all = places(&candidates, |c| &c.places);
+    let mut read = false;
+    if let Some(file) = reread::file_at_offsets(input, seen, &all)? {
+        // past the last cut, a few reads name the candidates (a tie is cut by concept), so only
+        // the ones drawn are read back whole
+        let mut named = true;
+        if candidates.len() > MOST {
+            let firsts = places(&candidates, |c| &c.places[..1]);
+            let name = |place: &Place, view: &RecordView| (place.of, text(view, roles.concept));
+            named =
+                reread::at_offsets(input, &file, reading, &firsts, &name, &mut |(of, text)| {
+                    candidates[of as usize].concept = text;
+                })?;
+            if named {
+                rank(&mut candidates);
+                candidates.truncate(MOST);
+            }
+        }
+        let all = places(&candidates, |c| &c.places);
+        read = named
+            && reread::at_offsets(
+                input,
+                &file,
+                reading,
+                &all,
+                &|place, view| drawn(place.of, view),
+                &mut |done| draw(&mut candidates, done),
+            )?;
+    }
+    if !read {
+        // the store changed since its pass, or its records cannot be read at their offsets:
+        // its candidates' records as it holds them now, in one pass
+        for c in candidates.iter_mut() {
+            c.bars.clear();
+        }
+        let at: HashMap<u64, u32> = (candidates.iter().enumerate())
+            .map(|(i, c)| (c.key, i as u32))
+            .collect();
+        reread::whole(
+            input,
+            reading,
+            &|key| at.get(&key).copied(),
+            &drawn,
+            &mut |done| draw(&mut candidates, done),
+        )?;
+        // a concept the store no longer holds has nothing to draw
+        candidates.retain(|c| !c.bars.is_empty());
+    }
     rank(&mut candidates);
     candidates.truncate(MOST);
     Ok(candidates
@@ -346,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn a_store_changed_since_its_records_were_seen_is_said_to_have_changed() {
+    fn a_store_changed_since_its_records_were_seen_is_drawn_as_it_is_now() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("store.jsonl");
         let line = |concept: &str| {
@@ -355,18 +378,48 @@ mod tests {
         std::fs::write(&path, line("alpha") + &line("beta")).unwrap();
         let input = Input::new(path.to_str().unwrap());
         let seen = sight(&input, &FieldMap::identity(), false).unwrap();
+        assert!(seen.placed);
         let drawn = draw(&input, &seen, marks_on(&[1, 2])).unwrap();
         assert_eq!(concepts(&drawn), ["alpha", "beta"], "a tie, cut by concept");
         assert_eq!(drawn.timelines[1].bars[0].line, 2);
-        // the same bytes' length, another concept; then a store too short for the record
-        for changed in [line("gamma") + &line("beta"), line("a")] {
-            std::fs::write(&path, changed).unwrap();
-            let error = draw(&input, &seen, marks_on(&[1, 2])).unwrap_err();
-            let said = error.to_string();
-            assert!(
-                said.contains("changed while it was read (line 1 "),
-                "{said}"
-            );
-        }
+        // another concept where alpha's record was: read whole, alpha is gone
+        std::fs::write(&path, line("gamma") + &line("beta")).unwrap();
+        let drawn = draw(&input, &seen, marks_on(&[1, 2])).unwrap();
+        assert_eq!(concepts(&drawn), ["beta"]);
+        assert_eq!(drawn.timelines[0].bars[0].line, 2);
+        // too short for the record seen first: nothing it saw is left
+        std::fs::write(&path, line("a")).unwrap();
+        let drawn = draw(&input, &seen, marks_on(&[1, 2])).unwrap();
+        assert!(drawn.timelines.is_empty());
+    }
+
+    #[test]
+    fn the_records_of_a_one_line_envelope_share_its_place_and_are_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.json");
+        let record = |id: &str, concept: &str| {
+            format!("{{\"record_id\": \"{id}\", \"concept\": \"{concept}\"}}")
+        };
+        let records = [
+            record("A", "alpha"),
+            record("B", "beta"),
+            record("C", "alpha"),
+        ];
+        std::fs::write(
+            &path,
+            format!("{{\"memories\": [{}]}}\n", records.join(", ")),
+        )
+        .unwrap();
+        let input = Input::new(path.to_str().unwrap());
+        let seen = sight(&input, &FieldMap::identity(), false).unwrap();
+        assert!(!seen.placed);
+        let drawn = draw(&input, &seen, marks_on(&[1])).unwrap();
+        assert_eq!(concepts(&drawn), ["alpha", "beta"]);
+        let ids: Vec<&str> = drawn.timelines[0]
+            .bars
+            .iter()
+            .map(|b| b.id.as_str())
+            .collect();
+        assert_eq!(ids, ["A", "C"]);
     }
 }

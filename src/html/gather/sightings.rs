@@ -60,6 +60,11 @@ pub struct Sightings {
     spill: Spill,
     pub(super) shape: Shape,
     pub(super) map: FieldMap,
+    /// Each sighting starts past the one before: a record's place is its own (the records of a
+    /// one-line envelope share their line's).
+    pub(super) placed: bool,
+    /// Where the last sighting starts.
+    last: Option<u64>,
 }
 
 impl Sightings {
@@ -71,6 +76,8 @@ impl Sightings {
             spill: Spill::new(HELD),
             shape: Shape::Empty,
             map: FieldMap::identity(),
+            placed: true,
+            last: None,
         }
     }
 
@@ -80,6 +87,10 @@ impl Sightings {
             // what a run holds at most, once: grown by doubling it would take twice that
             self.held.reserve_exact(HELD + BYTES);
         }
+        if self.last.is_some_and(|last| seen.offset <= last) {
+            self.placed = false;
+        }
+        self.last = Some(seen.offset);
         seen.encode(&mut self.held);
         if self.spill.hold(BYTES) {
             let count = (self.held.len() / BYTES) as u32;
