@@ -72,6 +72,7 @@ fn facts(rules: &rules::ReferenceRules, view: &RecordView) -> Facts {
         rules: rule_facts.into_owned(),
         values,
         offset: view.origin.offset,
+        len: u32::try_from(view.text.len()).unwrap_or(0),
         name_is_id,
     })
 }
@@ -82,9 +83,12 @@ fn facts(rules: &rules::ReferenceRules, view: &RecordView) -> Facts {
 pub(crate) struct RecordFacts {
     rules: rules::RuleFacts<'static>,
     values: values::PackedFacts,
-    /// Where the record starts in the file (for the progress bar).
+    /// Where the record starts in the file (for the progress bar, and for reading it back).
     #[serde(skip)]
     offset: u64,
+    /// How many bytes its text takes there (0: the reader kept none).
+    #[serde(skip)]
+    len: u32,
     /// The record's name is its id (`rules.name` is then left empty).
     name_is_id: bool,
 }
@@ -94,6 +98,23 @@ impl RecordFacts {
     pub(crate) fn set_line(&mut self, line: u64) {
         self.values.shared_mut().set_line(line);
     }
+
+    /// Where the record lies in its store: the line it starts on, its byte offset, and how
+    /// many bytes its text takes (0: the reader kept none, as for a record built whole).
+    pub(crate) fn place(&self) -> (u64, u64, u32) {
+        (self.values.shared().line(), self.offset, self.len)
+    }
+
+    /// Its concept's key ([`concept_key`] of its text), when it holds one.
+    pub(crate) fn concept_key(&self) -> Option<u64> {
+        self.values.shared().concept_hash()
+    }
+}
+
+/// The key the check gives a concept: the hash its index keeps of the concept's text (random
+/// in each process, the same on every thread).
+pub(crate) fn concept_key(text: &str) -> u64 {
+    table::hash(text)
 }
 
 /// Boxed: the facts pass through a few queues, and a pointer moves for free.

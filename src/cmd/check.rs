@@ -32,11 +32,20 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
     // failed invocation); every form leaves its diagnostic on stderr
     let in_report = matches!(format, format::Format::Github | format::Format::Sarif);
     let mut reports = Vec::with_capacity(args.stores.len());
+    let mut drawn = Vec::new();
     let mut failures = Vec::new();
     let mut unreadable = false;
+    let html = format == format::Format::Html;
     for store in &args.stores {
-        match check::check_store(&Input::new(store).selecting(args.live.select()), &opts) {
-            Ok(report) => reports.push(report),
+        match check_one(
+            &Input::new(store).selecting(args.live.select()),
+            &opts,
+            html,
+        ) {
+            Ok((report, page)) => {
+                reports.push(report);
+                drawn.extend(page);
+            }
             Err(e) if matches!(e, VercyError::Interrupted) => return Err(e),
             Err(e) if in_report => {
                 failures.push(format::Failure::of(store, &e));
@@ -51,10 +60,6 @@ pub fn run(args: CheckArgs, global: &GlobalArgs) -> Result<Outcome> {
             Err(e) => return Err(e),
         }
     }
-    let drawn = match format {
-        format::Format::Html if !reports.is_empty() => draw(&reports, &args, &opts)?,
-        _ => Vec::new(),
-    };
     let to = Destination {
         drawn: &drawn,
         output: args.output.as_deref(),
@@ -144,15 +149,30 @@ fn check_shard(
     Ok(outcome(&reports))
 }
 
-/// The timelines of each report's concepts with the most findings, read from its store again.
-fn draw(reports: &[Report], args: &CheckArgs, opts: &Options) -> Result<Vec<Drawn>> {
-    reports
-        .iter()
-        .map(|r| {
-            let input = Input::new(&r.store).selecting(args.live.select());
-            gather::draw(&input, &opts.map, opts.map_given, format::html::marks(r))
-        })
-        .collect()
+/// Check one store; with `html`, also what its page draws: the timelines of its concepts with
+/// the most findings, from where the check's own pass saw each record.
+fn check_one(input: &Input, opts: &Options, html: bool) -> Result<(Report, Option<Drawn>)> {
+    if !html {
+        return Ok((check::check_store(input, opts)?, None));
+    }
+    let mut seen = gather::Sightings::new(check::concept_key);
+    // a pipe is read once: its page has a note instead of timelines
+    let noting = !input.is_pipe();
+    let report = check::check_store_with(input, opts, &mut |facts| {
+        if let (true, Some(key)) = (noting, facts.concept_key()) {
+            let (line, offset, len) = facts.place();
+            seen.note(gather::Sighting {
+                line,
+                offset,
+                len,
+                key,
+            });
+        }
+        Ok(())
+    })?;
+    seen.read_as(report.shape.clone(), report.mapping.clone());
+    let drawn = gather::draw(input, &seen, format::html::marks(&report))?;
+    Ok((report, Some(drawn)))
 }
 
 /// `--expected FILE`: a JSON list, a YAML list, or one concept per line (`#` comments).

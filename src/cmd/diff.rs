@@ -49,7 +49,8 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
             let written = match args.format {
                 format::Format::Html => {
                     let marks = format::html::marks(&report).map_err(lost)?;
-                    let drawn = gather::draw(&head, &opts.map, opts.map_given, marks)?;
+                    let seen = gather::sight(&head, &opts.map, opts.map_given)?;
+                    let drawn = gather::draw(&head, &seen, marks)?;
                     let page = format::html::page(&report, drawn).map_err(lost)?;
                     super::write_to(out, &mut |w| {
                         crate::html::write(std::slice::from_ref(&page), w)

@@ -4,7 +4,8 @@
 //! it, from a record or not, passes through [`escape`] on the way out.
 //!
 //! Rooms: `mod.rs` the page and its sections; `timeline.rs` a concept's records drawn as an
-//! SVG on a date axis; `gather.rs` the store read again for the concepts worth drawing.
+//! SVG on a date axis; `gather/` the concepts worth drawing, from where the command's own pass
+//! saw each record, and their records read back.
 
 pub mod gather;
 mod timeline;

@@ -223,6 +223,134 @@ fn resolve_draws_the_concept_with_its_date_line_and_the_record_that_holds() {
     assert!(html.contains("<td>holds</td><td class=\"mono\">D-802</td>"));
 }
 
+/// The timelines of a page: its section, whole.
+fn timelines(html: &str) -> &str {
+    let at = html
+        .find("<section id=\"timelines\">")
+        .expect("a timelines section");
+    &html[at..at + html[at..].find("</section>").expect("its end")]
+}
+
+/// The JSON texts `lines` as every store the page reads back its own way, each record on the
+/// line it has in `lines` (so the pages draw the same bars): JSON lines with a byte order mark
+/// and CRLF endings, a JSON array and an envelope (read at their offsets), and a SQLite
+/// table read by a query (read in one more pass). Each store's arguments.
+fn every_way(lines: &[&str], dir: &Path) -> Vec<Vec<String>> {
+    let write = |name: &str, text: String| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        vec![path.display().to_string()]
+    };
+    let db = dir.join("store.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("CREATE TABLE docs (doc TEXT)", []).unwrap();
+    for line in lines {
+        conn.execute("INSERT INTO docs (doc) VALUES (?1)", [line])
+            .unwrap();
+    }
+    vec![
+        write("crlf.jsonl", format!("\u{feff}{}\r\n", lines.join("\r\n"))),
+        write("array.json", format!("[{}]\n", lines.join(",\n"))),
+        write(
+            "envelope.json",
+            format!("{{\"memories\": [{}]}}\n", lines.join(",\n")),
+        ),
+        vec![
+            format!("sqlite:{}", db.display()),
+            "--sql".into(),
+            "SELECT doc FROM docs ORDER BY rowid".into(),
+        ],
+    ]
+}
+
+/// `vercy check STORE… --format html`'s page.
+fn check_page(store: &[String]) -> String {
+    let store = store.iter().map(String::as_str);
+    let args: Vec<&str> = ["check"]
+        .into_iter()
+        .chain(store)
+        .chain(["--format", "html"])
+        .collect();
+    page(&args).0
+}
+
+#[test]
+fn the_timelines_are_the_same_whatever_the_store_is_read_from() {
+    let text = std::fs::read_to_string(fixture("html/timeline.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, _) = page(&["check", TIMELINE, "--format", "html"]);
+    let drawn = timelines(&plain);
+    assert!(drawn.contains("data-id=\"A-1\" data-line=\"1\""));
+    for store in every_way(&lines, dir.path()) {
+        assert_eq!(timelines(&check_page(&store)), drawn, "{store:?}");
+    }
+}
+
+#[test]
+fn past_fifty_concepts_the_most_findings_are_drawn_a_tie_cut_by_concept() {
+    // k00..k59 with 1 to 4 records each, every one inverted (a finding each), and one concept
+    // of 130 records, 5 of them inverted
+    let mut lines = Vec::new();
+    let mut expected: Vec<(usize, String)> = Vec::new();
+    let record = |id: String, concept: &str, from: &str, to: &str| {
+        format!(
+            r#"{{"record_id": "{id}", "concept": "{concept}", "value": "v", "valid_from": "{from}", "valid_to": {to}, "source": "s", "concept_owner": "o"}}"#
+        )
+    };
+    for i in 0..60 {
+        let n = 1 + (i * 7) % 4;
+        let concept = format!("k{i:02}");
+        for j in 0..n {
+            lines.push(record(
+                format!("{concept}-{j}"),
+                &concept,
+                "2025-06-01",
+                "\"2025-01-01\"",
+            ));
+        }
+        expected.push((n, concept));
+    }
+    for j in 0..130 {
+        lines.push(match j % 26 {
+            0 => record(format!("big-{j}"), "big", "2025-06-01", "\"2025-01-01\""),
+            _ => record(
+                format!("big-{j}"),
+                "big",
+                &format!("2020-01-{:02}", 1 + j % 28),
+                "null",
+            ),
+        });
+    }
+    expected.push((5, "big".into()));
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let expected: Vec<String> = expected.into_iter().take(50).map(|(_, c)| c).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("many.jsonl");
+    std::fs::write(&jsonl, lines.join("\n") + "\n").unwrap();
+    let html = check_page(&[jsonl.display().to_string()]);
+    assert_eq!(
+        values(&html, "<div class=\"timeline\"", "data-concept"),
+        expected
+    );
+    assert!(html.contains("<code>big</code> — 130 records, 5 findings"));
+    assert!(html.contains("10 more records of this concept not drawn"));
+    assert_eq!(html.matches("data-id=\"big-").count(), 120);
+    assert!(html.contains("<code>k57</code> — 4 records, 4 findings"));
+    assert!(
+        !html.contains("<code>k16</code>"),
+        "one record, past the cut"
+    );
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    for store in every_way(&lines, dir.path()) {
+        assert_eq!(
+            timelines(&check_page(&store)),
+            timelines(&html),
+            "{store:?}"
+        );
+    }
+}
+
 const DIFF_BASE: &str = "fixtures/diff/base.jsonl";
 
 #[test]

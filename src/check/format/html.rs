@@ -39,6 +39,7 @@ pub fn marks(r: &Report) -> Marks {
         .map(|g| g.code.code().to_string())
         .collect();
     let mut marks = Marks::new(codes.clone(), "value.conflict");
+    marks.expect(r.warnings.iter().map(|w| w.count()).sum());
     let mut lines = Vec::new();
     for w in r.warnings.iter() {
         let mark = codes.iter().position(|c| c == w.code.code()).unwrap_or(0);

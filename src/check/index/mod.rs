@@ -319,6 +319,11 @@ impl SharedFacts {
         self.id().map_or(0, id_text::kept_len)
     }
 
+    /// The hash of the record's concept ([`table::hash`]'s), when it holds one.
+    pub fn concept_hash(&self) -> Option<u64> {
+        self.concept.map(|c| c.hash)
+    }
+
     /// The length of the record's concept (0 without one).
     pub fn concept_len(&self) -> usize {
         self.concept.map_or(0, |c| (c.end - c.start) as usize)
