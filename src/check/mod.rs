@@ -117,6 +117,14 @@ pub(crate) fn concept_key(text: &str) -> u64 {
     table::hash(text)
 }
 
+/// Give concepts the same keys in every run (a fixed hash seed, set before the first hash):
+/// a page drawn from the check's keys then draws the same concepts each time, as the cut of
+/// its summary keeps, among concepts of equal weight, the ones the hash orders first. The
+/// price is `table::fix_seed`'s. False when this process already hashed with a random seed.
+pub(crate) fn fix_concept_keys() -> bool {
+    table::fix_seed()
+}
+
 /// Boxed: the facts pass through a few queues, and a pointer moves for free.
 type Facts = Box<RecordFacts>;
 

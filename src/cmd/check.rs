@@ -155,6 +155,9 @@ fn check_one(input: &Input, opts: &Options, html: bool) -> Result<(Report, Optio
     if !html {
         return Ok((check::check_store(input, opts)?, None));
     }
+    // the same page in every run; a process that already hashed (a store before this one)
+    // keeps its seed, and its page may pick other concepts among equals
+    check::fix_concept_keys();
     let mut seen = gather::Sightings::new(check::concept_key);
     // a pipe is read once: its page has a note instead of timelines
     let noting = !input.is_pipe();
