@@ -4,19 +4,18 @@
 //! Each side is read once, through the record view every looking command reads
 //! (`store::read_views`: any shape, any source, the map given or an engrama dump's own);
 //! what each record contributes is made on the core that read it (`Entry`) and kept by the
-//! partition of its id (`kept.rs`), past a budget in a temporary file. Then each partition of
+//! partition of its id (a `spill::Column`), past a budget in a temporary file. Then each partition of
 //! BASE is matched with the same partition of HEAD (`compare.rs`), on every core, and the
 //! findings are gathered into the [`report::Report`] every format prints ([`mod@format`]).
 
 mod compare;
 pub mod format;
-mod kept;
 pub mod report;
 
 use crate::error::{Result, VercyError};
 use crate::mapping::{FieldMap, FieldPath};
+use crate::spill::{self, part_of, Column, Writer};
 use crate::store::{self, Input, RawOrValue, RecordView, Role, RoleReading, RoleSet};
-use kept::{part_of, Column, Writer};
 use report::{Code, Report, Side};
 use std::sync::OnceLock;
 
@@ -131,7 +130,7 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
         None if in_file => {
             w.num(view.origin.offset)
                 .num(view.text.len() as u64)
-                .num(kept::hash_of(view.text))
+                .num(spill::hash_of(view.text))
                 .text("");
         }
         record => {
@@ -142,7 +141,7 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
                 ),
                 _ => std::borrow::Cow::Borrowed(text),
             };
-            w.num(0).num(0).num(kept::hash_of(&json)).text(&json);
+            w.num(0).num(0).num(spill::hash_of(&json)).text(&json);
         }
     }
     w.num(superseded.len() as u64);
@@ -151,8 +150,8 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
     }
     w.text(valid_from)
         .text(&role_text(view, role(3)))
-        .num(kept::hash_of(&role_text(view, role(4))))
-        .num(kept::hash_of(&role_text(view, role(5))));
+        .num(spill::hash_of(&role_text(view, role(4))))
+        .num(spill::hash_of(&role_text(view, role(5))));
     let pointers = superseded
         .iter()
         .map(|target| {
