@@ -389,6 +389,7 @@ fn hasher() -> &'static hashbrown::DefaultHashBuilder {
 }
 
 /// One column: its entries by partition, held until the budget says they go to the file.
+#[derive(Debug)]
 pub struct Column {
     held: Vec<Vec<u8>>,
     counts: Vec<u32>,

@@ -28,6 +28,7 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         map_given: !args.map.map.is_empty(),
         criteria,
         policy_line: args.policy_line,
+        memory: args.memory.bytes()?,
     };
     let input = Input::new(&args.store).selecting(args.live.select());
     if input.path().is_some() {

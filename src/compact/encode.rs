@@ -62,11 +62,12 @@ impl<'a> Encoder<'a> {
             .collect()
     }
 
-    /// Judge a record and write its line when kept.
+    /// Judge a record and write its line when kept: but for supersession, which the caller
+    /// settles in store order ([`Verdict::unless_ended`]).
     pub(super) fn encode(&self, view: &RecordView) -> Encoded {
         let verdict = match self.criteria.is_empty() {
             true => Verdict::Keep,
-            false => select::judge(self.criteria, &self.roles, self.supersession, view),
+            false => select::judge(self.criteria, &self.roles, view),
         };
         let line = match verdict {
             Verdict::Keep => Some(self.line(view)),

@@ -2,9 +2,8 @@
 
 use crate::error::Result;
 use crate::record::Record;
-use crate::select::{self, SelectRoles, Supersession, SupersessionBuilder};
+use crate::select::{self, Criteria, SelectRoles, Supersession, SupersessionBuilder};
 use crate::store::{self, Input, Role, RoleReading, RoleSet, Shape, ViewPlan};
-use crate::time;
 use std::collections::HashSet;
 
 /// What the first pass learns: who supersedes whom, the store's policy, and (inputs that read
@@ -25,7 +24,8 @@ pub(super) struct FirstPass<'r> {
 
 impl<'r> FirstPass<'r> {
     /// `reading`: how the records are read (built; what buffered records hold), through
-    /// `set`, which holds selection's roles and the policy. `policy_for`: find the policy, for this reader
+    /// `set`, which holds selection's roles and the policy; `criteria`: the selection, whose
+    /// supersession is built in `memory` bytes (past them, in the temporary file). `policy_for`: find the policy, for this reader
     /// (`Some(None)`: no reader, anyone). With a reader, the policy is taken only from a
     /// record whose release_to names them: absence is never permission, for the policy line
     /// too.
@@ -34,9 +34,10 @@ impl<'r> FirstPass<'r> {
         reading: &'r RoleReading,
         set: &RoleSet,
         policy_for: Option<Option<&str>>,
-        known_at: Option<&time::Timestamp>,
-        hide_from: Option<&str>,
+        criteria: &Criteria,
+        memory: usize,
     ) -> Result<Self> {
+        let (known_at, hide_from) = (criteria.known_at.as_ref(), criteria.reader.as_deref());
         let roles = SelectRoles::of(set);
         let policy_role: Role = set.role("conflict_policy");
         let mut hidden = HashSet::new();
@@ -53,11 +54,12 @@ impl<'r> FirstPass<'r> {
                 }
             }
             // a record the store did not know yet at --known-at supersedes nothing
-            if known_at.is_none_or(|t| select::known_at(&roles, &view, t)) {
-                builder
-                    .get_or_insert_with(|| SupersessionBuilder::new(plan.map(), roles))
-                    .observe(&view);
-            }
+            let known = known_at.is_none_or(|t| select::known_at(&roles, &view, t));
+            builder
+                .get_or_insert_with(|| {
+                    SupersessionBuilder::new(plan.map(), roles, criteria, memory)
+                })
+                .observe(&view, known);
             if let (Some(reader), None) = (policy_for, &policy) {
                 if let Some(text) = view
                     .get(policy_role)
@@ -80,7 +82,10 @@ impl<'r> FirstPass<'r> {
             Ok(())
         })?;
         Ok(FirstPass {
-            supersession: builder.map(SupersessionBuilder::finish).unwrap_or_default(),
+            supersession: match builder {
+                Some(builder) => builder.finish()?,
+                None => Supersession::default(),
+            },
             policy,
             policy_withheld,
             hidden,

@@ -5,7 +5,7 @@ use super::first_pass::FirstPass;
 use super::Request;
 use crate::error::Result;
 use crate::profile::Profile;
-use crate::select::{self, SelectRoles, Tally};
+use crate::select::{self, SelectRoles, Tally, Verdict};
 use crate::store::compact;
 use crate::store::{self, Input, RoleReading, RoleSet, Shape};
 
@@ -85,8 +85,8 @@ pub fn write_lines(
             &first_reading,
             &set,
             policy_for,
-            criteria.known_at.as_ref(),
-            criteria.reader.as_deref(),
+            criteria,
+            request.memory,
         )?;
     }
 
@@ -114,11 +114,17 @@ pub fn write_lines(
         sizes,
     };
     let mut tally = Tally::default();
+    // the records come in store order: the n-th is the n-th the first pass saw
+    let mut n = 0;
     let mut visit = |done: Encoded| -> Result<()> {
-        tally.count(done.verdict);
-        match &done.line {
-            Some(text) => emit(done.size, text),
-            None => Ok(()),
+        let verdict = done
+            .verdict
+            .unless_ended(criteria, first.supersession.ended(n));
+        n += 1;
+        tally.count(verdict);
+        match (&done.line, verdict) {
+            (Some(text), Verdict::Keep) => emit(done.size, text),
+            _ => Ok(()),
         }
     };
     let shape = match first.buffered.take() {
