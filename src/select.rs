@@ -16,7 +16,7 @@
 
 use crate::error::{Result, VercyError};
 use crate::mapping::{FieldMap, FieldPath};
-use crate::spill::{part_of, Column, Reader, Writer, PARTS};
+use crate::spill::{self, part_of, Column, Writer};
 use crate::store::{RecordView, Role, RoleSet, RoleValue};
 use crate::time::{self, Timestamp, Validity};
 use serde_json::Value;
@@ -174,16 +174,18 @@ impl SupersessionBuilder {
     /// `criteria` (whose `as_of` is the date); `memory`: bytes its tables hold before they go
     /// to the temporary file.
     pub fn new(map: &FieldMap, roles: SelectRoles, criteria: &Criteria, memory: usize) -> Self {
+        // a quarter of the memory for the records' ids, less for the pointers (a few per ten
+        // records), the rest for the reader and the caller's own tables
         let share = |part: usize| (memory / part).max(4 << 10);
         SupersessionBuilder {
             roles,
             criteria: criteria.clone(),
             inverse: map.inverse_path("supersedes"),
             records: 0,
-            ids: Column::new(share(2)),
-            ended: Column::new(share(8)),
-            begun: Column::new(share(16)),
-            successors: Column::new(share(16)),
+            ids: Column::new(share(4)),
+            ended: Column::new(share(16)),
+            begun: Column::new(share(32)),
+            successors: Column::new(share(32)),
             supersedes: HashMap::new(),
         }
     }
@@ -255,59 +257,26 @@ impl SupersessionBuilder {
     /// Match the ids with the pointers, a partition at a time (on every core). Fails only
     /// when the temporary file cannot be read back.
     pub fn finish(mut self) -> Result<Supersession> {
-        use rayon::prelude::*;
         if self.inverse.is_some() {
             // an old record is ended when a successor it names has begun
-            let ended: Vec<Vec<String>> = (0..PARTS)
-                .into_par_iter()
-                .map(|part| {
-                    let begun = self.begun.part(part).map_err(unreadable)?;
-                    let begun = texts(&begun)?;
-                    let pairs = self.successors.part(part).map_err(unreadable)?;
-                    let mut r = Reader::new(&pairs);
-                    let mut old = Vec::new();
-                    while !r.is_empty() {
-                        let (s, id) = (r.text(), r.text());
-                        let (Some(s), Some(id)) = (s, id) else {
-                            return Err(unreadable("an entry cut short"));
-                        };
-                        if begun.contains(s) {
-                            old.push(id.to_string());
-                        }
-                    }
-                    Ok(old)
-                })
-                .collect::<Result<_>>()?;
-            for id in ended.iter().flatten() {
+            let ended = spill::join(&self.begun, &self.successors, |begun, r| {
+                let (s, old) = (r.text()?, r.text()?);
+                Some(begun.contains(s).then(|| old.to_string()))
+            })
+            .map_err(unreadable)?;
+            for id in &ended {
                 let mut w = Writer::default();
                 w.text(id);
                 self.ended.push(part_of(id), &w.0);
             }
         }
-        let places: Vec<Vec<u64>> = (0..PARTS)
-            .into_par_iter()
-            .map(|part| {
-                let ended = self.ended.part(part).map_err(unreadable)?;
-                let ended = texts(&ended)?;
-                if ended.is_empty() {
-                    return Ok(Vec::new());
-                }
-                let ids = self.ids.part(part).map_err(unreadable)?;
-                let mut r = Reader::new(&ids);
-                let mut places = Vec::new();
-                while !r.is_empty() {
-                    let (Some(n), Some(id)) = (r.num(), r.text()) else {
-                        return Err(unreadable("an entry cut short"));
-                    };
-                    if ended.contains(id) {
-                        places.push(n);
-                    }
-                }
-                Ok(places)
-            })
-            .collect::<Result<_>>()?;
+        let places = spill::join(&self.ended, &self.ids, |ended, r| {
+            let (n, id) = (r.num()?, r.text()?);
+            Some(ended.contains(id).then_some(n))
+        })
+        .map_err(unreadable)?;
         let mut bits = vec![0u64; (self.records as usize).div_ceil(64)];
-        for n in places.into_iter().flatten() {
+        for n in places {
             bits[(n / 64) as usize] |= 1 << (n % 64);
         }
         Ok(Supersession {
@@ -315,16 +284,6 @@ impl SupersessionBuilder {
             supersedes: self.supersedes,
         })
     }
-}
-
-/// The texts of a partition's entries of one text each.
-fn texts(bytes: &[u8]) -> Result<HashSet<&str>> {
-    let mut r = Reader::new(bytes);
-    let mut set = HashSet::new();
-    while !r.is_empty() {
-        set.insert(r.text().ok_or_else(|| unreadable("an entry cut short"))?);
-    }
-    Ok(set)
 }
 
 /// The temporary file could not be read back (or held what was not written).

@@ -22,6 +22,7 @@
 
 use crate::file_at::read_at;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -447,6 +448,42 @@ impl Column {
     pub fn written(&self) -> u64 {
         self.spill.written()
     }
+}
+
+/// A join of two columns partitioned alike, a partition at a time on every core: the texts of
+/// `set`'s partition (entries of one text each) as a set, and the entries of `probe`'s
+/// partition given to `each` with it one at a time (`each` reads one entry: `None` when it is
+/// cut short, else what it keeps of it). What every partition kept, partition by partition.
+/// Fails when the file cannot be read back or holds what was not written.
+pub fn join<T: Send>(
+    set: &Column,
+    probe: &Column,
+    each: impl Fn(&HashSet<&str>, &mut Reader) -> Option<Option<T>> + Sync,
+) -> io::Result<Vec<T>> {
+    use rayon::prelude::*;
+    let cut_short = || io::Error::new(io::ErrorKind::InvalidData, "an entry cut short");
+    let kept: Vec<Vec<T>> = (0..PARTS)
+        .into_par_iter()
+        .map(|part| {
+            let texts = set.part(part)?;
+            let mut r = Reader::new(&texts);
+            let mut texts = HashSet::new();
+            while !r.is_empty() {
+                texts.insert(r.text().ok_or_else(cut_short)?);
+            }
+            let mut kept = Vec::new();
+            if texts.is_empty() {
+                return Ok(kept);
+            }
+            let entries = probe.part(part)?;
+            let mut r = Reader::new(&entries);
+            while !r.is_empty() {
+                kept.extend(each(&texts, &mut r).ok_or_else(cut_short)?);
+            }
+            Ok(kept)
+        })
+        .collect::<io::Result<_>>()?;
+    Ok(kept.into_iter().flatten().collect())
 }
 
 /// An entry being written.

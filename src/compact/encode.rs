@@ -43,7 +43,8 @@ impl RecordSize {
 pub(super) struct Encoder<'a> {
     pub(super) criteria: &'a Criteria,
     pub(super) roles: SelectRoles,
-    /// Ids of records withheld from the reader: taken out of the supersedes written.
+    /// Ids of records withheld from the reader that a record kept may name: taken out of the
+    /// supersedes written.
     pub(super) hidden: &'a HashSet<String>,
     pub(super) supersession: &'a Supersession,
     pub(super) inverse_supersedes: bool,
@@ -148,6 +149,15 @@ impl<'a> Encoder<'a> {
             }
             t => writer.cell(Cell::Value(&RoleValue::of_raw(t).into_json()), kind),
         }
+    }
+}
+
+/// The ids a supersedes value names, as [`without_hidden`] compares them with the ids withheld
+/// from the reader.
+pub(super) fn named_ids(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) => items.iter().map(py_str).collect(),
+        v => vec![py_str(v)],
     }
 }
 

@@ -31,11 +31,16 @@ fn messy_store(n: usize) -> String {
             _ if i % 5 == 0 && i > 3 => format!(", \"supersedes\": [\"{}\"]", id(i - 3)),
             _ => String::new(),
         };
+        let release_to = match i % 7 {
+            0 | 3 => ", \"release_to\": [\"hr\", \"audit\"]",
+            1 | 4 | 5 => ", \"release_to\": \"hr\"",
+            _ => "",
+        };
         out.push_str(&format!(
             "{{\"record_id\": \"{own}\", \"concept\": \"{concept}\", \"value\": \"v{}\", \
              \"valid_from\": \"{from}\", \"valid_to\": {to}, \"source\": \"doc-{i}\", \
              \"concept_owner\": \"{owner}\", \"conflict_policy\": \"latest valid_from wins\"\
-             {supersedes}}}\n",
+             {supersedes}{release_to}}}\n",
             i % 3
         ));
     }
@@ -161,6 +166,21 @@ fn a_selection_past_a_small_budget_keeps_what_it_keeps_in_memory() {
     compact(&["--as-of", "2024-02-05", "--concept", "concept_00004"]);
     compact(&["--as-of", "2024-02-05", "--known-at", "2030-01-01"]);
     compact(&["--as-of", "2024-02-05", "--policy-line"]);
+    // a record released to the reader names records withheld from them: taken out
+    let seen = compact(&["--reader", "hr"]);
+    let line = |id: &str| seen.lines().find(|l| l.starts_with(id)).unwrap();
+    let r5 = line("R-0000005-");
+    assert!(!r5.contains("R-0000002-"), "R-0000002 is withheld: {r5}");
+    let r15 = line("R-0000015-");
+    assert!(r15.contains("R-0000012-"), "R-0000012 is released: {r15}");
+    compact(&[
+        "--reader",
+        "audit",
+        "--as-of",
+        "2024-06-01",
+        "--policy-line",
+    ]);
+    compact(&["--reader", "hr", "--map", "supersedes=~supersedes"]);
     // the old record names its successor: an inverse map
     compact(&["--as-of", "2024-02-05", "--map", "supersedes=~supersedes"]);
 }
