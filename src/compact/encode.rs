@@ -18,6 +18,8 @@ pub(super) struct Encoded {
     pub(super) verdict: Verdict,
     pub(super) line: Option<String>,
     pub(super) size: Option<RecordSize>,
+    /// Where the record starts in the input (for the progress bar).
+    pub(super) offset: u64,
 }
 
 /// A record's characters in JSON lines: its own line as read, and as Python's `json.dumps`
@@ -82,6 +84,7 @@ impl<'a> Encoder<'a> {
             verdict,
             line,
             size,
+            offset: view.origin.offset,
         }
     }
 

@@ -30,7 +30,7 @@ impl<'r> FirstPass<'r> {
     /// find the policy, for this reader
     /// (`Some(None)`: no reader, anyone). With a reader, the policy is taken only from a
     /// record whose release_to names them: absence is never permission, for the policy line
-    /// too.
+    /// too. `progress` gets the byte offset of each record read.
     pub(super) fn read(
         input: &Input,
         reading: &'r RoleReading,
@@ -38,6 +38,7 @@ impl<'r> FirstPass<'r> {
         policy_for: Option<Option<&str>>,
         criteria: &Criteria,
         memory: usize,
+        progress: &mut (dyn FnMut(u64) + Send),
     ) -> Result<Self> {
         let (known_at, hide_from) = (criteria.known_at.as_ref(), criteria.reader.as_deref());
         let roles = SelectRoles::of(set);
@@ -49,6 +50,7 @@ impl<'r> FirstPass<'r> {
         let mut records = Vec::new();
         let keep = read_once(input);
         let (shape, plan) = store::read_mapped(input, reading, &mut |plan, record| {
+            progress(record.origin.offset);
             let view = reading.view(plan, &record);
             if let Some(party) = hide_from {
                 let kept = select::judge(criteria, &roles, &view) == Verdict::Keep;

@@ -37,16 +37,18 @@ pub fn write(
     request: &Request,
     emit: &mut (dyn FnMut(Option<RecordSize>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
-    write_lines(input, request, false, emit)
+    write_lines(input, request, false, &mut |_| {}, emit)
 }
 
 /// [`write()`]; with `sizes`, each record's line comes with its sizes (the record read whole),
 /// for `--stats`. Each line is encoded on the decoding threads from the reader's view of its
-/// record, and only the finished line reaches `emit`.
+/// record, and only the finished line reaches `emit`. `progress` gets the byte offset of each
+/// record read, in each pass (a second pass starts again from the first record).
 pub fn write_lines(
     input: &Input,
     request: &Request,
     sizes: bool,
+    progress: &mut (dyn FnMut(u64) + Send),
     emit: &mut (dyn FnMut(Option<RecordSize>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
     let criteria = &request.criteria;
@@ -87,6 +89,7 @@ pub fn write_lines(
             policy_for,
             criteria,
             request.memory,
+            progress,
         )?;
     }
 
@@ -117,6 +120,7 @@ pub fn write_lines(
     // the records come in store order: the n-th is the n-th the first pass saw
     let mut n = 0;
     let mut visit = |done: Encoded| -> Result<()> {
+        progress(done.offset);
         let verdict = done
             .verdict
             .unless_ended(criteria, first.supersession.ended(n));
