@@ -47,6 +47,13 @@ fn messy_store(n: usize) -> String {
     out
 }
 
+/// [`messy_store`] of 6,000 records, written in `dir`: its path.
+fn messy_file(dir: &tempfile::TempDir) -> String {
+    let store = dir.path().join("messy.jsonl");
+    std::fs::write(&store, messy_store(6000)).unwrap();
+    store.to_str().unwrap().to_string()
+}
+
 /// `vercy ARGS --format FORMAT` at each of `budgets` prints what it prints at `--memory 1G`
 /// (which it returns), exiting 1 each time.
 fn same_report_at_every_budget(args: &[&str], format: &str, budgets: &[&str]) -> String {
@@ -79,9 +86,8 @@ fn same_output_at_every_budget(args: &[&str], budgets: &[&str], code: i32) -> St
 #[test]
 fn a_store_past_a_small_budget_gets_the_report_it_gets_in_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("messy.jsonl");
-    std::fs::write(&store, messy_store(6000)).unwrap();
-    let store = store.to_str().unwrap();
+    let store = messy_file(&dir);
+    let store = store.as_str();
     for format in ["json", "human", "sarif", "github"] {
         let budgets = ["128M", "64K", "1k", "1"];
         let in_memory =
@@ -137,9 +143,8 @@ fn a_diff_past_a_small_budget_finds_what_it_finds_in_memory() {
 #[test]
 fn a_selection_past_a_small_budget_keeps_what_it_keeps_in_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("messy.jsonl");
-    std::fs::write(&store, messy_store(6000)).unwrap();
-    let store = store.to_str().unwrap();
+    let store = messy_file(&dir);
+    let store = store.as_str();
     let budgets = ["64K", "1k", "1"];
     let compact = |extra: &[&str]| {
         let args = [&["compact", store][..], extra].concat();
