@@ -62,7 +62,6 @@ use positioned::Window;
 use rules::{grant_keys, Change, MergeRule};
 use serde_json::{Map, Value};
 use spool::Spool;
-use std::collections::hash_map::Entry as Slot;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -232,14 +231,10 @@ impl Store {
             MergeEntry::Line { table, line, .. } => {
                 let at = self.place(&line)?;
                 let t = &mut self.tables[table];
-                let i = t.places.len();
-                t.places.push(at);
-                match t.index.entry(line.key) {
-                    Slot::Vacant(slot) => {
-                        slot.insert(i);
-                    }
-                    // the same identity again (the first line keeps it), or another one
-                    Slot::Occupied(_) => self.pending.push((table, line.key, i, line.identity)),
+                let i = t.push(at, line.key).ok_or_else(|| too_many(&self.target))?;
+                // the same identity again (the first line keeps it), or another one
+                if !t.index(i) {
+                    self.pending.push((table, line.key, i, line.identity));
                 }
             }
         }
@@ -250,7 +245,9 @@ impl Store {
     /// belongs to another identity.
     pub fn settle(&mut self) -> Result<()> {
         for (table, key, i, identity) in std::mem::take(&mut self.pending) {
-            let first = self.tables[table].index[&key];
+            let Some(first) = self.tables[table].first(key) else {
+                continue;
+            };
             if self.identity_at(table, first)? != identity {
                 self.tables[table].shared.entry(identity).or_insert(i);
             }
@@ -319,6 +316,16 @@ fn write_error(target: &Path, e: &io::Error) -> VercyError {
         path: target.display().to_string(),
         reason: crate::error::io_reason(e),
     }
+}
+
+fn too_many(target: &Path) -> VercyError {
+    write_error(
+        target,
+        &io::Error::new(
+            io::ErrorKind::InvalidData,
+            "more than 2^32 lines of one kind in a store",
+        ),
+    )
 }
 
 fn too_long(target: &Path) -> VercyError {
