@@ -121,11 +121,44 @@ const VECTORS: usize = 2;
 /// Where one line's text lies: in the store file as it was, or in the spool; without its
 /// line feed (which follows it in the spool, and in the store file unless the line ended
 /// with `\r\n` or the file without a line feed).
+///
+/// 12 bytes, one a line of the store: where it lies, with the file it lies in as the top bit
+/// (no file vercy writes or reads reaches 2^63 bytes), and its length.
 #[derive(Debug, Clone, Copy)]
+#[repr(C, packed(4))]
 struct Loc {
-    pos: u64,
+    at: u64,
     len: u32,
-    in_store: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Loc>() == 12);
+
+/// The top bit of [`Loc::at`]: the line lies in the store file as it was.
+const IN_STORE: u64 = 1 << 63;
+
+impl Loc {
+    fn new(pos: u64, len: u32, in_store: bool) -> Loc {
+        let file = if in_store { IN_STORE } else { 0 };
+        Loc {
+            at: pos & !IN_STORE | file,
+            len,
+        }
+    }
+
+    /// Where the line starts in its file.
+    fn pos(self) -> u64 {
+        self.at & !IN_STORE
+    }
+
+    /// The line lies in the store file as it was (else in the spool).
+    fn in_store(self) -> bool {
+        self.at & IN_STORE != 0
+    }
+
+    /// The line's length in bytes, without its line feed.
+    fn len(self) -> u32 {
+        self.len
+    }
 }
 
 /// A JSONL store being merged into.
