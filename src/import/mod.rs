@@ -351,24 +351,17 @@ fn write_error(target: &Path, e: &io::Error) -> VercyError {
     }
 }
 
+/// A store past what a place counts: `what` says which limit.
+fn past_limit(target: &Path, what: &str) -> VercyError {
+    write_error(target, &io::Error::new(io::ErrorKind::InvalidData, what))
+}
+
 fn too_many(target: &Path) -> VercyError {
-    write_error(
-        target,
-        &io::Error::new(
-            io::ErrorKind::InvalidData,
-            "more than 2^32 lines of one kind in a store",
-        ),
-    )
+    past_limit(target, "more than 2^32 lines of one kind in a store")
 }
 
 fn too_long(target: &Path) -> VercyError {
-    write_error(
-        target,
-        &io::Error::new(
-            io::ErrorKind::InvalidData,
-            "a merged line longer than 4 GiB",
-        ),
-    )
+    past_limit(target, "a merged line longer than 4 GiB")
 }
 
 #[cfg(test)]
