@@ -467,6 +467,8 @@ pub struct CompactArgs {
     #[arg(long)]
     pub policy_line: bool,
     #[command(flatten)]
+    pub memory: MemoryArg,
+    #[command(flatten)]
     pub write: WriteArgs,
 }
 

@@ -1,9 +1,11 @@
 //! Selection: which records a question needs. Three tests, combined with AND:
 //!
-//! - **in force on a date** (`--as-of`): [`time::in_force`], the one rule `check` shares, fed
-//!   with each record's validity and the valid_from of every record that supersedes it. The
+//! - **in force on a date** (`--as-of`): [`time::in_force`], the one rule `check` shares, in
+//!   its two halves: the record's validity covers the date ([`covers`]), and no record that
+//!   supersedes it has begun by then ([`time::begun`], [`Verdict::unless_ended`]). The
 //!   superseders are only known once the whole store has been read, so a [`Supersession`]
-//!   index (record ids only, linear in the store) is built in a first pass;
+//!   (a bit a record: ended by a superseder or not) is built in a first pass, joining the
+//!   records' ids with the pointers a partition at a time, past a budget in a temporary file;
 //! - **concept** (`--concept`): the record's concept is exactly the name;
 //! - **reader** (`--reader`): release_to names the party exactly. Fail-closed: a record
 //!   without release_to, with null, an empty list or anything but a string or a list of
@@ -12,7 +14,9 @@
 //!
 //! Every role is read through the [`FieldMap`], so `--map` applies to selection too.
 
+use crate::error::{Result, VercyError};
 use crate::mapping::{FieldMap, FieldPath};
+use crate::spill::{self, part_of, Column, Writer};
 use crate::store::{RecordView, Role, RoleSet, RoleValue};
 use crate::time::{self, Timestamp, Validity};
 use serde_json::Value;
@@ -125,86 +129,168 @@ fn valid_from(r: &SelectRoles, view: &RecordView) -> Option<Timestamp> {
     view.get(r.valid_from).and_then(|v| v.parse_time().ok())
 }
 
-/// Who supersedes whom, across a whole store: for each superseded id, the valid_from of every
-/// record that supersedes it. Built from forward pointers (`supersedes: "D-801"` or a list)
-/// and from inverse ones (`--map supersedes=~replaced_by`: the old record names its
-/// successors).
+/// Who supersedes whom, across a whole store, as selection needs it: which records a record
+/// that supersedes them has ended by the `--as-of` date (one bit a record, by its place among
+/// the store's records), and, with the map's supersedes inverse, the ids each record
+/// supersedes (for writing its supersedes field). Built from forward pointers (`supersedes:
+/// "D-801"` or a list) and from inverse ones (`--map supersedes=~replaced_by`: the old record
+/// names its successors).
 #[derive(Debug, Default)]
 pub struct Supersession {
-    /// superseded id → valid_from of each superseder
-    ended_by: HashMap<String, Vec<Option<Timestamp>>>,
+    /// Bit `n`: the store's `n`-th record is ended by a record that supersedes it.
+    ended: Vec<u64>,
     /// superseder id → the ids it supersedes (kept for writing the supersedes field when the
     /// map has it inverse; forward pointers are written from the record itself)
     supersedes: HashMap<String, Vec<String>>,
 }
 
-/// Builds a [`Supersession`] from one pass over the store.
+/// Builds a [`Supersession`] from one pass over the store, every record in store order.
+///
+/// Memory: what a join of ids with pointers needs, in `spill::Column`s past their share of
+/// the budget: the id and place of each record that would be kept unless ended, and the
+/// text of each id a pointer ends by the date (with an inverse map: the ids of the records
+/// begun by the date, and each successor with the old record naming it). They are matched a
+/// partition at a time in [`SupersessionBuilder::finish`]; what stays in memory is a bit a
+/// record, and with an inverse map the ids each record supersedes.
 #[derive(Debug)]
 pub struct SupersessionBuilder {
     roles: SelectRoles,
+    criteria: Criteria,
     inverse: Option<FieldPath>,
-    index: Supersession,
-    /// Inverse maps only: (old id, successor ids) and each id's valid_from.
-    successors: Vec<(String, Vec<String>)>,
-    from_of: HashMap<String, Vec<Option<Timestamp>>>,
+    /// Records observed so far.
+    records: u64,
+    /// (place, id) of each record kept unless ended, by the partition of its id.
+    ids: Column,
+    /// Ids ended by the date (a pointer's target), by their partition.
+    ended: Column,
+    /// Inverse maps only: ids of records begun by the date; (successor, old id) pairs.
+    begun: Column,
+    successors: Column,
+    supersedes: HashMap<String, Vec<String>>,
 }
 
 impl SupersessionBuilder {
-    /// For records read through `map`, their roles numbered as `roles`.
-    pub fn new(map: &FieldMap, roles: SelectRoles) -> Self {
+    /// For records read through `map`, their roles numbered as `roles`, judged against
+    /// `criteria` (whose `as_of` is the date); `memory`: bytes its tables hold before they go
+    /// to the temporary file.
+    pub fn new(map: &FieldMap, roles: SelectRoles, criteria: &Criteria, memory: usize) -> Self {
+        // a quarter of the memory for the records' ids, less for the pointers (a few per ten
+        // records), the rest for the reader and the caller's own tables
+        let share = |part: usize| (memory / part).max(4 << 10);
         SupersessionBuilder {
             roles,
+            criteria: criteria.clone(),
             inverse: map.inverse_path("supersedes"),
-            index: Supersession::default(),
-            successors: Vec::new(),
-            from_of: HashMap::new(),
+            records: 0,
+            ids: Column::new(share(4)),
+            ended: Column::new(share(16)),
+            begun: Column::new(share(32)),
+            successors: Column::new(share(32)),
+            supersedes: HashMap::new(),
         }
     }
 
-    pub fn observe(&mut self, view: &RecordView) {
+    /// The next record of the store. `superseding`: its pointers count (a record the store
+    /// did not know yet at `--known-at` supersedes nothing).
+    pub fn observe(&mut self, view: &RecordView, superseding: bool) {
+        let n = self.records;
+        self.records += 1;
         let r = &self.roles;
-        let from = valid_from(r, view);
+        let Some(at) = self.criteria.as_of else {
+            // no date: only an inverse map's supersedes fields are wanted
+            if let (Some(path), true) = (&self.inverse, superseding) {
+                if let (Some(id), Some(v)) = (record_id(r, view), view.path(path)) {
+                    for s in sorted_ids(&v) {
+                        self.supersedes.entry(s).or_default().push(id.clone());
+                    }
+                }
+            }
+            return;
+        };
+        let id = record_id(r, view);
+        if let Some(id) = &id {
+            if matches!(
+                judge(&self.criteria, r, view),
+                Verdict::Keep | Verdict::Withheld
+            ) {
+                let mut w = Writer::default();
+                w.num(n).text(id);
+                self.ids.push(part_of(id), &w.0);
+            }
+        }
+        if !superseding {
+            return;
+        }
+        let begun = valid_from(r, view).is_some_and(|from| time::begun(&from, &at));
         match &self.inverse {
             None => {
-                let Some(v) = view.get(r.supersedes) else {
+                let Some(v) = view.get(r.supersedes).filter(|_| begun) else {
                     return;
                 };
                 for target in sorted_ids(&v) {
-                    self.index.ended_by.entry(target).or_default().push(from);
+                    let mut w = Writer::default();
+                    w.text(&target);
+                    self.ended.push(part_of(&target), &w.0);
                 }
             }
             Some(path) => {
-                if let Some(id) = record_id(r, view) {
-                    if let Some(v) = view.path(path) {
-                        let next = sorted_ids(&v);
-                        if !next.is_empty() {
-                            self.successors.push((id.clone(), next));
-                        }
+                let Some(id) = id else {
+                    return;
+                };
+                if begun {
+                    let mut w = Writer::default();
+                    w.text(&id);
+                    self.begun.push(part_of(&id), &w.0);
+                }
+                if let Some(v) = view.path(path) {
+                    for s in sorted_ids(&v) {
+                        let mut w = Writer::default();
+                        w.text(&s).text(&id);
+                        self.successors.push(part_of(&s), &w.0);
+                        self.supersedes.entry(s).or_default().push(id.clone());
                     }
-                    self.from_of.entry(id).or_default().push(from);
                 }
             }
         }
     }
 
-    pub fn finish(mut self) -> Supersession {
-        for (old, successors) in std::mem::take(&mut self.successors) {
-            for s in successors {
-                // a successor that is not in the store has not begun: it ends nothing
-                let froms = self.from_of.get(&s).cloned().unwrap_or_default();
-                self.index
-                    .ended_by
-                    .entry(old.clone())
-                    .or_default()
-                    .extend(froms);
-                self.index
-                    .supersedes
-                    .entry(s)
-                    .or_default()
-                    .push(old.clone());
+    /// Match the ids with the pointers, a partition at a time (on every core). Fails only
+    /// when the temporary file cannot be read back.
+    pub fn finish(mut self) -> Result<Supersession> {
+        if self.inverse.is_some() {
+            // an old record is ended when a successor it names has begun
+            let ended = spill::join(&self.begun, &self.successors, |begun, r| {
+                let (s, old) = (r.text()?, r.text()?);
+                Some(begun.contains(s).then(|| old.to_string()))
+            })
+            .map_err(unreadable)?;
+            for id in &ended {
+                let mut w = Writer::default();
+                w.text(id);
+                self.ended.push(part_of(id), &w.0);
             }
         }
-        self.index
+        let places = spill::join(&self.ended, &self.ids, |ended, r| {
+            let (n, id) = (r.num()?, r.text()?);
+            Some(ended.contains(id).then_some(n))
+        })
+        .map_err(unreadable)?;
+        let mut bits = vec![0u64; (self.records as usize).div_ceil(64)];
+        for n in places {
+            bits[(n / 64) as usize] |= 1 << (n % 64);
+        }
+        Ok(Supersession {
+            ended: bits,
+            supersedes: self.supersedes,
+        })
+    }
+}
+
+/// The temporary file could not be read back (or held what was not written).
+fn unreadable(e: impl std::fmt::Display) -> VercyError {
+    VercyError::Read {
+        path: "the selection's temporary file".to_string(),
+        reason: e.to_string(),
     }
 }
 
@@ -217,9 +303,12 @@ fn sorted_ids(value: &RoleValue) -> Vec<String> {
 }
 
 impl Supersession {
-    /// The valid_from of every record that supersedes `id` (empty when none does).
-    pub fn superseders_from(&self, id: &str) -> &[Option<Timestamp>] {
-        self.ended_by.get(id).map_or(&[], Vec::as_slice)
+    /// The store's `n`-th record (from 0, in store order) is ended by a record that
+    /// supersedes it, by the date the supersession was built for.
+    pub fn ended(&self, n: usize) -> bool {
+        self.ended
+            .get(n / 64)
+            .is_some_and(|word| word >> (n % 64) & 1 == 1)
     }
 
     /// With an inverse map: the ids a record supersedes, derived from the pointers of the old
@@ -229,19 +318,12 @@ impl Supersession {
     }
 }
 
-/// In force on `at` (DESIGN.md, "In force on a date"): `None` when the record's dates cannot be
-/// read (see [`validity`]), which callers count and treat as not in force.
-pub fn in_force(
-    r: &SelectRoles,
-    view: &RecordView,
-    supersession: &Supersession,
-    at: &Timestamp,
-) -> Option<bool> {
-    let validity = validity(r, view)?;
-    let ended = record_id(r, view)
-        .map(|id| supersession.superseders_from(&id))
-        .unwrap_or(&[]);
-    Some(time::in_force(&validity, ended, at))
+/// In force on `at` (DESIGN.md, "In force on a date") but for supersession: `None` when the
+/// record's dates cannot be read (see [`validity`]), which callers count and treat as not in
+/// force. A record in force here is in force unless a record that supersedes it has begun by
+/// `at` ([`Verdict::unless_ended`]).
+pub fn covers(r: &SelectRoles, view: &RecordView, at: &Timestamp) -> Option<bool> {
+    Some(validity(r, view)?.covers(at))
 }
 
 /// The record's concept is exactly `name` (a list of concepts: any of them).
@@ -335,14 +417,10 @@ pub enum Verdict {
     Withheld,
 }
 
-/// Judge one record against the criteria. `supersession` must cover the whole store when
-/// `criteria.as_of` is set.
-pub fn judge(
-    criteria: &Criteria,
-    r: &SelectRoles,
-    supersession: &Supersession,
-    view: &RecordView,
-) -> Verdict {
+/// Judge one record against the criteria, but for supersession: with `criteria.as_of`, a
+/// record kept (or withheld) here is not in force when a record that supersedes it has begun
+/// by the date ([`Verdict::unless_ended`], from the whole store's [`Supersession`]).
+pub fn judge(criteria: &Criteria, r: &SelectRoles, view: &RecordView) -> Verdict {
     if let Some(name) = &criteria.concept {
         if !holds_concept(r, view, name) {
             return Verdict::OtherConcept;
@@ -354,7 +432,7 @@ pub fn judge(
         }
     }
     if let Some(at) = &criteria.as_of {
-        match in_force(r, view, supersession, at) {
+        match covers(r, view, at) {
             None => return Verdict::Undated,
             Some(false) => return Verdict::NotInForce,
             Some(true) => {}
@@ -366,6 +444,20 @@ pub fn judge(
         }
     }
     Verdict::Keep
+}
+
+impl Verdict {
+    /// The verdict once supersession is known: with `--as-of`, a record [`judge`] kept or
+    /// withheld (its own dates cover the date) is not in force when `ended` (a record that
+    /// supersedes it has begun by then); the date is tested before the reader.
+    pub fn unless_ended(self, criteria: &Criteria, ended: bool) -> Verdict {
+        match self {
+            Verdict::Keep | Verdict::Withheld if ended && criteria.as_of.is_some() => {
+                Verdict::NotInForce
+            }
+            verdict => verdict,
+        }
+    }
 }
 
 /// How many records each test left out.
@@ -409,17 +501,42 @@ mod tests {
         time::parse(s).unwrap()
     }
 
-    fn index(map: &FieldMap, records: &[Record]) -> Supersession {
+    /// The supersession of `records` on `at`, its tables going to the temporary file past
+    /// `memory` bytes.
+    fn index(map: &FieldMap, records: &[Record], at: &Timestamp, memory: usize) -> Supersession {
         let plan = ViewPlan::fields(map);
-        let mut b = SupersessionBuilder::new(map, SelectRoles::by_name());
-        records.iter().for_each(|r| b.observe(&plan.view(r, true)));
-        b.finish()
+        let criteria = Criteria {
+            as_of: Some(*at),
+            ..Criteria::default()
+        };
+        let mut b = SupersessionBuilder::new(map, SelectRoles::by_name(), &criteria, memory);
+        records
+            .iter()
+            .for_each(|r| b.observe(&plan.view(r, true), true));
+        b.finish().unwrap()
     }
 
-    /// [`super::in_force`] of a record read whole through `map`.
-    fn in_force(map: &FieldMap, r: &Record, idx: &Supersession, at: &Timestamp) -> Option<bool> {
+    /// In force on `at`, each record of `records` read whole through `map` (`None`: its dates
+    /// cannot be read), the same whatever the memory.
+    fn in_force(map: &FieldMap, records: &[Record], at: &Timestamp) -> Vec<Option<bool>> {
         let plan = ViewPlan::fields(map);
-        super::in_force(&SelectRoles::by_name(), &plan.view(r, true), idx, at)
+        let of = |idx: &Supersession| -> Vec<Option<bool>> {
+            records
+                .iter()
+                .enumerate()
+                .map(|(n, r)| {
+                    super::covers(&SelectRoles::by_name(), &plan.view(r, true), at)
+                        .map(|covers| covers && !idx.ended(n))
+                })
+                .collect()
+        };
+        let in_memory = of(&index(map, records, at, 1 << 30));
+        assert_eq!(
+            of(&index(map, records, at, 1)),
+            in_memory,
+            "through the file"
+        );
+        in_memory
     }
 
     /// [`super::known_at`] of a record read whole through `map`.
@@ -429,9 +546,9 @@ mod tests {
     }
 
     /// [`super::judge`] of a record read whole through `map`.
-    fn judge(c: &Criteria, map: &FieldMap, idx: &Supersession, r: &Record) -> Verdict {
+    fn judge(c: &Criteria, map: &FieldMap, r: &Record) -> Verdict {
         let plan = ViewPlan::fields(map);
-        super::judge(c, &SelectRoles::by_name(), idx, &plan.view(r, true))
+        super::judge(c, &SelectRoles::by_name(), &plan.view(r, true))
     }
 
     #[test]
@@ -446,12 +563,9 @@ mod tests {
                 json!({"record_id": "C", "valid_from": "2026-10-01", "valid_to": null, "supersedes": ["B"]}),
             ),
         ];
-        let idx = index(&map, &store);
         let live = |d: &str| -> Vec<bool> {
-            store
-                .iter()
-                .map(|r| in_force(&map, r, &idx, &ts(d)).unwrap())
-                .collect()
+            let live = in_force(&map, &store, &ts(d));
+            live.into_iter().map(Option::unwrap).collect()
         };
         assert_eq!(live("2024-12-31"), [false, false, false]);
         assert_eq!(live("2026-05-31"), [true, false, false]);
@@ -469,17 +583,21 @@ mod tests {
             ),
             rec(json!({"record_id": "B", "valid_from": "2026-06-01", "valid_to": null})),
         ];
-        let idx = index(&map, &store);
-        assert!(in_force(&map, &store[0], &idx, &ts("2026-05-31")).unwrap());
-        assert!(!in_force(&map, &store[0], &idx, &ts("2026-06-01")).unwrap());
-        assert!(in_force(&map, &store[1], &idx, &ts("2026-06-01")).unwrap());
+        assert_eq!(
+            in_force(&map, &store, &ts("2026-05-31")),
+            [Some(true), Some(false)]
+        );
+        assert_eq!(
+            in_force(&map, &store, &ts("2026-06-01")),
+            [Some(false), Some(true)]
+        );
+        let idx = index(&map, &store, &ts("2026-06-01"), 1);
         assert_eq!(idx.superseded_by_record("B"), ["A"]);
     }
 
     #[test]
     fn unreadable_dates_are_never_in_force() {
         let map = FieldMap::identity();
-        let idx = Supersession::default();
         let at = ts("2026-01-01");
         for r in [
             json!({"record_id": "x", "valid_to": null}),
@@ -488,10 +606,10 @@ mod tests {
             json!({"record_id": "x", "valid_from": "2025-01-01", "valid_to": "later"}),
             json!({"record_id": "x", "valid_from": "2025-01-01", "valid_to": ""}),
         ] {
-            assert_eq!(in_force(&map, &rec(r.clone()), &idx, &at), None, "{r}");
+            assert_eq!(in_force(&map, &[rec(r.clone())], &at), [None], "{r}");
         }
         let open = rec(json!({"record_id": "x", "valid_from": "2025-01-01"}));
-        assert_eq!(in_force(&map, &open, &idx, &at), Some(true));
+        assert_eq!(in_force(&map, &[open], &at), [Some(true)]);
     }
 
     #[test]
@@ -545,7 +663,6 @@ mod tests {
     #[test]
     fn flags_combine() {
         let map = FieldMap::identity();
-        let idx = Supersession::default();
         let r = rec(
             json!({"record_id": "A", "concept": "c", "valid_from": "2025-01-01",
             "valid_to": null, "release_to": ["x"]}),
@@ -556,8 +673,21 @@ mod tests {
             reader: Some(reader.into()),
             known_at: None,
         };
-        assert_eq!(judge(&c("c", "x"), &map, &idx, &r), Verdict::Keep);
-        assert_eq!(judge(&c("d", "x"), &map, &idx, &r), Verdict::OtherConcept);
-        assert_eq!(judge(&c("c", "y"), &map, &idx, &r), Verdict::Withheld);
+        assert_eq!(judge(&c("c", "x"), &map, &r), Verdict::Keep);
+        assert_eq!(judge(&c("d", "x"), &map, &r), Verdict::OtherConcept);
+        assert_eq!(judge(&c("c", "y"), &map, &r), Verdict::Withheld);
+        let ended = |c: &Criteria, v: Verdict| v.unless_ended(c, true);
+        assert_eq!(ended(&c("c", "x"), Verdict::Keep), Verdict::NotInForce);
+        assert_eq!(
+            ended(&c("c", "y"), Verdict::Withheld),
+            Verdict::NotInForce,
+            "the date is tested before the reader"
+        );
+        assert_eq!(
+            ended(&c("d", "x"), Verdict::OtherConcept),
+            Verdict::OtherConcept
+        );
+        let undated = Criteria::default();
+        assert_eq!(ended(&undated, Verdict::Keep), Verdict::Keep, "no date");
     }
 }

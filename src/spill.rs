@@ -15,12 +15,19 @@
 //! temporary folder (`TMPDIR`), so the operating system sweeps it on every exit, Ctrl-C and a
 //! kill included; what is in them is counted ([`temp_bytes`]) for the progress bar. The
 //! budget the user gives (`--memory`) is read here too ([`memory_budget`]).
+//!
+//! A command that gathers entries by the partition of a text (diff's sides, compact's
+//! selection) keeps them in a [`Column`]: each partition's entries as bytes, to the file past
+//! the column's limit, read back a partition at a time.
 
 use crate::file_at::read_at;
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fs::File;
+use std::hash::BuildHasher;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// What a command may keep in memory of what grows with the store when the user says nothing
 /// (`--memory`).
@@ -355,6 +362,188 @@ impl Spill {
     }
 }
 
+// ---- Columns: entries by partition, held until a budget sends them to the file ----
+//
+// An entry is a few fields one after the other: a `u64` as 8 bytes, a text as its length
+// (`u32`) and its bytes, all little-endian ([`Writer`], [`Reader`]).
+
+/// Partitions a column is kept in: a partition of a diff's side of a 1M-record store of 420 MB
+/// is some 7 MB.
+pub const PARTS: usize = 64;
+
+/// The partition of an id (or any text): the same for every column of one run.
+pub fn part_of(id: &str) -> usize {
+    let h = hasher().hash_one(id);
+    // the high bits: the low ones place the id in the partition's table
+    (h >> 58) as usize % PARTS
+}
+
+/// A text's hash, the same for every column of one run: two texts with the same hash are taken
+/// to be the same (one pair in 2^64 is not).
+pub fn hash_of(text: &str) -> u64 {
+    hasher().hash_one(text)
+}
+
+fn hasher() -> &'static hashbrown::DefaultHashBuilder {
+    static HASHER: OnceLock<hashbrown::DefaultHashBuilder> = OnceLock::new();
+    HASHER.get_or_init(hashbrown::DefaultHashBuilder::default)
+}
+
+/// One column: its entries by partition, held until the budget says they go to the file.
+#[derive(Debug)]
+pub struct Column {
+    held: Vec<Vec<u8>>,
+    counts: Vec<u32>,
+    spill: Spill,
+}
+
+impl Column {
+    /// A column that holds `limit` bytes before every partition's go to the file.
+    pub fn new(limit: usize) -> Column {
+        Column {
+            held: vec![Vec::new(); PARTS],
+            counts: vec![0; PARTS],
+            spill: Spill::new(limit),
+        }
+    }
+
+    /// Add an entry to partition `part`.
+    pub fn push(&mut self, part: usize, entry: &[u8]) {
+        self.held[part].extend_from_slice(entry);
+        self.counts[part] += 1;
+        if self.spill.hold(entry.len()) {
+            self.write_out();
+        }
+    }
+
+    /// Every partition's entries to the file; what cannot be written stays in memory (and so
+    /// does everything after it: the answer is the same).
+    fn write_out(&mut self) {
+        for part in 0..PARTS {
+            if self.held[part].is_empty() {
+                continue;
+            }
+            let len = self.held[part].len();
+            let count = std::mem::take(&mut self.counts[part]);
+            if self
+                .spill
+                .write(part, count, len, &[&self.held[part]])
+                .is_err()
+            {
+                self.counts[part] = count;
+                self.spill.stop();
+                return;
+            }
+            // the memory goes: a partition's next entries come long after
+            self.held[part] = Vec::new();
+        }
+    }
+
+    /// Everything is pushed: if the column went to the file, what it still holds goes too, so
+    /// that what comes next (diff's next side, the matching) has the memory. A column that
+    /// fits stays in memory.
+    pub fn settle(&mut self) {
+        if self.spill.written() > 0 {
+            self.write_out();
+        }
+    }
+
+    /// Partition `part` whole, in the order its entries came.
+    pub fn part(&self, part: usize) -> std::io::Result<Cow<'_, [u8]>> {
+        self.spill.whole(part, &self.held[part])
+    }
+
+    /// Bytes that went to the temporary file.
+    pub fn written(&self) -> u64 {
+        self.spill.written()
+    }
+}
+
+/// A join of two columns partitioned alike, a partition at a time on every core: the texts of
+/// `set`'s partition (entries of one text each) as a set, and the entries of `probe`'s
+/// partition given to `each` with it one at a time (`each` reads one entry: `None` when it is
+/// cut short, else what it keeps of it). What every partition kept, partition by partition.
+/// Fails when the file cannot be read back or holds what was not written.
+pub fn join<T: Send>(
+    set: &Column,
+    probe: &Column,
+    each: impl Fn(&HashSet<&str>, &mut Reader) -> Option<Option<T>> + Sync,
+) -> io::Result<Vec<T>> {
+    use rayon::prelude::*;
+    let cut_short = || io::Error::new(io::ErrorKind::InvalidData, "an entry cut short");
+    let kept: Vec<Vec<T>> = (0..PARTS)
+        .into_par_iter()
+        .map(|part| {
+            let texts = set.part(part)?;
+            let mut r = Reader::new(&texts);
+            let mut texts = HashSet::new();
+            while !r.is_empty() {
+                texts.insert(r.text().ok_or_else(cut_short)?);
+            }
+            let mut kept = Vec::new();
+            if texts.is_empty() {
+                return Ok(kept);
+            }
+            let entries = probe.part(part)?;
+            let mut r = Reader::new(&entries);
+            while !r.is_empty() {
+                kept.extend(each(&texts, &mut r).ok_or_else(cut_short)?);
+            }
+            Ok(kept)
+        })
+        .collect::<io::Result<_>>()?;
+    Ok(kept.into_iter().flatten().collect())
+}
+
+/// An entry being written.
+#[derive(Default)]
+pub struct Writer(pub Vec<u8>);
+
+impl Writer {
+    pub fn num(&mut self, n: u64) -> &mut Self {
+        self.0.extend_from_slice(&n.to_le_bytes());
+        self
+    }
+
+    pub fn text(&mut self, s: &str) -> &mut Self {
+        // a text longer than 4 GiB cannot be a record the reader took
+        let len = u32::try_from(s.len()).unwrap_or(u32::MAX);
+        self.0.extend_from_slice(&len.to_le_bytes());
+        self.0.extend_from_slice(&s.as_bytes()[..len as usize]);
+        self
+    }
+}
+
+/// Entries read back, one field at a time, in the order they were written.
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Reader<'a> {
+        Reader { bytes }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.bytes.split_at_checked(n)?;
+        self.bytes = rest;
+        Some(head)
+    }
+
+    pub fn num(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    pub fn text(&mut self) -> Option<&'a str> {
+        let len = u32::from_le_bytes(self.take(4)?.try_into().ok()?);
+        std::str::from_utf8(self.take(len as usize)?).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,5 +653,44 @@ mod tests {
         spill.stop();
         assert!(!spill.hold(100), "stopped: nothing more goes");
         assert_eq!(spill.held(), 0, "stopped: none of it can go");
+    }
+
+    #[test]
+    fn a_column_that_fits_stays_in_memory() {
+        let mut column = Column::new(1 << 20);
+        column.push(1, b"entry");
+        column.settle();
+        assert_eq!(column.written(), 0);
+        assert_eq!(&*column.part(1).unwrap(), b"entry");
+    }
+
+    #[test]
+    fn entries_come_back_in_order_past_the_budget() {
+        let mut column = Column::new(64);
+        for i in 0..1000u64 {
+            let mut w = Writer::default();
+            w.num(i).text(&format!("id-{i}"));
+            column.push((i % 3) as usize, &w.0);
+        }
+        assert!(
+            column.written() > 0,
+            "the budget of 64 bytes sent entries to the file"
+        );
+        column.settle();
+        assert!(
+            column.held.iter().all(Vec::is_empty),
+            "settled: what was held went too"
+        );
+        for part in 0..3 {
+            let bytes = column.part(part).unwrap();
+            let mut r = Reader::new(&bytes);
+            let mut n = part as u64;
+            while !r.is_empty() {
+                assert_eq!(r.num(), Some(n));
+                assert_eq!(r.text(), Some(format!("id-{n}").as_str()));
+                n += 3;
+            }
+            assert!(n >= 1000, "every entry of partition {part} came back");
+        }
     }
 }

@@ -8,6 +8,7 @@ use crate::compact::{self, criteria, CountingSink, PolicyLine, Request};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::output;
+use crate::progress;
 use crate::select::{Criteria, Tally};
 use crate::store::Input;
 use crate::time;
@@ -28,6 +29,7 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         map_given: !args.map.map.is_empty(),
         criteria,
         policy_line: args.policy_line,
+        memory: args.memory.bytes()?,
     };
     let input = Input::new(&args.store).selecting(args.live.select());
     if input.path().is_some() {
@@ -38,10 +40,31 @@ pub fn run(args: CompactArgs, _global: &GlobalArgs) -> Result<Outcome> {
         Sink::open(args.output.as_deref(), &(&args.write).into())?,
         args.stats,
     );
-    let done = compact::write_lines(&input, &request, args.stats, &mut |size, text| match size {
-        Some(size) => out.record(size, text),
-        None => out.line(text),
-    })?;
+    // a selection reads the store twice: the bar starts again with the second pass
+    let bar = progress::bar(&input, "reading", false);
+    let (mut shown, mut last) = (0, 0);
+    let mut moved = |offset: u64| {
+        if let Some(bar) = &bar {
+            if offset >= shown || offset < last {
+                progress::show(bar, offset);
+                shown = offset + progress::STEP;
+            }
+            last = offset;
+        }
+    };
+    let done = compact::write_lines(
+        &input,
+        &request,
+        args.stats,
+        &mut moved,
+        &mut |size, text| match size {
+            Some(size) => out.record(size, text),
+            None => out.line(text),
+        },
+    )?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     match (&request.criteria.reader, done.policy) {
         (_, PolicyLine::Written | PolicyLine::NotAsked) => {}
         (Some(party), PolicyLine::Withheld) => output::notice(&format!(

@@ -136,6 +136,8 @@ fn to_compact(
         map_given,
         criteria: compact::criteria(None, None, None)?,
         policy_line: false,
+        // no selection: the only table is an inverse map's supersedes, held in memory
+        memory: crate::spill::DEFAULT_MEMORY,
     };
     let mut sink = Sink::open(output, options)?;
     let mut open = true;

@@ -18,6 +18,8 @@ pub(super) struct Encoded {
     pub(super) verdict: Verdict,
     pub(super) line: Option<String>,
     pub(super) size: Option<RecordSize>,
+    /// Where the record starts in the input (for the progress bar).
+    pub(super) offset: u64,
 }
 
 /// A record's characters in JSON lines: its own line as read, and as Python's `json.dumps`
@@ -43,7 +45,8 @@ impl RecordSize {
 pub(super) struct Encoder<'a> {
     pub(super) criteria: &'a Criteria,
     pub(super) roles: SelectRoles,
-    /// Ids of records withheld from the reader: taken out of the supersedes written.
+    /// Ids of records withheld from the reader that a record kept may name: taken out of the
+    /// supersedes written.
     pub(super) hidden: &'a HashSet<String>,
     pub(super) supersession: &'a Supersession,
     pub(super) inverse_supersedes: bool,
@@ -62,11 +65,12 @@ impl<'a> Encoder<'a> {
             .collect()
     }
 
-    /// Judge a record and write its line when kept.
+    /// Judge a record and write its line when kept: but for supersession, which the caller
+    /// settles in store order ([`Verdict::unless_ended`]).
     pub(super) fn encode(&self, view: &RecordView) -> Encoded {
         let verdict = match self.criteria.is_empty() {
             true => Verdict::Keep,
-            false => select::judge(self.criteria, &self.roles, self.supersession, view),
+            false => select::judge(self.criteria, &self.roles, view),
         };
         let line = match verdict {
             Verdict::Keep => Some(self.line(view)),
@@ -80,6 +84,7 @@ impl<'a> Encoder<'a> {
             verdict,
             line,
             size,
+            offset: view.origin.offset,
         }
     }
 
@@ -147,6 +152,15 @@ impl<'a> Encoder<'a> {
             }
             t => writer.cell(Cell::Value(&RoleValue::of_raw(t).into_json()), kind),
         }
+    }
+}
+
+/// The ids a supersedes value names, as [`without_hidden`] compares them with the ids withheld
+/// from the reader.
+pub(super) fn named_ids(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) => items.iter().map(py_str).collect(),
+        v => vec![py_str(v)],
     }
 }
 

@@ -6,12 +6,15 @@ use crate::select::Criteria;
 use crate::time;
 
 /// What to compact: the map (and whether one was given: else an engrama dump reads through
-/// the engrama map), the selection, and whether to add the store's policy line.
+/// the engrama map), the selection, whether to add the store's policy line, and the memory
+/// the selection's tables may take.
 pub struct Request {
     pub map: FieldMap,
     pub map_given: bool,
     pub criteria: Criteria,
     pub policy_line: bool,
+    /// Bytes the selection's tables hold before they go to the temporary file (`--memory`).
+    pub memory: usize,
 }
 
 /// The selection asked for, checked: a date that parses (the one date parser), a party that

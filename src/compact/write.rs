@@ -5,7 +5,7 @@ use super::first_pass::FirstPass;
 use super::Request;
 use crate::error::Result;
 use crate::profile::Profile;
-use crate::select::{self, SelectRoles, Tally};
+use crate::select::{self, SelectRoles, Tally, Verdict};
 use crate::store::compact;
 use crate::store::{self, Input, RoleReading, RoleSet, Shape};
 
@@ -37,16 +37,18 @@ pub fn write(
     request: &Request,
     emit: &mut (dyn FnMut(Option<RecordSize>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
-    write_lines(input, request, false, emit)
+    write_lines(input, request, false, &mut |_| {}, emit)
 }
 
 /// [`write()`]; with `sizes`, each record's line comes with its sizes (the record read whole),
 /// for `--stats`. Each line is encoded on the decoding threads from the reader's view of its
-/// record, and only the finished line reaches `emit`.
+/// record, and only the finished line reaches `emit`. `progress` gets the byte offset of each
+/// record read, in each pass (a second pass starts again from the first record).
 pub fn write_lines(
     input: &Input,
     request: &Request,
     sizes: bool,
+    progress: &mut (dyn FnMut(u64) + Send),
     emit: &mut (dyn FnMut(Option<RecordSize>, &str) -> Result<()> + Send),
 ) -> Result<Written> {
     let criteria = &request.criteria;
@@ -85,8 +87,9 @@ pub fn write_lines(
             &first_reading,
             &set,
             policy_for,
-            criteria.known_at.as_ref(),
-            criteria.reader.as_deref(),
+            criteria,
+            request.memory,
+            progress,
         )?;
     }
 
@@ -114,11 +117,18 @@ pub fn write_lines(
         sizes,
     };
     let mut tally = Tally::default();
+    // the records come in store order: the n-th is the n-th the first pass saw
+    let mut n = 0;
     let mut visit = |done: Encoded| -> Result<()> {
-        tally.count(done.verdict);
-        match &done.line {
-            Some(text) => emit(done.size, text),
-            None => Ok(()),
+        progress(done.offset);
+        let verdict = done
+            .verdict
+            .unless_ended(criteria, first.supersession.ended(n));
+        n += 1;
+        tally.count(verdict);
+        match (&done.line, verdict) {
+            (Some(text), Verdict::Keep) => emit(done.size, text),
+            _ => Ok(()),
         }
     };
     let shape = match first.buffered.take() {

@@ -7,10 +7,10 @@
 //! core, one at a time per core: memory holds a partition of each side per core.
 
 use super::findings::{Findings, Gather};
-use super::kept::{Reader, PARTS};
 use super::report::{Change, Code, Finding, Other};
 use super::{unreadable, Kept, Which};
 use crate::error::Result;
+use crate::spill::{Reader, PARTS};
 use crate::store::record_object;
 use hashbrown::{HashMap, HashSet};
 use rayon::prelude::*;
@@ -78,7 +78,7 @@ impl Rec<'_> {
         let mut buf = vec![0; usize::try_from(self.len).map_err(|_| changed())?];
         crate::file_at::read_at(file, self.offset, &mut buf).map_err(unreadable)?;
         let text = String::from_utf8(buf).map_err(|_| changed())?;
-        match super::kept::hash_of(&text) == self.hash {
+        match crate::spill::hash_of(&text) == self.hash {
             true => Ok(text.into()),
             false => Err(changed()),
         }

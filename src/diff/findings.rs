@@ -7,12 +7,12 @@
 //! nothing back. Which partition a finding came from breaks a tie, as it did when they were
 //! all held and sorted together: the order is the same at every budget.
 //!
-//! An entry is its length, then its fields as `kept.rs` writes them; a changed value is kept
+//! An entry is its length, then its fields as `spill::Writer` writes them; a changed value is kept
 //! as its JSON text (numbers keep their text: it reads back the same value).
 
-use super::kept::{Reader, Writer, PARTS};
 use super::report::{Change, Code, Finding, Other};
 use crate::spill::Spill;
+use crate::spill::{Reader, Writer, PARTS};
 use serde_json::Value;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -4,22 +4,21 @@
 //! Each side is read once, through the record view every looking command reads
 //! (`store::read_views`: any shape, any source, the map given or an engrama dump's own);
 //! what each record contributes is made on the core that read it (`Entry`) and kept by the
-//! partition of its id (`kept.rs`), past a budget in a temporary file. Then each partition of
-//! BASE is matched with the same partition of HEAD (`compare.rs`), on every core, and each
-//! partition's findings are gathered as it is judged (`findings.rs`: sorted, past their
-//! budget in the temporary file too) into the [`report::Report`] every format prints
-//! ([`mod@format`]), reading them back merged in order.
+//! partition of its id (a `spill::Column`), past a budget in a temporary file. Then each
+//! partition of BASE is matched with the same partition of HEAD (`compare.rs`), on every
+//! core, and each partition's findings are gathered as it is judged (`findings.rs`: sorted,
+//! past their budget in the temporary file too) into the [`report::Report`] every format
+//! prints ([`mod@format`]), reading them back merged in order.
 
 mod compare;
 mod findings;
 pub mod format;
-mod kept;
 pub mod report;
 
 use crate::error::{Result, VercyError};
 use crate::mapping::{FieldMap, FieldPath};
+use crate::spill::{self, part_of, Column, Writer};
 use crate::store::{self, Input, RawOrValue, RecordView, Role, RoleReading, RoleSet};
-use kept::{part_of, Column, Writer};
 use report::{Code, Report, Side};
 use std::sync::OnceLock;
 
@@ -140,7 +139,7 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
         None if in_file => {
             w.num(view.origin.offset)
                 .num(view.text.len() as u64)
-                .num(kept::hash_of(view.text))
+                .num(spill::hash_of(view.text))
                 .text("");
         }
         record => {
@@ -151,7 +150,7 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
                 ),
                 _ => std::borrow::Cow::Borrowed(text),
             };
-            w.num(0).num(0).num(kept::hash_of(&json)).text(&json);
+            w.num(0).num(0).num(spill::hash_of(&json)).text(&json);
         }
     }
     w.num(superseded.len() as u64);
@@ -160,8 +159,8 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
     }
     w.text(valid_from)
         .text(&role_text(view, role(3)))
-        .num(kept::hash_of(&role_text(view, role(4))))
-        .num(kept::hash_of(&role_text(view, role(5))));
+        .num(spill::hash_of(&role_text(view, role(4))))
+        .num(spill::hash_of(&role_text(view, role(5))));
     let pointers = superseded
         .iter()
         .map(|target| {

@@ -10,7 +10,7 @@ use crate::store::engrama::{self, LineView};
 use crate::store::KeySelection;
 use std::borrow::Cow;
 
-use hashbrown::DefaultHashBuilder;
+use hashbrown::HashTable;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -42,15 +42,57 @@ pub(super) fn fields_identity(
 /// first line that has it.
 ///
 /// Memory: the index keeps a 64-bit hash per identity (not the identity: a store's identities
-/// would take about as much memory as its text), 16 bytes a line with its place. A hash is
-/// only a hint: an identity is compared in full when its hash is found (from the line's text,
-/// read back), and the rare identity whose hash another one holds is indexed by its full text
-/// in `shared`.
+/// would take about as much memory as its text), 24 bytes a line with its place, and the table
+/// from a hash to the first line holding it 4 bytes a slot (the line's number: the hash it is
+/// placed by is the line's own, in `keys`). A hash is only a hint: an identity is compared in
+/// full when its hash is found (from the line's text, read back), and the rare identity whose
+/// hash another one holds is indexed by its full text in `shared`.
 #[derive(Default)]
 pub(super) struct Table {
     pub(super) places: Vec<Loc>,
-    pub(super) index: HashMap<u64, usize, DefaultHashBuilder>,
+    /// The identity hash of each line, by its number in `places`.
+    keys: Vec<u64>,
+    /// The first line of each hash, placed by the hash (already one: hashed no further).
+    index: HashTable<u32>,
     pub(super) shared: HashMap<String, usize>,
+}
+
+impl Table {
+    /// A new line at `at`, of identity hash `key`: its number. Past 2^32 lines of one part
+    /// of a store, `None`.
+    pub(super) fn push(&mut self, at: Loc, key: u64) -> Option<usize> {
+        let i = self.places.len();
+        u32::try_from(i).ok()?;
+        self.places.push(at);
+        self.keys.push(key);
+        Some(i)
+    }
+
+    /// The first line of identity hash `key`.
+    pub(super) fn first(&self, key: u64) -> Option<usize> {
+        let keys = &self.keys;
+        self.index
+            .find(key, |&i| keys[i as usize] == key)
+            .map(|&i| i as usize)
+    }
+
+    /// Index line `i` (from [`Table::push`]) under its hash, unless a line holds it already:
+    /// whether it did.
+    pub(super) fn index(&mut self, i: usize) -> bool {
+        let keys = &self.keys;
+        let key = keys[i];
+        match self
+            .index
+            .entry(key, |&j| keys[j as usize] == key, |&j| keys[j as usize])
+        {
+            hashbrown::hash_table::Entry::Occupied(_) => false,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                // `push` numbered it below 2^32
+                slot.insert(i as u32);
+                true
+            }
+        }
+    }
 }
 
 impl Store {

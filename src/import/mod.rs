@@ -62,7 +62,6 @@ use positioned::Window;
 use rules::{grant_keys, Change, MergeRule};
 use serde_json::{Map, Value};
 use spool::Spool;
-use std::collections::hash_map::Entry as Slot;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -122,11 +121,44 @@ const VECTORS: usize = 2;
 /// Where one line's text lies: in the store file as it was, or in the spool; without its
 /// line feed (which follows it in the spool, and in the store file unless the line ended
 /// with `\r\n` or the file without a line feed).
+///
+/// 12 bytes, one a line of the store: where it lies, with the file it lies in as the top bit
+/// (no file vercy writes or reads reaches 2^63 bytes), and its length.
 #[derive(Debug, Clone, Copy)]
+#[repr(C, packed(4))]
 struct Loc {
-    pos: u64,
+    at: u64,
     len: u32,
-    in_store: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<Loc>() == 12);
+
+/// The top bit of [`Loc::at`]: the line lies in the store file as it was.
+const IN_STORE: u64 = 1 << 63;
+
+impl Loc {
+    fn new(pos: u64, len: u32, in_store: bool) -> Loc {
+        let file = if in_store { IN_STORE } else { 0 };
+        Loc {
+            at: pos & !IN_STORE | file,
+            len,
+        }
+    }
+
+    /// Where the line starts in its file.
+    fn pos(self) -> u64 {
+        self.at & !IN_STORE
+    }
+
+    /// The line lies in the store file as it was (else in the spool).
+    fn in_store(self) -> bool {
+        self.at & IN_STORE != 0
+    }
+
+    /// The line's length in bytes, without its line feed.
+    fn len(self) -> u32 {
+        self.len
+    }
 }
 
 /// A JSONL store being merged into.
@@ -232,14 +264,10 @@ impl Store {
             MergeEntry::Line { table, line, .. } => {
                 let at = self.place(&line)?;
                 let t = &mut self.tables[table];
-                let i = t.places.len();
-                t.places.push(at);
-                match t.index.entry(line.key) {
-                    Slot::Vacant(slot) => {
-                        slot.insert(i);
-                    }
-                    // the same identity again (the first line keeps it), or another one
-                    Slot::Occupied(_) => self.pending.push((table, line.key, i, line.identity)),
+                let i = t.push(at, line.key).ok_or_else(|| too_many(&self.target))?;
+                // the same identity again (the first line keeps it), or another one
+                if !t.index(i) {
+                    self.pending.push((table, line.key, i, line.identity));
                 }
             }
         }
@@ -250,7 +278,9 @@ impl Store {
     /// belongs to another identity.
     pub fn settle(&mut self) -> Result<()> {
         for (table, key, i, identity) in std::mem::take(&mut self.pending) {
-            let first = self.tables[table].index[&key];
+            let Some(first) = self.tables[table].first(key) else {
+                continue;
+            };
             if self.identity_at(table, first)? != identity {
                 self.tables[table].shared.entry(identity).or_insert(i);
             }
@@ -321,14 +351,17 @@ fn write_error(target: &Path, e: &io::Error) -> VercyError {
     }
 }
 
+/// A store past what a place counts: `what` says which limit.
+fn past_limit(target: &Path, what: &str) -> VercyError {
+    write_error(target, &io::Error::new(io::ErrorKind::InvalidData, what))
+}
+
+fn too_many(target: &Path) -> VercyError {
+    past_limit(target, "more than 2^32 lines of one kind in a store")
+}
+
 fn too_long(target: &Path) -> VercyError {
-    write_error(
-        target,
-        &io::Error::new(
-            io::ErrorKind::InvalidData,
-            "a merged line longer than 4 GiB",
-        ),
-    )
+    past_limit(target, "a merged line longer than 4 GiB")
 }
 
 #[cfg(test)]

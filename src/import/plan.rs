@@ -128,11 +128,8 @@ impl Plan {
             None => record_identity(kind, &self.map, &record),
         };
         // a line is at most 256 MiB (the reader's limit), so its length fits
-        let stored = has_own_line(&record).then_some(Loc {
-            pos: record.origin.offset,
-            len: record.raw.len() as u32,
-            in_store: true,
-        });
+        let stored = has_own_line(&record)
+            .then(|| Loc::new(record.origin.offset, record.raw.len() as u32, true));
         let envelope = matches!(non_record, Some(NonRecordLine::EngramaHeader))
             .then(|| whole_fields(&record).into_owned());
         let offset = record.origin.offset;

@@ -15,7 +15,7 @@ impl Store {
     }
 
     pub(super) fn read(&mut self, at: Loc) -> Result<String> {
-        if !at.in_store {
+        if !at.in_store() {
             self.flush_run()?;
         }
         self.read_flushed(at)
@@ -23,24 +23,24 @@ impl Store {
     }
 
     pub(super) fn read_flushed(&mut self, at: Loc) -> io::Result<String> {
-        let mut buf = vec![0u8; at.len as usize];
-        if at.in_store {
+        let mut buf = vec![0u8; at.len() as usize];
+        if at.in_store() {
             let file = self.file.as_ref().ok_or(io::ErrorKind::NotFound)?;
-            self.window.read(file, at.pos, &mut buf)?;
+            self.window.read(file, at.pos(), &mut buf)?;
         } else {
             let spool = self.spool.as_mut().ok_or(io::ErrorKind::NotFound)?;
             let w = spool.file.writer();
             // the spool's last lines may still be in its buffer
             let flushed = spool.len - w.buffer().len() as u64;
-            if at.pos >= flushed {
-                let from = (at.pos - flushed) as usize;
+            if at.pos() >= flushed {
+                let from = (at.pos() - flushed) as usize;
                 let len = buf.len();
                 buf.copy_from_slice(&w.buffer()[from..from + len]);
             } else {
-                if at.pos + u64::from(at.len) > flushed {
+                if at.pos() + u64::from(at.len()) > flushed {
                     w.flush()?;
                 }
-                read_at(w.get_ref(), at.pos, &mut buf)?;
+                read_at(w.get_ref(), at.pos(), &mut buf)?;
             }
         }
         String::from_utf8(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))

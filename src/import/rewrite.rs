@@ -25,8 +25,8 @@ impl Store {
         // The spool is the new store when it holds every line once, in order, and nothing else
         let mut next = 0;
         let in_order = places().all(|at| {
-            let ok = !at.in_store && at.pos == next;
-            next = at.pos + u64::from(at.len) + 1;
+            let ok = !at.in_store() && at.pos() == next;
+            next = at.pos() + u64::from(at.len()) + 1;
             ok
         });
         if in_order && next == self.spool.as_ref().map_or(0, |s| s.len) {
@@ -63,15 +63,15 @@ impl Store {
             w.write_all(b"\n")
         };
         for at in places() {
-            let end = at.pos + u64::from(at.len);
+            let end = at.pos() + u64::from(at.len());
             match &mut run {
                 Some((in_store, _, run_end))
-                    if *in_store == at.in_store && *run_end + 1 == at.pos =>
+                    if *in_store == at.in_store() && *run_end + 1 == at.pos() =>
                 {
                     *run_end = end;
                 }
                 _ => {
-                    if let Some(done) = run.replace((at.in_store, at.pos, end)) {
+                    if let Some(done) = run.replace((at.in_store(), at.pos(), end)) {
                         copy(done).map_err(failed)?;
                     }
                 }

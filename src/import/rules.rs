@@ -1,6 +1,6 @@
 //! The merge rules: how an incoming line changes the line already there with its identity.
 
-use super::{parse, MergeLine, Store, StoreKind, VECTORS};
+use super::{parse, too_many, MergeLine, Store, StoreKind, VECTORS};
 use crate::error::Result;
 use crate::mapping::FieldMap;
 use crate::python::json::python_text;
@@ -56,7 +56,7 @@ impl Store {
         rule: MergeRule,
     ) -> Result<Change> {
         let mut shared = false;
-        if let Some(&first) = self.tables[table].index.get(&incoming.key) {
+        if let Some(first) = self.tables[table].first(incoming.key) {
             let mut at = Some(first);
             let mut text = self.text_at(table, first)?;
             if text == incoming.text {
@@ -84,12 +84,13 @@ impl Store {
             _ => self.append(&incoming.text)?,
         };
         let t = &mut self.tables[table];
-        let i = t.places.len();
-        t.places.push(at);
+        let i = t
+            .push(at, incoming.key)
+            .ok_or_else(|| too_many(&self.target))?;
         if shared {
             t.shared.insert(incoming.identity, i);
         } else {
-            t.index.insert(incoming.key, i);
+            t.index(i);
         }
         Ok(Change::Added)
     }

@@ -16,11 +16,7 @@ pub(super) struct Spool {
 impl Spool {
     /// The place of the next line of `len` bytes (and its `\n`), counted as written.
     pub(super) fn place(&mut self, len: u32) -> Loc {
-        let at = Loc {
-            pos: self.len,
-            len,
-            in_store: false,
-        };
+        let at = Loc::new(self.len, len, false);
         self.len += u64::from(len) + 1;
         at
     }

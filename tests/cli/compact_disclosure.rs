@@ -81,6 +81,7 @@ fn compact(name: &str, bytes: &[u8], reader: Option<&str>) -> String {
         map_given: false,
         criteria: criteria(None, None, reader.map(str::to_string)).unwrap(),
         policy_line: false,
+        memory: vercy::spill::DEFAULT_MEMORY,
     };
     let mut text = String::new();
     write(

@@ -31,45 +31,63 @@ fn messy_store(n: usize) -> String {
             _ if i % 5 == 0 && i > 3 => format!(", \"supersedes\": [\"{}\"]", id(i - 3)),
             _ => String::new(),
         };
+        let release_to = match i % 7 {
+            0 | 3 => ", \"release_to\": [\"hr\", \"audit\"]",
+            1 | 4 | 5 => ", \"release_to\": \"hr\"",
+            _ => "",
+        };
         out.push_str(&format!(
             "{{\"record_id\": \"{own}\", \"concept\": \"{concept}\", \"value\": \"v{}\", \
              \"valid_from\": \"{from}\", \"valid_to\": {to}, \"source\": \"doc-{i}\", \
              \"concept_owner\": \"{owner}\", \"conflict_policy\": \"latest valid_from wins\"\
-             {supersedes}}}\n",
+             {supersedes}{release_to}}}\n",
             i % 3
         ));
     }
     out
 }
 
+/// [`messy_store`] of 6,000 records, written in `dir`: its path.
+fn messy_file(dir: &tempfile::TempDir) -> String {
+    let store = dir.path().join("messy.jsonl");
+    std::fs::write(&store, messy_store(6000)).unwrap();
+    store.to_str().unwrap().to_string()
+}
+
 /// `vercy ARGS --format FORMAT` at each of `budgets` prints what it prints at `--memory 1G`
 /// (which it returns), exiting 1 each time.
 pub fn same_report_at_every_budget(args: &[&str], format: &str, budgets: &[&str]) -> String {
+    let args = [args, &["--format", format]].concat();
+    same_output_at_every_budget(&args, budgets, 1)
+}
+
+/// `vercy ARGS` at each of `budgets` prints what it prints at `--memory 1G` (which it
+/// returns), on stdout and stderr, exiting `code` each time.
+fn same_output_at_every_budget(args: &[&str], budgets: &[&str], code: i32) -> String {
     let run = |memory: &str| {
         let out = vercy()
             .args(args)
-            .args(["--format", format, "--memory", memory])
+            .args(["--memory", memory])
             .output()
             .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-        stdout_of(&out)
+        assert_eq!(out.status.code(), Some(code), "{}", stderr_of(&out));
+        (stdout_of(&out), stderr_of(&out))
     };
     let in_memory = run("1G");
     for memory in budgets {
         assert!(
             run(memory) == in_memory,
-            "{args:?} --format {format} --memory {memory}: another report than in memory"
+            "{args:?} --memory {memory}: another output than in memory"
         );
     }
-    in_memory
+    in_memory.0
 }
 
 #[test]
 fn a_store_past_a_small_budget_gets_the_report_it_gets_in_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("messy.jsonl");
-    std::fs::write(&store, messy_store(6000)).unwrap();
-    let store = store.to_str().unwrap();
+    let store = messy_file(&dir);
+    let store = store.as_str();
     for format in ["json", "human", "sarif", "github"] {
         let budgets = ["128M", "64K", "1k", "1"];
         let in_memory =
@@ -131,10 +149,73 @@ fn a_diff_past_a_small_budget_finds_what_it_finds_in_memory() {
 }
 
 #[test]
+fn a_selection_past_a_small_budget_keeps_what_it_keeps_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = messy_file(&dir);
+    let store = store.as_str();
+    let budgets = ["64K", "1k", "1"];
+    let compact = |extra: &[&str]| {
+        let args = [&["compact", store][..], extra].concat();
+        same_output_at_every_budget(&args, &budgets, 0)
+    };
+    let all = compact(&[]);
+    for date in ["2024-01-01", "2024-02-05", "2025-06-01"] {
+        let in_force = compact(&["--as-of", date]);
+        let kept = in_force.lines().count() - 1;
+        assert!(
+            kept > 0 && kept < all.lines().count() - 1,
+            "--as-of {date}: some records are in force and some are not ({kept})"
+        );
+    }
+    // a record superseded by one begun by the date is out of force: R-0000052 by R-0000055;
+    // R-0000050, of the same dates, is superseded by none
+    let superseded = compact(&["--as-of", "2024-06-01"]);
+    let written = |id: &str| superseded.lines().any(|line| line.starts_with(id));
+    assert!(
+        !written("R-0000052-") && written("R-0000055-"),
+        "{superseded:.600}"
+    );
+    assert!(written("R-0000050-"), "{superseded:.600}");
+    compact(&["--as-of", "2024-02-05", "--concept", "concept_00004"]);
+    compact(&["--as-of", "2024-02-05", "--known-at", "2030-01-01"]);
+    compact(&["--as-of", "2024-02-05", "--policy-line"]);
+    // a record released to the reader names records withheld from them: taken out
+    let seen = compact(&["--reader", "hr"]);
+    let line = |id: &str| seen.lines().find(|l| l.starts_with(id)).unwrap();
+    let r5 = line("R-0000005-");
+    assert!(!r5.contains("R-0000002-"), "R-0000002 is withheld: {r5}");
+    let r15 = line("R-0000015-");
+    assert!(r15.contains("R-0000012-"), "R-0000012 is released: {r15}");
+    compact(&[
+        "--reader",
+        "audit",
+        "--as-of",
+        "2024-06-01",
+        "--policy-line",
+    ]);
+    compact(&["--reader", "hr", "--map", "supersedes=~supersedes"]);
+    // the old record names its successor: an inverse map
+    compact(&["--as-of", "2024-02-05", "--map", "supersedes=~supersedes"]);
+}
+
+#[test]
 fn a_size_that_is_not_one_is_refused() {
-    for size in ["0", "-1", "lots", "", "12Q", "0.0001"] {
+    let commands: [&[&str]; 2] = [
+        &["check", "fixtures/reference-store.jsonl"],
+        &[
+            "compact",
+            "fixtures/reference-store.jsonl",
+            "--as-of",
+            "2025-01-01",
+        ],
+    ];
+    for (size, command) in ["0", "-1", "lots", "", "12Q", "0.0001"]
+        .into_iter()
+        .flat_map(|size| commands.map(|command| (size, command)))
+    {
         let out = vercy()
-            .args(["check", "fixtures/reference-store.jsonl", "--memory", size])
+            .args(command)
+            .args(["--memory", size])
             .output()
             .unwrap();
         let stderr = stderr_of(&out);

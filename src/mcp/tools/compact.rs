@@ -86,6 +86,7 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         )
         .map_err(args::argument_error)?,
         policy_line: false,
+        memory: crate::spill::DEFAULT_MEMORY,
     };
     let mut text = String::new();
     let done = write(&args::records(arguments), &request, &mut |_, line| {
