@@ -13,18 +13,11 @@ use std::process::Command;
 const TIMELINE: &str = "fixtures/html/timeline.jsonl";
 
 /// The README's resolve question: data_retention on 2026-07-01 for finance (D-802 holds).
-const RESOLVE: [&str; 10] = [
-    "resolve",
-    "fixtures/reference-store.jsonl",
-    "--host",
-    "fixtures/resolve/host.yaml",
-    "--concept",
-    "data_retention",
-    "--as-of",
-    "2026-07-01",
-    "--caller",
-    "finance",
-];
+fn resolve_args() -> Vec<&'static str> {
+    let store = ["resolve", "fixtures/reference-store.jsonl"];
+    let host = ["--host", "fixtures/resolve/host.yaml"];
+    [&store[..], &host, &crate::resolve_cli::README_QUESTION].concat()
+}
 
 /// `vercy ARGS`, its page from stdout and its exit code.
 fn page(args: &[&str]) -> (String, Option<i32>) {
@@ -208,7 +201,7 @@ fn a_store_from_stdin_gets_its_report_and_a_note_instead_of_timelines() {
 
 #[test]
 fn resolve_draws_the_concept_with_its_date_line_and_the_record_that_holds() {
-    let (html, code) = page(&[&RESOLVE[..], &["--format", "html"]].concat());
+    let (html, code) = page(&[&resolve_args()[..], &["--format", "html"]].concat());
     assert_eq!(code, Some(0));
     assert_self_contained(&html);
     assert!(html.contains("<g class=\"date-line\">"));
@@ -497,7 +490,7 @@ fn chromium_renders_the_pages_with_something_on_them_and_no_console_error() {
             "check",
             vec!["check", TIMELINE, "fixtures/values/messy-500.jsonl"],
         ),
-        ("resolve", RESOLVE.to_vec()),
+        ("resolve", resolve_args()),
         (
             "diff",
             vec!["diff", DIFF_BASE, "fixtures/diff/edited.head.jsonl"],

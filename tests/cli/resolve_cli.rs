@@ -10,6 +10,15 @@ use std::path::Path;
 
 const REF: &str = "fixtures/reference-store.jsonl";
 const HOST: &str = "fixtures/resolve/host.yaml";
+/// The README's question: data_retention on 2026-07-01 for finance (D-802 holds).
+pub const README_QUESTION: [&str; 6] = [
+    "--concept",
+    "data_retention",
+    "--as-of",
+    "2026-07-01",
+    "--caller",
+    "finance",
+];
 
 fn resolve(store: &str, host: &str, extra: &[&str]) -> std::process::Output {
     vercy()
@@ -24,16 +33,7 @@ fn the_readme_example_answers_from_the_reference_store() {
     let out = resolve(
         REF,
         HOST,
-        &[
-            "--concept",
-            "data_retention",
-            "--as-of",
-            "2026-07-01",
-            "--caller",
-            "finance",
-            "--format",
-            "json",
-        ],
+        &[&README_QUESTION[..], &["--format", "json"]].concat(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let a = json_of(&out);
@@ -43,18 +43,7 @@ fn the_readme_example_answers_from_the_reference_store() {
         a["reasons"],
         json!([{"code": "expired", "records": ["D-806"]}, {"code": "superseded", "records": ["D-801"]}])
     );
-    let human = resolve(
-        REF,
-        HOST,
-        &[
-            "--concept",
-            "data_retention",
-            "--as-of",
-            "2026-07-01",
-            "--caller",
-            "finance",
-        ],
-    );
+    let human = resolve(REF, HOST, &README_QUESTION);
     let text = stdout_of(&human);
     assert!(
         text.starts_with("answered: data_retention on 2026-07-01 for finance\nanswer: D-802\n"),
@@ -97,15 +86,7 @@ fn the_readme_example_answers_from_the_reference_store() {
 /// its dates, owner and what decided it, in the human form and as json's `records`.
 #[test]
 fn explain_lists_each_readable_record_and_what_decided_it() {
-    let ask = [
-        "--concept",
-        "data_retention",
-        "--as-of",
-        "2026-07-01",
-        "--caller",
-        "finance",
-        "--explain",
-    ];
+    let ask = [&README_QUESTION[..], &["--explain"]].concat();
     let human = resolve(REF, HOST, &ask);
     assert_eq!(human.status.code(), Some(0), "{}", stderr_of(&human));
     let text = stdout_of(&human);
@@ -133,7 +114,11 @@ fn explain_lists_each_readable_record_and_what_decided_it() {
     assert_eq!(records[2]["valid_from"], "2026-10-01");
     assert_eq!(records[2]["valid_to"], serde_json::Value::Null);
     // without --explain the vercy-resolve/1 object is as it was
-    let plain = resolve(REF, HOST, &[&ask[..6], &["--format", "json"]].concat());
+    let plain = resolve(
+        REF,
+        HOST,
+        &[&README_QUESTION[..], &["--format", "json"]].concat(),
+    );
     assert!(json_of(&plain).get("records").is_none());
 }
 
