@@ -450,3 +450,68 @@ pub fn diff_stores_noting(
         allowed: opts.allowed.clone(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A concept's key for the tests: its length and first byte.
+    fn key(text: &str) -> u64 {
+        (text.len() as u64) << 8 | u64::from(text.as_bytes()[0])
+    }
+
+    #[test]
+    fn heads_notes_say_where_each_record_with_a_concept_lies_in_store_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = |id: &str, concept: &str| {
+            format!("{{\"record_id\": \"{id}\", \"concept\": {concept}, \"valid_from\": \"2025-01-01\"}}")
+        };
+        let base = dir.path().join("base.jsonl");
+        std::fs::write(&base, record("A", "\"alpha\"") + "\n").unwrap();
+        let head = dir.path().join("head.jsonl");
+        let text = [
+            record("A", "\"alpha\""),
+            record("B", "null"),
+            String::new(),
+            record("C", "\"beta\""),
+        ]
+        .join("\r\n")
+            + "\r\n";
+        std::fs::write(&head, &text).unwrap();
+        let opts = Options {
+            map: FieldMap::identity(),
+            map_given: false,
+            allowed: Vec::new(),
+            memory: 64 << 20,
+        };
+        let mut noted = Vec::new();
+        let mut note = |n: Noted| noted.push(n);
+        let mut notes = HeadNotes {
+            key,
+            note: &mut note,
+            read_as: None,
+        };
+        let (b, h) = (base.to_str().unwrap(), head.to_str().unwrap());
+        let report = diff_stores_noting(
+            (&Input::new(b), b),
+            (&Input::new(h), h),
+            &opts,
+            Some(&mut notes),
+        )
+        .unwrap();
+        assert_eq!(report.head.records, 3);
+        let (shape, map) = notes.read_as.take().expect("how HEAD was read");
+        assert_eq!(shape.name(), report.head.shape);
+        assert_eq!(map.to_json(), FieldMap::identity().to_json());
+        // B's concept is null: not noted
+        assert_eq!(noted.iter().map(|n| n.line).collect::<Vec<_>>(), [1, 4]);
+        for (n, (id, concept)) in noted.iter().zip([("A", "alpha"), ("C", "beta")]) {
+            let at = n.offset as usize;
+            assert_eq!(
+                &text[at..at + n.len as usize],
+                record(id, &format!("\"{concept}\""))
+            );
+            assert_eq!(n.key, key(concept));
+        }
+    }
+}
