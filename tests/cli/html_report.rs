@@ -415,6 +415,17 @@ fn diff_draws_its_changes_and_the_changed_concepts_from_head() {
     assert_eq!(code, Some(0));
     assert!(html.contains("pass: history was only added to"));
     assert!(values(&html, "<div class=\"timeline\"", "data-concept").is_empty());
+    // HEAD from stdin: its changes, and a note instead of timelines
+    let out = vercy()
+        .args(["diff", DIFF_BASE, "-", "--format", "html"])
+        .write_stdin(std::fs::read("fixtures/diff/end_written.head.jsonl").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let html = stdout_of(&out);
+    assert!(html.contains("history.end_written"));
+    assert!(html.contains("no timelines: the store was read from a pipe"));
+    assert!(!html.contains("class=\"timeline\""));
 }
 
 /// `vercy diff BASE HEAD --format html`'s page, each side's arguments first (a database's
