@@ -57,10 +57,9 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
         read_as: None,
     };
     let noting = args.format == format::Format::Html && !head.is_pipe();
-    let heads = (&head, args.head.as_str());
     match diff::diff_stores_noting(
         (&base, &args.base),
-        heads,
+        (&head, &args.head),
         &opts,
         noting.then_some(&mut notes),
     ) {
