@@ -40,8 +40,33 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
     }
     let input = |store: &str| Input::new(store).selecting(args.live.select());
     let (base, head) = (input(&args.base), input(&args.head));
-    match diff::diff_stores((&base, &args.base), (&head, &args.head), &opts) {
+    // a page's sightings are noted as HEAD is read; a pipe is read once, and its page has a
+    // note instead of timelines
+    let mut seen = gather::Sightings::new(gather::concept_key);
+    let mut note = |n: diff::Noted| {
+        seen.note(gather::Sighting {
+            line: n.line,
+            offset: n.offset,
+            len: n.len,
+            key: n.key,
+        })
+    };
+    let mut notes = diff::HeadNotes {
+        key: gather::concept_key,
+        note: &mut note,
+        read_as: None,
+    };
+    let noting = args.format == format::Format::Html && !head.is_pipe();
+    match diff::diff_stores_noting(
+        (&base, &args.base),
+        (&head, &args.head),
+        &opts,
+        noting.then_some(&mut notes),
+    ) {
         Ok(report) => {
+            if let Some((shape, map)) = notes.read_as.take() {
+                seen.read_as(shape, map);
+            }
             let out = args.output.as_deref();
             // the findings are read back as the form is written: if they cannot be, that is
             // what the diagnostic says, not the write it ended
@@ -49,7 +74,6 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
             let written = match args.format {
                 format::Format::Html => {
                     let marks = format::html::marks(&report).map_err(lost)?;
-                    let seen = gather::sight(&head, &opts.map, opts.map_given)?;
                     let drawn = gather::draw(&head, &seen, marks)?;
                     let page = format::html::page(&report, drawn).map_err(lost)?;
                     super::write_to(out, &mut |w| {

@@ -18,7 +18,7 @@ pub mod report;
 use crate::error::{Result, VercyError};
 use crate::mapping::{FieldMap, FieldPath};
 use crate::spill::{self, part_of, Column, Writer};
-use crate::store::{self, Input, RawOrValue, RecordView, Role, RoleReading, RoleSet};
+use crate::store::{self, Input, RawOrValue, RecordView, Role, RoleReading, RoleSet, Shape};
 use report::{Code, Report, Side};
 use std::sync::OnceLock;
 
@@ -34,6 +34,31 @@ pub struct Options {
     /// before they go to the temporary file, a quarter the findings, the rest is the reader's
     /// blocks and the partitions matched on every core.
     pub memory: usize,
+}
+
+/// What a command notes of HEAD as the diff reads it (an HTML page's sightings, `cmd/diff.rs`),
+/// so it need not read HEAD again: each record that holds a concept, where it lies and its
+/// concept's key, in store order; then how HEAD was read.
+pub struct HeadNotes<'n> {
+    /// A concept's key from its text, made on the core that read the record.
+    pub key: fn(&str) -> u64,
+    /// Each HEAD record with a concept, in store order.
+    pub note: &'n mut (dyn FnMut(Noted) + Send),
+    /// How HEAD was read, once it is: its shape and the map its records read through.
+    pub read_as: Option<(Shape, FieldMap)>,
+}
+
+/// One HEAD record with a concept, as [`HeadNotes`] note it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Noted {
+    /// The line it starts on.
+    pub line: u64,
+    /// The byte where it starts.
+    pub offset: u64,
+    /// How many bytes its text takes (0: the reader kept none, or more than a `u32` counts).
+    pub len: u32,
+    /// Its concept's key ([`HeadNotes::key`] of the concept's text).
+    pub key: u64,
 }
 
 /// What is kept of one side before it goes to the temporary file, of a command's `memory`:
@@ -176,6 +201,16 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
     })
 }
 
+/// Where a record lies and its concept's key, when it holds a concept.
+fn noted(view: &RecordView, key: fn(&str) -> u64) -> Option<Noted> {
+    view.filled(role(4)).map(|concept| Noted {
+        line: view.origin.line,
+        offset: view.origin.offset,
+        len: u32::try_from(view.text.len()).unwrap_or(0),
+        key: key(&concept.text()),
+    })
+}
+
 /// The ids a record supersedes, sorted, each once: most name one, as a plain string.
 fn superseded(view: &RecordView) -> Vec<String> {
     match view.get(role(1)) {
@@ -192,13 +227,15 @@ fn superseded(view: &RecordView) -> Vec<String> {
     }
 }
 
-/// Read one side: every record's entry kept by partition.
+/// Read one side: every record's entry kept by partition, each record with a concept given to
+/// `notes` as it is.
 fn read_side(
     input: &Input,
     store: &str,
     which: Which,
     reading: &RoleReading,
     memory: usize,
+    mut notes: Option<&mut HeadNotes>,
 ) -> Result<Kept> {
     let (records, pointers) = side_budget(memory);
     let mut records = Column::new(records);
@@ -211,11 +248,16 @@ fn read_side(
         _ => None,
     };
     let in_file = file.is_some();
-    let work = |view: &RecordView| -> Result<(u64, Option<Entry>)> {
-        Ok((view.origin.line, entry(view, in_file)))
+    let key = notes.as_ref().map(|n| n.key);
+    let work = |view: &RecordView| -> Result<(u64, Option<Entry>, Option<Noted>)> {
+        let noted = key.and_then(|key| noted(view, key));
+        Ok((view.origin.line, entry(view, in_file), noted))
     };
-    let read = store::read_views(input, reading, &work, &mut |(line, entry)| {
+    let read = store::read_views(input, reading, &work, &mut |(line, entry, noted)| {
         count += 1;
+        if let (Some(notes), Some(noted)) = (notes.as_mut(), noted) {
+            (notes.note)(noted);
+        }
         match entry {
             Some(entry) => {
                 records.push(entry.part, &entry.record);
@@ -250,6 +292,9 @@ fn read_side(
             }
         }
     })?;
+    if let Some(notes) = notes {
+        notes.read_as = Some((shape.clone(), plan.map().clone()));
+    }
     Ok(Kept {
         side: Side {
             store: store.to_string(),
@@ -324,6 +369,16 @@ fn may_move(map: &FieldMap) -> Vec<String> {
 
 /// Compare BASE with HEAD.
 pub fn diff_stores(base: (&Input, &str), head: (&Input, &str), opts: &Options) -> Result<Report> {
+    diff_stores_noting(base, head, opts, None)
+}
+
+/// [`diff_stores`], giving `notes` each HEAD record with a concept as HEAD is read.
+pub fn diff_stores_noting(
+    base: (&Input, &str),
+    head: (&Input, &str),
+    opts: &Options,
+    notes: Option<&mut HeadNotes>,
+) -> Result<Report> {
     if same_store(base.1, head.1) {
         return Err(input_error(
             Which::Head,
@@ -339,8 +394,8 @@ pub fn diff_stores(base: (&Input, &str), head: (&Input, &str), opts: &Options) -
         &[],
         false,
     );
-    let base_kept = read_side(base.0, base.1, Which::Base, &reading, opts.memory)?;
-    let head_kept = read_side(head.0, head.1, Which::Head, &reading, opts.memory)?;
+    let base_kept = read_side(base.0, base.1, Which::Base, &reading, opts.memory, None)?;
+    let head_kept = read_side(head.0, head.1, Which::Head, &reading, opts.memory, notes)?;
     for kept in [&base_kept, &head_kept] {
         let s = &kept.side;
         if s.records > 0 && s.without_id == s.records {
@@ -394,4 +449,69 @@ pub fn diff_stores(base: (&Input, &str), head: (&Input, &str), opts: &Options) -
         findings,
         allowed: opts.allowed.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A concept's key for the tests: its length and first byte.
+    fn key(text: &str) -> u64 {
+        (text.len() as u64) << 8 | u64::from(text.as_bytes()[0])
+    }
+
+    #[test]
+    fn heads_notes_say_where_each_record_with_a_concept_lies_in_store_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let record = |id: &str, concept: &str| {
+            format!("{{\"record_id\": \"{id}\", \"concept\": {concept}, \"valid_from\": \"2025-01-01\"}}")
+        };
+        let base = dir.path().join("base.jsonl");
+        std::fs::write(&base, record("A", "\"alpha\"") + "\n").unwrap();
+        let head = dir.path().join("head.jsonl");
+        let text = [
+            record("A", "\"alpha\""),
+            record("B", "null"),
+            String::new(),
+            record("C", "\"beta\""),
+        ]
+        .join("\r\n")
+            + "\r\n";
+        std::fs::write(&head, &text).unwrap();
+        let opts = Options {
+            map: FieldMap::identity(),
+            map_given: false,
+            allowed: Vec::new(),
+            memory: 64 << 20,
+        };
+        let mut noted = Vec::new();
+        let mut note = |n: Noted| noted.push(n);
+        let mut notes = HeadNotes {
+            key,
+            note: &mut note,
+            read_as: None,
+        };
+        let (b, h) = (base.to_str().unwrap(), head.to_str().unwrap());
+        let report = diff_stores_noting(
+            (&Input::new(b), b),
+            (&Input::new(h), h),
+            &opts,
+            Some(&mut notes),
+        )
+        .unwrap();
+        assert_eq!(report.head.records, 3);
+        let (shape, map) = notes.read_as.take().expect("how HEAD was read");
+        assert_eq!(shape.name(), report.head.shape);
+        assert_eq!(map.to_json(), FieldMap::identity().to_json());
+        // B's concept is null: not noted
+        assert_eq!(noted.iter().map(|n| n.line).collect::<Vec<_>>(), [1, 4]);
+        for (n, (id, concept)) in noted.iter().zip([("A", "alpha"), ("C", "beta")]) {
+            let at = n.offset as usize;
+            assert_eq!(
+                &text[at..at + n.len as usize],
+                record(id, &format!("\"{concept}\""))
+            );
+            assert_eq!(n.key, key(concept));
+        }
+    }
 }

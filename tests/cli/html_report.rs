@@ -408,6 +408,99 @@ fn diff_draws_its_changes_and_the_changed_concepts_from_head() {
     assert_eq!(code, Some(0));
     assert!(html.contains("pass: history was only added to"));
     assert!(values(&html, "<div class=\"timeline\"", "data-concept").is_empty());
+    // HEAD from stdin: its changes, and a note instead of timelines
+    let out = vercy()
+        .args(["diff", DIFF_BASE, "-", "--format", "html"])
+        .write_stdin(std::fs::read("fixtures/diff/end_written.head.jsonl").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let html = stdout_of(&out);
+    assert!(html.contains("history.end_written"));
+    assert!(html.contains("no timelines: the store was read from a pipe"));
+    assert!(!html.contains("class=\"timeline\""));
+}
+
+/// `vercy diff BASE HEAD --format html`'s page, each side's arguments first (a database's
+/// `--sql` after both: it reads each side).
+fn diff_page(base: &[String], head: &[String]) -> String {
+    let args: Vec<&str> = ["diff", base[0].as_str(), head[0].as_str()]
+        .into_iter()
+        .chain(head[1..].iter().map(String::as_str))
+        .chain(["--format", "html"])
+        .collect();
+    page(&args).0
+}
+
+#[test]
+fn a_diff_page_draws_the_same_whether_head_is_read_back_at_offsets_or_whole() {
+    // k00..k59 with 1 to 4 records each, every one ended by hand in HEAD (a finding each), and
+    // one concept of 130 records, 5 of them ended: past fifty concepts, ties cut by concept
+    let record = |id: String, concept: &str, to: &str| {
+        format!(
+            r#"{{"record_id": "{id}", "concept": "{concept}", "value": "v", "valid_from": "2025-01-01", "valid_to": {to}, "source": "s", "concept_owner": "o"}}"#
+        )
+    };
+    let (mut base, mut head) = (Vec::new(), Vec::new());
+    let mut expected: Vec<(usize, String)> = Vec::new();
+    for i in 0..60 {
+        let n = 1 + (i * 7) % 4;
+        let concept = format!("k{i:02}");
+        for j in 0..n {
+            base.push(record(format!("{concept}-{j}"), &concept, "null"));
+            head.push(record(format!("{concept}-{j}"), &concept, "\"2025-06-01\""));
+        }
+        expected.push((n, concept));
+    }
+    for j in 0..130 {
+        let ended = if j % 26 == 0 {
+            "\"2025-06-01\""
+        } else {
+            "null"
+        };
+        base.push(record(format!("big-{j}"), "big", "null"));
+        head.push(record(format!("big-{j}"), "big", ended));
+    }
+    expected.push((5, "big".into()));
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let expected: Vec<String> = expected.into_iter().take(50).map(|(_, c)| c).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let side = |name: &str, lines: &[String]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        vec![path.display().to_string()]
+    };
+    let html = diff_page(&side("base.jsonl", &base), &side("head.jsonl", &head));
+    assert!(
+        html.contains("FAIL: history was changed, 155 findings"),
+        "{html}"
+    );
+    assert_eq!(
+        values(&html, "<div class=\"timeline\"", "data-concept"),
+        expected
+    );
+    assert!(html.contains("<code>big</code> — 130 records, 5 findings"));
+    assert!(html.contains("10 more records of this concept not drawn"));
+    assert!(
+        !html.contains("<code>k16</code>"),
+        "one record, past the cut"
+    );
+    // each side written the same way: HEAD read back at its offsets, or (SQLite) whole
+    let ways = |lines: &[String], name: &str| {
+        let at = dir.path().join(name);
+        std::fs::create_dir(&at).unwrap();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        every_way(&lines, &at)
+    };
+    let (bases, heads) = (ways(&base, "base"), ways(&head, "head"));
+    assert!(heads.iter().any(|h| h[0].starts_with("sqlite:")));
+    for (base, head) in bases.iter().zip(&heads) {
+        assert_eq!(
+            timelines(&diff_page(base, head)),
+            timelines(&html),
+            "{head:?}"
+        );
+    }
 }
 
 /// The deflated image data of a PNG, inflated (every IDAT chunk, in order).

@@ -22,8 +22,7 @@ pub use sightings::{Sighting, Sightings};
 
 use super::{seconds, Bar, Drawn, End, Timeline};
 use crate::error::{Result, VercyError};
-use crate::mapping::FieldMap;
-use crate::store::{self, Input, RecordView, RoleReading, RoleSet};
+use crate::store::{self, Input, RecordView, RoleSet};
 use hashbrown::HashMap;
 use heaviest::Heaviest;
 use reread::Place;
@@ -103,40 +102,10 @@ pub fn draw(input: &Input, seen: &Sightings, mut marks: Marks) -> Result<Drawn> 
     })
 }
 
-/// Read the store `input` once, through `map` (a store's own when not `map_given`), noting
-/// where each record lies and its concept: for a command whose own pass noted none (`diff`
-/// reads two stores its own way). A pipe is not read: [`draw`] gives it a note.
-pub fn sight(input: &Input, map: &FieldMap, map_given: bool) -> Result<Sightings> {
-    let mut seen = Sightings::new(concept_key);
-    if input.is_pipe() {
-        return Ok(seen);
-    }
-    let set = RoleSet::new(["concept"]);
-    let concept = set.role("concept");
-    let maps = store::Maps::new(map.clone(), map_given)?;
-    let reading = RoleReading::new(maps, &set, &[], false);
-    let look = |view: &RecordView| -> Result<Option<Sighting>> {
-        Ok(view.filled(concept).map(|c| Sighting {
-            line: view.origin.line,
-            offset: view.origin.offset,
-            len: u32::try_from(view.text.len()).unwrap_or(0),
-            key: concept_key(&c.text()),
-        }))
-    };
-    let (shape, plan) = store::read_views(input, &reading, &look, &mut |sighting| {
-        if let Some(s) = sighting {
-            seen.note(s);
-        }
-        Ok(())
-    })?;
-    seen.read_as(shape, plan.map().clone());
-    Ok(seen)
-}
-
-/// The key [`sight`] gives a concept: its text's hash, with a fixed seed, not one a run: the
-/// candidates past the summary's cut, among concepts of equal weight, are the ones the hash
-/// orders first, and a page should draw the same concepts in every run.
-fn concept_key(text: &str) -> u64 {
+/// The key a page gives a concept (`diff`'s notes of HEAD): its text's hash, with a fixed
+/// seed, not one a run: the candidates past the summary's cut, among concepts of equal weight,
+/// are the ones the hash orders first, and a page should draw the same concepts in every run.
+pub fn concept_key(text: &str) -> u64 {
     foldhash::fast::FixedState::default().hash_one(text)
 }
 
@@ -354,6 +323,38 @@ pub fn pointers(value: Option<store::RoleValue>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mapping::FieldMap;
+    use crate::store::RoleReading;
+
+    /// Read the store `input` once, through `map` (a store's own when not `map_given`), noting
+    /// where each record lies and its concept, as a command's own pass does. A pipe is not read:
+    /// [`draw`] gives it a note.
+    fn sight(input: &Input, map: &FieldMap, map_given: bool) -> Result<Sightings> {
+        let mut seen = Sightings::new(concept_key);
+        if input.is_pipe() {
+            return Ok(seen);
+        }
+        let set = RoleSet::new(["concept"]);
+        let concept = set.role("concept");
+        let maps = store::Maps::new(map.clone(), map_given)?;
+        let reading = RoleReading::new(maps, &set, &[], false);
+        let look = |view: &RecordView| -> Result<Option<Sighting>> {
+            Ok(view.filled(concept).map(|c| Sighting {
+                line: view.origin.line,
+                offset: view.origin.offset,
+                len: u32::try_from(view.text.len()).unwrap_or(0),
+                key: concept_key(&c.text()),
+            }))
+        };
+        let (shape, plan) = store::read_views(input, &reading, &look, &mut |sighting| {
+            if let Some(s) = sighting {
+                seen.note(s);
+            }
+            Ok(())
+        })?;
+        seen.read_as(shape, plan.map().clone());
+        Ok(seen)
+    }
 
     /// One finding on each of `lines`.
     fn marks_on(lines: &[u64]) -> Marks {

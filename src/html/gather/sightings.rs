@@ -1,7 +1,8 @@
 //! Where each record of a store lies and which concept it holds, noted as a command's own pass
-//! reads the store (`check`'s, through its facts), so the page weighs the concepts and finds
-//! their records without reading the store again: a record is a fixed-size [`Sighting`] (the
-//! line it starts on, its byte offset and length, its concept's key), kept in store order.
+//! reads the store (`check`'s, through its facts; `diff`'s of HEAD, through its notes), so the
+//! page weighs the concepts and finds their records without reading the store again: a record
+//! is a fixed-size [`Sighting`] (the line it starts on, its byte offset and length, its
+//! concept's key), kept in store order.
 //!
 //! Memory, whatever the store: [`HELD`] bytes; past them the sightings go to an unnamed
 //! temporary file (`spill.rs`) and are read back a run at a time, in order. Without a
