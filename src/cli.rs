@@ -113,7 +113,8 @@ pub struct GlobalArgs {
     /// TERM=dumb
     #[arg(long, global = true, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
     pub color: When,
-    /// When to draw progress bars (stderr; never in CI logs or machine formats)
+    /// When to draw progress bars on stderr: auto on a terminal, never in CI logs or machine
+    /// formats; always wherever stderr goes
     #[arg(long, global = true, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
     pub progress: When,
     /// Print less: no per-field findings (check), no notices or summaries on stderr

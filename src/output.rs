@@ -105,6 +105,11 @@ pub fn progress_enabled() -> bool {
     PROGRESS.load(Ordering::Relaxed)
 }
 
+/// `--progress always` was given: bars are drawn even where stderr is no terminal.
+pub fn progress_forced() -> bool {
+    PROGRESS_FORCED.load(Ordering::Relaxed)
+}
+
 /// The command prints a machine format (JSON, SARIF, GitHub annotations): its runs are read
 /// by programs and logged, so no progress bar unless `--progress always` asked for one.
 pub fn machine_format() {

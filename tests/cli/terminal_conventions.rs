@@ -205,6 +205,25 @@ fn progress_shows_on_a_terminal_and_never_in_ci_or_machine_formats() {
     ));
 }
 
+#[test]
+fn progress_always_draws_where_stderr_is_no_terminal() {
+    // stderr is a pipe here: `auto` draws nothing, `always` draws the bar (a log asked for it)
+    let stderr = |progress: &str| {
+        let out = vercy()
+            .args(["--progress", progress, "check"])
+            .arg(big_store())
+            .arg("--quiet")
+            .env_remove("CI")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let forced = stderr("always");
+    assert!(forced.contains("checking"), "no bar:\n{forced}");
+    assert!(forced.contains("MiB"), "no bytes on the bar:\n{forced}");
+    assert!(!stderr("auto").contains("checking"));
+}
+
 /// stderr of `vercy ARGS` on a pseudo-terminal with `env` set (TERM=xterm-256color unless
 /// given); `None` without the `script` tool.
 fn diagnostic_on_a_terminal(env: &[(&str, &str)]) -> Option<String> {
