@@ -28,17 +28,11 @@ pub fn run(args: ResolveArgs, _global: &GlobalArgs) -> Result<Outcome> {
         output::machine_format();
     }
     super::write_to(args.output.as_deref(), &mut |out| match args.format {
-        ResolveFormat::Json => {
-            let mut json = answer.to_json();
-            if let (true, Some(object)) = (args.explain, json.as_object_mut()) {
-                object.insert("records".into(), answer.explained_json());
-            }
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&json).unwrap_or_default()
-            )
-        }
+        ResolveFormat::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&answer.to_json(args.explain)).unwrap_or_default()
+        ),
         ResolveFormat::Human => {
             out.write_all(answer.human(&map).as_bytes())?;
             match args.explain {

@@ -233,8 +233,9 @@ impl Answer {
         }
     }
 
-    /// The `vercy-resolve/1` object.
-    pub fn to_json(&self) -> Value {
+    /// The `vercy-resolve/1` object; with `explain`, its `records` too
+    /// ([`Answer::explained_json`]).
+    pub fn to_json(&self, explain: bool) -> Value {
         let a = &self.asked;
         let reasons: Vec<Value> = self
             .reasons
@@ -269,6 +270,9 @@ impl Answer {
         m.insert("candidates".into(), json!(self.candidates));
         m.insert("reasons".into(), Value::Array(reasons));
         m.insert("withheld".into(), json!(self.withheld));
+        if explain {
+            m.insert("records".into(), self.explained_json());
+        }
         Value::Object(m)
     }
 

@@ -318,6 +318,8 @@ fn mcp(case: &Case) -> String {
     if !scope.is_empty() {
         arguments["scope"] = json!(scope);
     }
+    let mut explained = arguments.clone();
+    explained["explain"] = json!(true);
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
@@ -325,6 +327,7 @@ fn mcp(case: &Case) -> String {
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "compact_records", "arguments": {"records": "", "reader": "finance"}}}),
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "check_records", "arguments": {"records": []}}}),
         json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "resolve", "arguments": {"concept": "retention", "as_of": "2000-01-01"}}}),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "resolve", "arguments": explained}}),
     ];
     let replies = serve(&args, &requests);
     let answer: Value = serde_json::from_str(replies.lines().nth(2).unwrap()).unwrap();
@@ -348,6 +351,19 @@ fn mcp(case: &Case) -> String {
         "answer",
     )
     .unwrap_or_else(|e| panic!("{}: the answer fits its output schema: {e}", case.name));
+    // explain: true answers as `resolve --format json --explain` does, and fits the schema
+    let explained: Value = serde_json::from_str(replies.lines().nth(6).unwrap()).unwrap();
+    let explained = &explained["result"]["structuredContent"];
+    let cli: Value =
+        serde_json::from_slice(&case.resolve_with("json", &["--explain"]).stdout).unwrap();
+    assert_eq!(explained, &cli, "{}: explain as the CLI", case.name);
+    assert!(explained["records"].is_array(), "{}", case.name);
+    vercy::mcp::schema::validate(
+        explained,
+        &vercy::mcp::tools::resolve::output_schema(),
+        "answer",
+    )
+    .unwrap_or_else(|e| panic!("{}: the explained answer fits its schema: {e}", case.name));
     replies
 }
 

@@ -75,6 +75,10 @@ fn schema() -> Value {
             "known_at": {
                 "description": "Transaction time: answer from the store as it was known then (recorded_at, expired_at).",
                 "type": "string", "minLength": 1
+            },
+            "explain": {
+                "description": "Also list, as `records`, every record of the concept this caller may read, in store order, with its dates as written, owner and what decided it (holds, or the reasons raised about it).",
+                "type": "boolean"
             }
         }
     })
@@ -108,7 +112,22 @@ pub fn output_schema() -> Value {
                     "count": {"type": "integer", "minimum": 1}
                 }
             }},
-            "withheld": {"type": "integer", "minimum": 0}
+            "withheld": {"type": "integer", "minimum": 0},
+            "records": {"type": "array", "items": {
+                "type": "object",
+                "required": ["record_id", "line", "valid_from", "valid_to", "concept_owner",
+                             "supersedes", "holds", "reasons"],
+                "properties": {
+                    "record_id": {"type": "string"},
+                    "line": {"type": "integer", "minimum": 0},
+                    "valid_from": {"type": ["string", "null"]},
+                    "valid_to": {"type": ["string", "null"]},
+                    "concept_owner": {"type": "string"},
+                    "supersedes": names,
+                    "holds": {"type": "boolean"},
+                    "reasons": names
+                }
+            }}
         }
     })
 }
@@ -120,11 +139,11 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         )
     })?;
     for key in arguments.keys() {
-        if !["concept", "as_of", "scope", "known_at"].contains(&key.as_str()) {
+        if !["concept", "as_of", "scope", "known_at", "explain"].contains(&key.as_str()) {
             return Err(ToolError::Failed(VercyError::argument(
                 format!("resolve: `{key}`"),
                 "is not an argument of this tool; the caller, the store and the host are fixed when the server starts",
-                "ask with concept, as_of, scope and known_at only",
+                "ask with concept, as_of, scope, known_at and explain only",
             )));
         }
     }
@@ -149,7 +168,8 @@ fn run(arguments: &Map<String, Value>) -> Result<Output, ToolError> {
         &question,
     )
     .map_err(args::argument_error)?;
-    let structured = answer.to_json();
+    let explain = arguments.get("explain").and_then(Value::as_bool) == Some(true);
+    let structured = answer.to_json(explain);
     Ok(Output {
         text: serde_json::to_string(&structured).unwrap_or_default(),
         structured,
