@@ -16,7 +16,7 @@ mod warnings;
 
 use crate::error::Result;
 use crate::progress;
-use crate::store::{self, Input, RecordView, RoleReading};
+use crate::store::{self, Input, RecordView, RoleReading, Sighting};
 use report::Report;
 use std::sync::OnceLock;
 
@@ -99,15 +99,17 @@ impl RecordFacts {
         self.values.shared_mut().set_line(line);
     }
 
-    /// Where the record lies in its store: the line it starts on, its byte offset, and how
-    /// many bytes its text takes (0: the reader kept none, as for a record built whole).
-    pub(crate) fn place(&self) -> (u64, u64, u32) {
-        (self.values.shared().line(), self.offset, self.len)
-    }
-
-    /// Its concept's key ([`concept_key`] of its text), when it holds one.
-    pub(crate) fn concept_key(&self) -> Option<u64> {
-        self.values.shared().concept_hash()
+    /// Where the record lies in its store (its text's length 0 when the reader kept none, as
+    /// for a record built whole) and its concept's key ([`concept_key`] of its text), when it
+    /// holds a concept.
+    pub(crate) fn sighting(&self) -> Option<Sighting> {
+        let shared = self.values.shared();
+        shared.concept_hash().map(|key| Sighting {
+            line: shared.line(),
+            offset: self.offset,
+            len: self.len,
+            key,
+        })
     }
 }
 

@@ -162,14 +162,8 @@ fn check_one(input: &Input, opts: &Options, html: bool) -> Result<(Report, Optio
     // a pipe is read once: its page has a note instead of timelines
     let noting = !input.is_pipe();
     let report = check::check_store_with(input, opts, &mut |facts| {
-        if let (true, Some(key)) = (noting, facts.concept_key()) {
-            let (line, offset, len) = facts.place();
-            seen.note(gather::Sighting {
-                line,
-                offset,
-                len,
-                key,
-            });
+        if let Some(sighting) = facts.sighting().filter(|_| noting) {
+            seen.note(sighting);
         }
         Ok(())
     })?;

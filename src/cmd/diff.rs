@@ -43,14 +43,7 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> Result<Outcome> {
     // a page's sightings are noted as HEAD is read; a pipe is read once, and its page has a
     // note instead of timelines
     let mut seen = gather::Sightings::new(gather::concept_key);
-    let mut note = |n: diff::Noted| {
-        seen.note(gather::Sighting {
-            line: n.line,
-            offset: n.offset,
-            len: n.len,
-            key: n.key,
-        })
-    };
+    let mut note = |sighting| seen.note(sighting);
     let mut notes = diff::HeadNotes {
         key: gather::concept_key,
         note: &mut note,

@@ -18,7 +18,9 @@ pub mod report;
 use crate::error::{Result, VercyError};
 use crate::mapping::{FieldMap, FieldPath};
 use crate::spill::{self, part_of, Column, Writer};
-use crate::store::{self, Input, RawOrValue, RecordView, Role, RoleReading, RoleSet, Shape};
+use crate::store::{
+    self, Input, RawOrValue, RecordView, Role, RoleReading, RoleSet, Shape, Sighting,
+};
 use report::{Code, Report, Side};
 use std::sync::OnceLock;
 
@@ -43,22 +45,9 @@ pub struct HeadNotes<'n> {
     /// A concept's key from its text, made on the core that read the record.
     pub key: fn(&str) -> u64,
     /// Each HEAD record with a concept, in store order.
-    pub note: &'n mut (dyn FnMut(Noted) + Send),
+    pub note: &'n mut (dyn FnMut(Sighting) + Send),
     /// How HEAD was read, once it is: its shape and the map its records read through.
     pub read_as: Option<(Shape, FieldMap)>,
-}
-
-/// One HEAD record with a concept, as [`HeadNotes`] note it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Noted {
-    /// The line it starts on.
-    pub line: u64,
-    /// The byte where it starts.
-    pub offset: u64,
-    /// How many bytes its text takes (0: the reader kept none, or more than a `u32` counts).
-    pub len: u32,
-    /// Its concept's key ([`HeadNotes::key`] of the concept's text).
-    pub key: u64,
 }
 
 /// What is kept of one side before it goes to the temporary file, of a command's `memory`:
@@ -202,13 +191,9 @@ fn entry(view: &RecordView, in_file: bool) -> Option<Entry> {
 }
 
 /// Where a record lies and its concept's key, when it holds a concept.
-fn noted(view: &RecordView, key: fn(&str) -> u64) -> Option<Noted> {
-    view.filled(role(4)).map(|concept| Noted {
-        line: view.origin.line,
-        offset: view.origin.offset,
-        len: u32::try_from(view.text.len()).unwrap_or(0),
-        key: key(&concept.text()),
-    })
+fn noted(view: &RecordView, key: fn(&str) -> u64) -> Option<Sighting> {
+    view.filled(role(4))
+        .map(|concept| Sighting::of(view, key(&concept.text())))
 }
 
 /// The ids a record supersedes, sorted, each once: most name one, as a plain string.
@@ -249,7 +234,7 @@ fn read_side(
     };
     let in_file = file.is_some();
     let key = notes.as_ref().map(|n| n.key);
-    let work = |view: &RecordView| -> Result<(u64, Option<Entry>, Option<Noted>)> {
+    let work = |view: &RecordView| -> Result<(u64, Option<Entry>, Option<Sighting>)> {
         let noted = key.and_then(|key| noted(view, key));
         Ok((view.origin.line, entry(view, in_file), noted))
     };
@@ -485,7 +470,7 @@ mod tests {
             memory: 64 << 20,
         };
         let mut noted = Vec::new();
-        let mut note = |n: Noted| noted.push(n);
+        let mut note = |n: Sighting| noted.push(n);
         let mut notes = HeadNotes {
             key,
             note: &mut note,

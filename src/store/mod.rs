@@ -24,7 +24,7 @@ pub use shape::engrama::NonRecordLine;
 pub use shape::{compact, engrama, Entry, Shape};
 pub use source::{Input, Select};
 pub use view::{
-    Presence, PresenceBits, RawOrValue, RecordView, Role, RoleSet, RoleValue, ViewPlan,
+    Presence, PresenceBits, RawOrValue, RecordView, Role, RoleSet, RoleValue, Sighting, ViewPlan,
 };
 
 use crate::error::Result;

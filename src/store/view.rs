@@ -1105,6 +1105,33 @@ fn is_plain(plain: u64, slot: usize) -> bool {
     slot < 64 && plain & (1 << slot) != 0
 }
 
+/// One record that holds a concept, as a command's own pass saw it: where it lies and its
+/// concept's key. An HTML page weighs concepts and finds their records by these, without
+/// reading the store again (`html/gather/`); check's pass and diff's read of HEAD note them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sighting {
+    /// The line it starts on (its findings' line).
+    pub line: u64,
+    /// The byte where it starts.
+    pub offset: u64,
+    /// How many bytes its text takes (0: the reader kept none, or more than a `u32` counts).
+    pub len: u32,
+    /// Its concept's key (a hash of the concept's text, the same function for a whole store).
+    pub key: u64,
+}
+
+impl Sighting {
+    /// Where `view` lies, its concept's key `key`.
+    pub fn of(view: &RecordView, key: u64) -> Sighting {
+        Sighting {
+            line: view.origin.line,
+            offset: view.origin.offset,
+            len: u32::try_from(view.text.len()).unwrap_or(0),
+            key,
+        }
+    }
+}
+
 /// A record's roles, ready to be read, and where it was read.
 pub struct RecordView<'a> {
     /// How its roles are found; only the roles of the plan's set are read by number.

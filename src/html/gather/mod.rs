@@ -18,11 +18,11 @@ mod reread;
 mod sightings;
 
 pub use marks::Marks;
-pub use sightings::{Sighting, Sightings};
+pub use sightings::Sightings;
 
 use super::{seconds, Bar, Drawn, End, Timeline};
 use crate::error::{Result, VercyError};
-use crate::store::{self, Input, RecordView, RoleSet};
+use crate::store::{self, Input, RecordView, RoleSet, Sighting};
 use hashbrown::HashMap;
 use heaviest::Heaviest;
 use reread::Place;
@@ -339,12 +339,9 @@ mod tests {
         let maps = store::Maps::new(map.clone(), map_given)?;
         let reading = RoleReading::new(maps, &set, &[], false);
         let look = |view: &RecordView| -> Result<Option<Sighting>> {
-            Ok(view.filled(concept).map(|c| Sighting {
-                line: view.origin.line,
-                offset: view.origin.offset,
-                len: u32::try_from(view.text.len()).unwrap_or(0),
-                key: concept_key(&c.text()),
-            }))
+            Ok(view
+                .filled(concept)
+                .map(|c| Sighting::of(view, concept_key(&c.text()))))
         };
         let (shape, plan) = store::read_views(input, &reading, &look, &mut |sighting| {
             if let Some(s) = sighting {

@@ -5,11 +5,11 @@
 //! text, a one-line envelope whose records share its line's place). Either way each record is
 //! read through the map its pass read it through.
 
-use super::sightings::{Sighting, Sightings};
+use super::sightings::Sightings;
 use crate::error::Result;
 use crate::file_at::read_at;
 use crate::record::{Origin, Record};
-use crate::store::{self, Input, RecordView, Role, RoleReading, RoleSet, Shape};
+use crate::store::{self, Input, RecordView, Role, RoleReading, RoleSet, Shape, Sighting};
 use std::io;
 
 /// A record to read back, and which of the caller's things it is for.

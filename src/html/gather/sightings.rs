@@ -10,7 +10,7 @@
 
 use crate::mapping::FieldMap;
 use crate::spill::Spill;
-use crate::store::Shape;
+use crate::store::{Shape, Sighting};
 use std::io;
 
 /// Bytes of sightings held in memory before they go to the temporary file (a run of about
@@ -19,35 +19,21 @@ const HELD: usize = 1 << 18;
 /// Bytes a sighting takes, in memory and in the file.
 const BYTES: usize = 28;
 
-/// One record with a concept: where it lies, and its concept's key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sighting {
-    /// The line it starts on (its marks' line).
-    pub line: u64,
-    /// The byte where it starts.
-    pub offset: u64,
-    /// How many bytes its text takes (0: the reader kept none).
-    pub len: u32,
-    /// Its concept's key (the [`Sightings`]' `key` of the concept's text).
-    pub key: u64,
+/// A sighting as the temporary file keeps it: [`BYTES`] bytes, little-endian.
+fn encode(s: &Sighting, out: &mut Vec<u8>) {
+    out.extend_from_slice(&s.line.to_le_bytes());
+    out.extend_from_slice(&s.offset.to_le_bytes());
+    out.extend_from_slice(&s.len.to_le_bytes());
+    out.extend_from_slice(&s.key.to_le_bytes());
 }
 
-impl Sighting {
-    fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.line.to_le_bytes());
-        out.extend_from_slice(&self.offset.to_le_bytes());
-        out.extend_from_slice(&self.len.to_le_bytes());
-        out.extend_from_slice(&self.key.to_le_bytes());
-    }
-
-    fn decode(b: &[u8]) -> Sighting {
-        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
-        Sighting {
-            line: u64_at(0),
-            offset: u64_at(8),
-            len: u32::from_le_bytes(b[16..20].try_into().unwrap_or_default()),
-            key: u64_at(20),
-        }
+fn decode(b: &[u8]) -> Sighting {
+    let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+    Sighting {
+        line: u64_at(0),
+        offset: u64_at(8),
+        len: u32::from_le_bytes(b[16..20].try_into().unwrap_or_default()),
+        key: u64_at(20),
     }
 }
 
@@ -92,7 +78,7 @@ impl Sightings {
             self.placed = false;
         }
         self.last = Some(seen.offset);
-        seen.encode(&mut self.held);
+        encode(&seen, &mut self.held);
         if self.spill.hold(BYTES) {
             let count = (self.held.len() / BYTES) as u32;
             match self.spill.write(0, count, self.held.len(), &[&self.held]) {
@@ -115,14 +101,9 @@ impl Sightings {
         let mut run = Vec::new();
         for &at in self.spill.runs(0) {
             self.spill.read(at, &mut run)?;
-            run.chunks_exact(BYTES)
-                .map(Sighting::decode)
-                .for_each(&mut *each);
+            run.chunks_exact(BYTES).map(decode).for_each(&mut *each);
         }
-        self.held
-            .chunks_exact(BYTES)
-            .map(Sighting::decode)
-            .for_each(each);
+        self.held.chunks_exact(BYTES).map(decode).for_each(each);
         Ok(())
     }
 }
